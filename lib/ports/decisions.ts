@@ -1,0 +1,74 @@
+/**
+ * Decisions: the explainable record of every action a pass takes, and the sink port that
+ * delivers them (Kubernetes Events, structured logs, CLI output).
+ */
+export const DecisionAction = {
+  Create: 'Create',
+  Update: 'Update',
+  Delete: 'Delete',
+  Skip: 'Skip',
+} as const;
+export type DecisionAction = (typeof DecisionAction)[keyof typeof DecisionAction];
+
+export interface ObjectRef {
+  namespace: string;
+  name: string;
+}
+
+export interface Decision {
+  action: DecisionAction;
+  tenant: string;
+  /** The Kind, e.g. `ConfigMap`. */
+  kind: string;
+  apiVersion: string;
+  /** The tenant object (virtual namespace and name). */
+  tenantRef: ObjectRef;
+  /** The host object (host namespace and host name). */
+  hostRef: ObjectRef;
+  /** Human-readable why. */
+  reason: string;
+  passId: string;
+  dryRun: boolean;
+  /** Set when the action was attempted and failed (the decision stands, the write did not). */
+  error?: string;
+}
+
+export type DecisionCounts = Record<DecisionAction, number>;
+
+/** A per-object failure that did not abort the pass. */
+export interface ObjectError {
+  kind: string;
+  tenantRef?: ObjectRef;
+  hostRef?: ObjectRef;
+  message: string;
+  /** ClusterErrorReason when it came from the API. */
+  reason?: string;
+}
+
+export interface PassResult {
+  passId: string;
+  tenant: string;
+  dryRun: boolean;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** False when a bound (deadline, write budget) or a failed listing left work for the next pass. */
+  complete: boolean;
+  /** Why the pass is incomplete, in plain words. */
+  incompleteReason?: string;
+  counts: DecisionCounts;
+  /** Tenant objects seen, per kind. */
+  objectsSeen: Record<string, number>;
+  errors: ObjectError[];
+  requests: { tenant: { reads: number; writes: number }; host: { reads: number; writes: number } };
+  decisions: Decision[];
+}
+
+/**
+ * Where Decisions go. `decision` is called as each is made (logs stream); `passFinished` once at
+ * the end (Events are written then, with flood control). A sink never throws into the pass.
+ */
+export interface DecisionSink {
+  decision(decision: Decision): void;
+  passFinished(result: PassResult): Promise<void>;
+}
