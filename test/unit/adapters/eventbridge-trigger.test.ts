@@ -6,7 +6,9 @@ import { TriggerSyncError, triggerSync } from '../../../lib/adapters/eventbridge
 const eventBridge = mockClient(EventBridgeClient);
 
 describe('triggerSync', () => {
-  beforeEach(() => eventBridge.reset());
+  beforeEach(() => {
+    eventBridge.reset();
+  });
 
   it('puts one SyncRequested event for the tenant on the bus', async () => {
     eventBridge
