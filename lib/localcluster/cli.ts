@@ -1,0 +1,71 @@
+/**
+ * `npm run cluster:build | cluster:up | cluster:down`: the local tenant + host control plane.
+ */
+import { relative } from 'node:path';
+import { ensureBinaries } from './binaries.js';
+import { readRunningControlPlane, stopControlPlane } from './control-plane.js';
+import { ensureLocalClusters } from './index.js';
+import { defaultStateDir } from './paths.js';
+
+const log = (line: string) => console.error(`[local] ${line}`);
+
+async function main(command: string | undefined): Promise<number> {
+  const stateDir = defaultStateDir();
+  switch (command) {
+    case 'build': {
+      const paths = await ensureBinaries({ log });
+      for (const [name, path] of Object.entries(paths)) console.log(`${name}\t${path}`);
+      return 0;
+    }
+    case 'up': {
+      const state = await ensureLocalClusters({ log });
+      const kubectl = state.binaries.kubectl;
+      const rel = relative(process.cwd(), kubectl);
+      console.log(
+        `Local control plane (Kubernetes v${state.version}) is running; state in ${stateDir}`,
+      );
+      console.log(
+        `  tenant cluster: ${state.clusters.tenant.server}  kubeconfig ${state.clusters.tenant.kubeconfig}`,
+      );
+      console.log(
+        `  host cluster:   ${state.clusters.host.server}  kubeconfig ${state.clusters.host.kubeconfig}`,
+      );
+      console.log('Use them with the built kubectl:');
+      console.log(
+        `  ${rel.startsWith('..') ? kubectl : rel} --kubeconfig ${state.clusters.tenant.kubeconfig} get configmaps -A`,
+      );
+      console.log(`  ${kubectl} --kubeconfig ${state.clusters.host.kubeconfig} get tenantclusters`);
+      console.log('Stop them with: npm run cluster:down');
+      return 0;
+    }
+    case 'down': {
+      const stopped = await stopControlPlane(stateDir);
+      console.log(
+        stopped
+          ? 'Local control plane stopped (data kept).'
+          : 'No local control plane was running.',
+      );
+      return 0;
+    }
+    case 'status': {
+      const state = await readRunningControlPlane(stateDir);
+      if (!state) {
+        console.log('No local control plane is running.');
+        return 1;
+      }
+      console.log(JSON.stringify(state, null, 2));
+      return 0;
+    }
+    default:
+      console.error('usage: tsx lib/localcluster/cli.ts build|up|down|status');
+      return 2;
+  }
+}
+
+main(process.argv[2]).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,327 @@
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { request } from 'node:https';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BinaryPaths, ensureBinaries } from './binaries.js';
+import { LocalClusterError } from './errors.js';
+import { writeAdminKubeconfig } from './kubeconfig.js';
+import { ensurePki, type Pki } from './pki.js';
+import { freePort, isOurProcess, startDaemon, startReaper, stopProcess } from './process.js';
+import { runCommand } from './run.js';
+import { KUBERNETES_VERSION } from './versions.js';
+
+/** The two clusters of the local control plane. */
+export const LOCAL_CLUSTERS = ['tenant', 'host'] as const;
+export type LocalClusterName = (typeof LOCAL_CLUSTERS)[number];
+
+export interface LocalApiServer {
+  pid: number;
+  port: number;
+  server: string;
+  kubeconfig: string;
+}
+
+/** What `state.json` records of a running control plane. */
+export interface ControlPlaneState {
+  version: string;
+  stateDir: string;
+  binaries: BinaryPaths;
+  etcd: { pid: number; port: number; peerPort: number };
+  clusters: Record<LocalClusterName, LocalApiServer>;
+  reaperPid?: number;
+  startedAt: string;
+}
+
+export interface StartOptions {
+  /** Directory for PKI, etcd data, logs, kubeconfigs and state. */
+  stateDir: string;
+  log?: (line: string) => void;
+  /** Kill the processes when this process dies (tests); off for `cluster:up`. */
+  tieToThisProcess?: boolean;
+  /** Milliseconds to wait for readiness. */
+  readyTimeoutMs?: number;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The CRD manifest operators apply to real clusters; the local host gets the same file. */
+export const TENANT_CLUSTER_CRD = resolve(
+  here,
+  '../../deploy/crds/tenantclusters.tenantplane.io.yaml',
+);
+
+const stateFile = (stateDir: string) => join(stateDir, 'state.json');
+
+function httpsGet(url: string, pki: Pki): Promise<{ status: number; body: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const req = request(
+      url,
+      {
+        ca: readFileSync(pki.caCert),
+        cert: readFileSync(pki.adminCert),
+        key: readFileSync(pki.adminKey),
+        timeout: 5000,
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => {
+          body += c;
+        });
+        res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function httpGet(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const req = httpRequest(url, { timeout: 5000 }, (res) => {
+      let body = '';
+      res.on('data', (c) => {
+        body += c;
+      });
+      res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function logTail(file: string): Promise<string> {
+  try {
+    const text = await readFile(file, 'utf8');
+    return text.split('\n').slice(-15).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+async function waitUntil(
+  what: string,
+  probe: () => Promise<boolean>,
+  pid: number,
+  binary: string,
+  logFile: string,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!(await isOurProcess(pid, binary))) {
+      throw new LocalClusterError(
+        `${what} exited during startup; last log lines (${logFile}):\n${await logTail(logFile)}`,
+      );
+    }
+    try {
+      if (await probe()) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new LocalClusterError(
+    `${what} was not ready within ${timeoutMs / 1000} s; last log lines (${logFile}):\n${await logTail(logFile)}`,
+  );
+}
+
+/**
+ * Reads the state of a control plane started earlier and checks its processes still run and
+ * answer. Returns undefined when there is none or it is no longer healthy.
+ */
+export async function readRunningControlPlane(
+  stateDir: string,
+): Promise<ControlPlaneState | undefined> {
+  let state: ControlPlaneState;
+  try {
+    state = JSON.parse(await readFile(stateFile(stateDir), 'utf8')) as ControlPlaneState;
+  } catch {
+    return undefined;
+  }
+  const checks = [
+    isOurProcess(state.etcd.pid, state.binaries.etcd),
+    ...LOCAL_CLUSTERS.map((c) =>
+      isOurProcess(state.clusters[c].pid, state.binaries['kube-apiserver']),
+    ),
+  ];
+  if (!(await Promise.all(checks)).every(Boolean)) return undefined;
+  const pki = await ensurePki(join(stateDir, 'pki'));
+  try {
+    for (const c of LOCAL_CLUSTERS) {
+      const res = await httpsGet(`${state.clusters[c].server}/readyz`, pki);
+      if (res.status !== 200) return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+  return state;
+}
+
+/**
+ * Stops every process a control plane in `stateDir` started, by PID (verified against the
+ * binary so a recycled PID is never signalled). Returns whether anything was running.
+ */
+export async function stopControlPlane(stateDir: string): Promise<boolean> {
+  let state: ControlPlaneState;
+  try {
+    state = JSON.parse(await readFile(stateFile(stateDir), 'utf8')) as ControlPlaneState;
+  } catch {
+    return false;
+  }
+  let stopped = false;
+  // apiservers first so they do not spin on a vanished etcd.
+  for (const c of LOCAL_CLUSTERS) {
+    const { pid } = state.clusters[c];
+    if (await isOurProcess(pid, state.binaries['kube-apiserver'])) {
+      await stopProcess(pid);
+      stopped = true;
+    }
+  }
+  if (await isOurProcess(state.etcd.pid, state.binaries.etcd)) {
+    await stopProcess(state.etcd.pid);
+    stopped = true;
+  }
+  if (state.reaperPid !== undefined && (await isOurProcess(state.reaperPid, process.execPath))) {
+    await stopProcess(state.reaperPid, 1000);
+  }
+  await rm(stateFile(stateDir), { force: true });
+  return stopped;
+}
+
+/**
+ * Starts one etcd and two kube-apiservers (`tenant`, `host`, sibling etcd prefixes) on free
+ * loopback ports, waits until both are ready, and installs the TenantCluster CRD on the host.
+ * Stops a stale control plane of the same state directory first.
+ */
+export async function startControlPlane(options: StartOptions): Promise<ControlPlaneState> {
+  const { stateDir } = options;
+  const log = options.log ?? (() => {});
+  const timeout = options.readyTimeoutMs ?? 120_000;
+  await stopControlPlane(stateDir);
+  const binaries = await ensureBinaries({ log });
+  await mkdir(join(stateDir, 'logs'), { recursive: true });
+  const pki = await ensurePki(join(stateDir, 'pki'));
+
+  const started: number[] = [];
+  try {
+    const etcdPort = await freePort();
+    const peerPort = await freePort();
+    const etcdLog = join(stateDir, 'logs', 'etcd.log');
+    log(`starting etcd on 127.0.0.1:${etcdPort}`);
+    const etcd = startDaemon(
+      binaries.etcd,
+      [
+        '--name=tenantplane-local',
+        `--data-dir=${join(stateDir, 'etcd')}`,
+        `--listen-client-urls=http://127.0.0.1:${etcdPort}`,
+        `--advertise-client-urls=http://127.0.0.1:${etcdPort}`,
+        `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+        `--initial-cluster=tenantplane-local=http://127.0.0.1:${peerPort}`,
+        '--unsafe-no-fsync',
+        '--log-level=warn',
+      ],
+      etcdLog,
+    );
+    if (etcd.pid === undefined) throw new LocalClusterError(`could not start ${binaries.etcd}`);
+    started.push(etcd.pid);
+    await waitUntil(
+      'etcd',
+      async () => (await httpGet(`http://127.0.0.1:${etcdPort}/health`)).status === 200,
+      etcd.pid,
+      binaries.etcd,
+      etcdLog,
+      timeout,
+    );
+
+    const clusters = {} as Record<LocalClusterName, LocalApiServer>;
+    const servers: { name: LocalClusterName; pid: number; port: number; logFile: string }[] = [];
+    for (const [i, name] of LOCAL_CLUSTERS.entries()) {
+      const port = await freePort();
+      const logFile = join(stateDir, 'logs', `kube-apiserver-${name}.log`);
+      log(`starting kube-apiserver '${name}' on https://127.0.0.1:${port}`);
+      const child = startDaemon(
+        binaries['kube-apiserver'],
+        [
+          `--etcd-servers=http://127.0.0.1:${etcdPort}`,
+          `--etcd-prefix=/${name}`,
+          '--bind-address=127.0.0.1',
+          '--advertise-address=127.0.0.1',
+          `--secure-port=${port}`,
+          '--endpoint-reconciler-type=none',
+          `--tls-cert-file=${pki.servingCert}`,
+          `--tls-private-key-file=${pki.servingKey}`,
+          `--client-ca-file=${pki.caCert}`,
+          '--service-account-issuer=https://kubernetes.default.svc',
+          `--service-account-key-file=${pki.serviceAccountPub}`,
+          `--service-account-signing-key-file=${pki.serviceAccountKey}`,
+          '--authorization-mode=RBAC',
+          `--service-cluster-ip-range=10.${96 + i}.0.0/16`,
+          '--disable-admission-plugins=ServiceAccount',
+          '--allow-privileged=true',
+          '--profiling=false',
+          `--cert-dir=${join(stateDir, 'pki', `certs-${name}`)}`,
+        ],
+        logFile,
+      );
+      if (child.pid === undefined)
+        throw new LocalClusterError(`could not start ${binaries['kube-apiserver']}`);
+      started.push(child.pid);
+      servers.push({ name, pid: child.pid, port, logFile });
+    }
+    // Both apiservers boot in parallel; wait for each.
+    for (const s of servers) {
+      const server = `https://127.0.0.1:${s.port}`;
+      await waitUntil(
+        `kube-apiserver '${s.name}'`,
+        async () => (await httpsGet(`${server}/readyz`, pki)).status === 200,
+        s.pid,
+        binaries['kube-apiserver'],
+        s.logFile,
+        timeout,
+      );
+      const kubeconfig = join(stateDir, `${s.name}.kubeconfig`);
+      await writeAdminKubeconfig(kubeconfig, `tenantplane-local-${s.name}`, server, pki);
+      clusters[s.name] = { pid: s.pid, port: s.port, server, kubeconfig };
+    }
+
+    log('installing the TenantCluster CRD on the host');
+    const kubectl = (...args: string[]) =>
+      runCommand(binaries.kubectl, ['--kubeconfig', clusters.host.kubeconfig, ...args]);
+    await kubectl('apply', '-f', TENANT_CLUSTER_CRD);
+    await kubectl(
+      'wait',
+      '--for=condition=Established',
+      'crd/tenantclusters.tenantplane.io',
+      '--timeout=60s',
+    );
+
+    const state: ControlPlaneState = {
+      version: KUBERNETES_VERSION,
+      stateDir,
+      binaries,
+      etcd: { pid: etcd.pid, port: etcdPort, peerPort },
+      clusters,
+      startedAt: new Date().toISOString(),
+    };
+    if (options.tieToThisProcess) state.reaperPid = startReaper(process.pid, started);
+    await writeFile(stateFile(stateDir), `${JSON.stringify(state, null, 2)}\n`);
+    return state;
+  } catch (error) {
+    for (const pid of started.reverse()) await stopProcess(pid, 2000);
+    throw error;
+  }
+}
+
+/**
+ * Returns the running control plane of `stateDir`, starting it (and building the binaries the
+ * first time) when it is not running. etcd data survives restarts, so objects persist.
+ */
+export async function ensureControlPlane(options: StartOptions): Promise<ControlPlaneState> {
+  const running = await readRunningControlPlane(options.stateDir);
+  if (running) return running;
+  return startControlPlane(options);
+}

@@ -1,0 +1,95 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+
+/** A free TCP port on loopback, as the kernel hands it out. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === 'object') resolve(address.port);
+        else reject(new Error('no port'));
+      });
+    });
+  });
+}
+
+/**
+ * Starts a long-running server process in its own process group, output to `logFile`, not tied
+ * to this process's lifetime (so `cluster:up` can exit and leave it running).
+ */
+export function startDaemon(binary: string, args: string[], logFile: string): ChildProcess {
+  const out = openSync(logFile, 'a');
+  const child = spawn(binary, args, { detached: true, stdio: ['ignore', out, out] });
+  child.unref();
+  return child;
+}
+
+/** True when `pid` is alive and is the program `binary` (guards against a recycled PID). */
+export async function isOurProcess(pid: number, binary: string): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.split('\0')[0] === binary;
+  } catch {
+    // No /proc (not Linux): trust the signal check.
+    return true;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Stops a process by PID: SIGTERM, then SIGKILL after `graceMs`. Resolves when it is gone. */
+export async function stopProcess(pid: number, graceMs = 10_000): Promise<void> {
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  signal('SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (alive(pid)) {
+    signal('SIGKILL');
+    while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Starts a detached watchdog that kills `pids` once `parentPid` is gone. It covers what a
+ * teardown hook cannot: a test run killed by a signal or a crash.
+ */
+export function startReaper(parentPid: number, pids: number[]): number | undefined {
+  const code = `
+const [parent, ...pids] = process.argv.slice(1).map(Number);
+const alive = (p) => { try { process.kill(p, 0); return true; } catch { return false; } };
+setInterval(() => {
+  if (alive(parent)) return;
+  for (const p of pids) { try { process.kill(p, 'SIGKILL'); } catch {} }
+  process.exit(0);
+}, 500);`;
+  const child = spawn(process.execPath, ['-e', code, String(parentPid), ...pids.map(String)], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.unref();
+  return child.pid;
+}

@@ -1,0 +1,25 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startControlPlane } from '../../lib/localcluster/index.js';
+
+/**
+ * Boots a fresh tenant + host control plane once per test run, in a throw-away state directory,
+ * tied to this process so a killed run leaves nothing behind. A control plane that cannot start
+ * fails the run: integration tests never skip.
+ */
+export default async function globalSetup(): Promise<void> {
+  const stateDir = await mkdtemp(join(tmpdir(), 'tenantplane-test-'));
+  const t0 = Date.now();
+  const state = await startControlPlane({
+    stateDir,
+    tieToThisProcess: true,
+    log: (line) => process.stderr.write(`[local] ${line}\n`),
+  });
+  process.stderr.write(`[local] control plane ready in ${Date.now() - t0} ms\n`);
+  process.env.TENANTPLANE_TEST_STATE_DIR = stateDir;
+  process.env.TENANTPLANE_TENANT_KUBECONFIG = state.clusters.tenant.kubeconfig;
+  process.env.TENANTPLANE_HOST_KUBECONFIG = state.clusters.host.kubeconfig;
+  process.env.TENANTPLANE_KUBECTL = state.binaries.kubectl;
+  process.env.TENANTPLANE_KUBERNETES_VERSION = state.version;
+}
