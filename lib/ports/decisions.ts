@@ -56,6 +56,8 @@ export interface PassResult {
   complete: boolean;
   /** Why the pass is incomplete, in plain words. */
   incompleteReason?: string;
+  /** Something an operator should know about a pass that is not an error, e.g. a paused policy. */
+  note?: string;
   counts: DecisionCounts;
   /** Tenant objects seen, per kind. */
   objectsSeen: Record<string, number>;

@@ -1,0 +1,49 @@
+/**
+ * Pass-level failures: the errors that abort a whole pass (as opposed to per-object and per-kind
+ * failures, which are aggregated into `PassResult.errors`). Each carries the underlying `cause`.
+ */
+import type { ClusterRole } from '../ports/index.js';
+
+/** Base of every error that aborts a pass. */
+export class PassError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'PassError';
+  }
+}
+
+/** The host has no `TenantCluster` of that name, so there is no policy to execute. */
+export class TenantClusterNotFoundError extends PassError {
+  readonly tenant: string;
+
+  constructor(tenant: string, options?: { cause?: unknown }) {
+    super(`TenantCluster "${tenant}" does not exist on the host cluster`, options);
+    this.name = 'TenantClusterNotFoundError';
+    this.tenant = tenant;
+  }
+}
+
+/** The TenantCluster spec is not a valid SyncPolicy; `problems` lists every problem found. */
+export class InvalidPolicyError extends PassError {
+  readonly tenant: string;
+  readonly problems: readonly string[];
+
+  constructor(tenant: string, problems: readonly string[], options?: { cause?: unknown }) {
+    super(`TenantCluster "${tenant}" has an invalid sync policy: ${problems.join('; ')}`, options);
+    this.name = 'InvalidPolicyError';
+    this.tenant = tenant;
+    this.problems = problems;
+  }
+}
+
+/** The first request to a cluster failed at the transport level (no answer at all). */
+export class ClusterUnreachableError extends PassError {
+  readonly role: ClusterRole;
+
+  constructor(role: ClusterRole, options?: { cause?: unknown }) {
+    const detail = options?.cause instanceof Error ? `: ${options.cause.message}` : '';
+    super(`the ${role} cluster is unreachable${detail}`, options);
+    this.name = 'ClusterUnreachableError';
+    this.role = role;
+  }
+}

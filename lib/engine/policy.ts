@@ -1,0 +1,235 @@
+/**
+ * The SyncPolicy (TenantCluster.spec) and the planner rules that decide which tenant objects are
+ * eligible for the host at all: system namespaces, built-in credential exclusions, and the
+ * per-kind exclusions of the policy.
+ */
+import type { KindRef, KubeObject } from '../ports/index.js';
+import { InvalidPolicyError } from './errors.js';
+import {
+  type LabelSelector,
+  LabelSelectorError,
+  matchesLabelSelector,
+  parseLabelSelector,
+} from './label-selector.js';
+
+/** The TenantCluster kind on the host (cluster-scoped). */
+export const TENANT_CLUSTER: KindRef = {
+  apiVersion: 'tenantplane.io/v1alpha1',
+  kind: 'TenantCluster',
+};
+
+/** Per-kind exclusions: a tenant object matching any of them is silently not synced. */
+export interface KindExclusions {
+  /** Virtual namespaces whose objects of this kind are not synced. */
+  namespaces?: string[];
+  /** Object names not synced, in any namespace. */
+  names?: string[];
+  /** Objects whose labels match this selector are not synced, e.g. `sync=off`. */
+  labelSelector?: string;
+}
+
+/** One `toHost` entry: a namespaced kind to copy, with optional exclusions. */
+export interface KindRule {
+  apiVersion: string;
+  kind: string;
+  exclude?: KindExclusions;
+}
+
+/** A tenant's parsed, validated sync policy. */
+export interface SyncPolicy {
+  hostNamespace: string;
+  paused: boolean;
+  /** Kinds to copy, in the order a pass processes them. */
+  toHost: KindRule[];
+}
+
+/** The kinds synced when `toHost` is omitted: ConfigMaps and Secrets. */
+export const DEFAULT_TO_HOST: readonly KindRule[] = Object.freeze([
+  { apiVersion: 'v1', kind: 'ConfigMap' },
+  { apiVersion: 'v1', kind: 'Secret' },
+]);
+
+/** Tenant namespaces that belong to the tenant's control plane; never synced. */
+export const TENANT_SYSTEM_NAMESPACES: readonly string[] = Object.freeze([
+  'kube-system',
+  'kube-public',
+  'kube-node-lease',
+]);
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const API_VERSION = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?v[0-9]+((alpha|beta)[0-9]+)?$/;
+const KIND = /^[A-Za-z][A-Za-z0-9]{0,62}$/;
+const MAX_KINDS = 64;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringList(value: unknown, where: string, problems: string[]): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+    problems.push(`${where} must be a list of strings`);
+    return undefined;
+  }
+  return [...value];
+}
+
+function parseRule(entry: unknown, index: number, problems: string[]): KindRule | undefined {
+  const where = `spec.toHost[${index}]`;
+  if (!isRecord(entry)) {
+    problems.push(`${where} must be an object with apiVersion and kind`);
+    return undefined;
+  }
+  const { apiVersion, kind, exclude } = entry;
+  let ok = true;
+  if (typeof apiVersion !== 'string' || !API_VERSION.test(apiVersion)) {
+    problems.push(
+      `${where}.apiVersion must look like "v1" or "group/version", got ${describe(apiVersion)}`,
+    );
+    ok = false;
+  }
+  if (typeof kind !== 'string' || !KIND.test(kind)) {
+    problems.push(`${where}.kind must be a Kind name like "ConfigMap", got ${describe(kind)}`);
+    ok = false;
+  }
+  let exclusions: KindExclusions | undefined;
+  if (exclude !== undefined) {
+    if (!isRecord(exclude)) {
+      problems.push(`${where}.exclude must be an object`);
+      ok = false;
+    } else {
+      exclusions = {};
+      const namespaces = stringList(exclude.namespaces, `${where}.exclude.namespaces`, problems);
+      const names = stringList(exclude.names, `${where}.exclude.names`, problems);
+      if (namespaces) exclusions.namespaces = namespaces;
+      if (names) exclusions.names = names;
+      const selector = exclude.labelSelector;
+      if (selector !== undefined) {
+        if (typeof selector !== 'string') {
+          problems.push(`${where}.exclude.labelSelector must be a string`);
+        } else {
+          try {
+            parseLabelSelector(selector);
+            if (selector.trim() !== '') exclusions.labelSelector = selector;
+          } catch (error) {
+            if (!(error instanceof LabelSelectorError)) throw error;
+            problems.push(`${where}.exclude.labelSelector: ${error.message}`);
+          }
+        }
+      }
+    }
+  }
+  if (!ok) return undefined;
+  const rule: KindRule = { apiVersion: apiVersion as string, kind: kind as string };
+  if (exclusions) rule.exclude = exclusions;
+  return rule;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/**
+ * Parses and validates `TenantCluster.spec` into a SyncPolicy, applying the defaults (not paused;
+ * ConfigMaps and Secrets). Collects every problem rather than stopping at the first, so an
+ * operator fixes the spec in one go.
+ * @throws InvalidPolicyError listing the problems.
+ */
+export function parseSyncPolicy(tenant: string, spec: unknown): SyncPolicy {
+  const problems: string[] = [];
+  if (!DNS_LABEL.test(tenant) || tenant.length > 63) {
+    // The tenant name is a label value on every host object, so it must fit one.
+    problems.push(
+      `the TenantCluster name "${tenant}" must be a DNS-1123 label (at most 63 characters)`,
+    );
+  }
+  if (!isRecord(spec)) {
+    throw new InvalidPolicyError(tenant, [...problems, 'spec must be an object']);
+  }
+  const { hostNamespace, paused, toHost } = spec;
+  if (
+    typeof hostNamespace !== 'string' ||
+    !DNS_LABEL.test(hostNamespace) ||
+    hostNamespace.length > 63
+  ) {
+    problems.push(`spec.hostNamespace must be a DNS-1123 label, got ${describe(hostNamespace)}`);
+  }
+  if (paused !== undefined && typeof paused !== 'boolean') {
+    problems.push(`spec.paused must be true or false, got ${describe(paused)}`);
+  }
+  let rules: KindRule[] = DEFAULT_TO_HOST.map((r) => ({ ...r }));
+  if (toHost !== undefined) {
+    if (!Array.isArray(toHost)) {
+      problems.push('spec.toHost must be a list of {apiVersion, kind}');
+    } else if (toHost.length > MAX_KINDS) {
+      problems.push(`spec.toHost has ${toHost.length} kinds; at most ${MAX_KINDS} are allowed`);
+    } else {
+      rules = [];
+      const seen = new Set<string>();
+      toHost.forEach((entry, index) => {
+        const rule = parseRule(entry, index, problems);
+        if (!rule) return;
+        const key = `${rule.apiVersion} ${rule.kind}`;
+        if (seen.has(key)) {
+          problems.push(`spec.toHost[${index}] repeats ${rule.kind} (${rule.apiVersion})`);
+          return;
+        }
+        seen.add(key);
+        rules.push(rule);
+      });
+    }
+  }
+  if (problems.length > 0) throw new InvalidPolicyError(tenant, problems);
+  return { hostNamespace: hostNamespace as string, paused: paused === true, toHost: rules };
+}
+
+/** A KindRule prepared for matching many objects (the selector parsed once). */
+export interface CompiledKindRule {
+  rule: KindRule;
+  namespaces: ReadonlySet<string>;
+  names: ReadonlySet<string>;
+  selector: LabelSelector | undefined;
+}
+
+/** Prepares a rule for {@link isExcluded}. */
+export function compileKindRule(rule: KindRule): CompiledKindRule {
+  const selector = rule.exclude?.labelSelector;
+  return {
+    rule,
+    namespaces: new Set(rule.exclude?.namespaces ?? []),
+    names: new Set(rule.exclude?.names ?? []),
+    selector: selector === undefined ? undefined : parseLabelSelector(selector),
+  };
+}
+
+/**
+ * Tenant credentials never leave the tenant, whatever the policy says: the `kube-root-ca.crt`
+ * ConfigMap every namespace gets and service-account token Secrets.
+ */
+export function isAlwaysExcluded(object: KubeObject): boolean {
+  if (object.apiVersion !== 'v1') return false;
+  if (object.kind === 'ConfigMap') return object.metadata.name === 'kube-root-ca.crt';
+  if (object.kind === 'Secret') return object.type === 'kubernetes.io/service-account-token';
+  return false;
+}
+
+/** True when the tenant object lives in a tenant system namespace. */
+export function isSystemNamespace(namespace: string | undefined): boolean {
+  return namespace !== undefined && TENANT_SYSTEM_NAMESPACES.includes(namespace);
+}
+
+/**
+ * True when the policy keeps `object` off the host: system namespace, built-in credential
+ * exclusion, or the rule's own exclusions. Exclusion is policy, not a refusal, so it makes no
+ * Decision.
+ */
+export function isExcluded(rule: CompiledKindRule, object: KubeObject): boolean {
+  const { namespace, name, labels } = object.metadata;
+  if (isSystemNamespace(namespace)) return true;
+  if (isAlwaysExcluded(object)) return true;
+  if (namespace !== undefined && rule.namespaces.has(namespace)) return true;
+  if (rule.names.has(name)) return true;
+  return rule.selector !== undefined && matchesLabelSelector(rule.selector, labels);
+}
