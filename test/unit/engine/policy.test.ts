@@ -1,0 +1,155 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  compileKindRule,
+  DEFAULT_TO_HOST,
+  InvalidPolicyError,
+  isExcluded,
+  parseSyncPolicy,
+} from '../../../lib/engine/index.js';
+import type { KubeObject } from '../../../lib/ports/index.js';
+
+function problemsOf(spec: unknown, tenant = 'dev'): string[] {
+  try {
+    parseSyncPolicy(tenant, spec);
+  } catch (error) {
+    if (error instanceof InvalidPolicyError) return [...error.problems];
+    throw error;
+  }
+  return [];
+}
+
+const cm = (namespace: string, name: string, labels?: Record<string, string>): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { namespace, name, ...(labels ? { labels } : {}) },
+});
+
+describe('parseSyncPolicy', () => {
+  it('defaults to ConfigMaps and Secrets, not paused', () => {
+    expect(parseSyncPolicy('dev', { hostNamespace: 'tenant-dev' })).toEqual({
+      hostNamespace: 'tenant-dev',
+      paused: false,
+      toHost: [...DEFAULT_TO_HOST],
+    });
+  });
+
+  it('keeps the policy order and exclusions, CustomResources included', () => {
+    const policy = parseSyncPolicy('dev', {
+      hostNamespace: 'h',
+      paused: true,
+      toHost: [
+        { apiVersion: 'example.com/v1alpha1', kind: 'Widget' },
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          exclude: { namespaces: ['x'], names: ['n'], labelSelector: 'sync=off' },
+        },
+      ],
+    });
+    expect(policy.paused).toBe(true);
+    expect(policy.toHost.map((r) => r.kind)).toEqual(['Widget', 'ConfigMap']);
+    expect(policy.toHost[1]?.exclude).toEqual({
+      namespaces: ['x'],
+      names: ['n'],
+      labelSelector: 'sync=off',
+    });
+  });
+
+  it.each<[string, unknown, RegExp]>([
+    ['no spec', undefined, /spec must be an object/],
+    ['no hostNamespace', {}, /spec\.hostNamespace must be a DNS-1123 label/],
+    ['bad hostNamespace', { hostNamespace: 'Bad_NS' }, /spec\.hostNamespace/],
+    ['paused not boolean', { hostNamespace: 'h', paused: 'yes' }, /spec\.paused/],
+    [
+      'toHost not a list',
+      { hostNamespace: 'h', toHost: 'ConfigMap' },
+      /spec\.toHost must be a list/,
+    ],
+    [
+      'entry without kind',
+      { hostNamespace: 'h', toHost: [{ apiVersion: 'v1' }] },
+      /spec\.toHost\[0\]\.kind/,
+    ],
+    [
+      'bad apiVersion',
+      { hostNamespace: 'h', toHost: [{ apiVersion: 'x y', kind: 'A' }] },
+      /spec\.toHost\[0\]\.apiVersion/,
+    ],
+    [
+      'duplicate kind',
+      {
+        hostNamespace: 'h',
+        toHost: [
+          { apiVersion: 'v1', kind: 'Secret' },
+          { apiVersion: 'v1', kind: 'Secret' },
+        ],
+      },
+      /repeats Secret/,
+    ],
+    [
+      'bad selector',
+      {
+        hostNamespace: 'h',
+        toHost: [{ apiVersion: 'v1', kind: 'Secret', exclude: { labelSelector: 'a in (b' } }],
+      },
+      /labelSelector/,
+    ],
+    [
+      'names not strings',
+      {
+        hostNamespace: 'h',
+        toHost: [{ apiVersion: 'v1', kind: 'Secret', exclude: { names: [1] } }],
+      },
+      /exclude\.names must be a list of strings/,
+    ],
+  ])('rejects %s', (_name, spec, problem) => {
+    const problems = problemsOf(spec);
+    expect(problems.join('\n')).toMatch(problem);
+  });
+
+  it('reports every problem at once, naming the tenant', () => {
+    expect(() => parseSyncPolicy('dev', { hostNamespace: 'BAD', paused: 1 })).toThrow(
+      /TenantCluster "dev" has an invalid sync policy: spec\.hostNamespace.*; spec\.paused/,
+    );
+  });
+
+  it('rejects a tenant name that cannot be a label value', () => {
+    expect(problemsOf({ hostNamespace: 'h' }, 'x'.repeat(64)).join()).toMatch(/TenantCluster name/);
+  });
+});
+
+describe('isExcluded', () => {
+  const rule = compileKindRule({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    exclude: { namespaces: ['private'], names: ['skip-me'], labelSelector: 'sync=off' },
+  });
+  const plain = compileKindRule({ apiVersion: 'v1', kind: 'ConfigMap' });
+
+  it.each<[string, KubeObject, boolean]>([
+    ['an ordinary object', cm('default', 'app'), false],
+    ['an excluded namespace', cm('private', 'app'), true],
+    ['an excluded name', cm('default', 'skip-me'), true],
+    ['a matching label selector', cm('default', 'app', { sync: 'off' }), true],
+    ['a non-matching label selector', cm('default', 'app', { sync: 'on' }), false],
+    ['kube-system', cm('kube-system', 'app'), true],
+    ['kube-public', cm('kube-public', 'app'), true],
+    ['kube-node-lease', cm('kube-node-lease', 'app'), true],
+    ['kube-root-ca.crt', cm('default', 'kube-root-ca.crt'), true],
+  ])('%s', (_name, object, expected) => {
+    expect(isExcluded(rule, object)).toBe(expected);
+  });
+
+  it('always excludes service-account token Secrets, never other Secrets', () => {
+    const secret = (type: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type,
+      metadata: { namespace: 'default', name: 's' },
+    });
+    const secrets = compileKindRule({ apiVersion: 'v1', kind: 'Secret' });
+    expect(isExcluded(secrets, secret('kubernetes.io/service-account-token'))).toBe(true);
+    expect(isExcluded(secrets, secret('Opaque'))).toBe(false);
+    expect(isExcluded(plain, cm('default', 'kube-root-ca.crt'))).toBe(true);
+  });
+});
