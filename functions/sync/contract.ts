@@ -1,0 +1,40 @@
+/**
+ * What the sync function and its infrastructure agree on: environment variable names, the
+ * metrics namespace, dimension and metric names. Imported by the handler and by infra/, so the
+ * alarms watch exactly the metrics the handler emits. No dependencies.
+ */
+export const SyncEnv = {
+  Tenant: 'TENANT',
+  TenantSecretId: 'TENANT_KUBECONFIG_SECRET_ID',
+  HostSecretId: 'HOST_KUBECONFIG_SECRET_ID',
+  MaxWrites: 'MAX_WRITES',
+  PageSize: 'PAGE_SIZE',
+  Concurrency: 'CONCURRENCY',
+  SafetyMarginMs: 'SAFETY_MARGIN_MS',
+  SecretsMaxAgeSeconds: 'SECRETS_MAX_AGE_SECONDS',
+} as const;
+
+export const SERVICE_NAME = 'tenantplane-sync';
+export const METRICS_NAMESPACE = 'Tenantplane';
+/** The only metrics dimension: the tenant cluster name. */
+export const TENANT_DIMENSION = 'tenant';
+
+export const SyncMetric = {
+  Creates: 'Creates',
+  Updates: 'Updates',
+  Deletes: 'Deletes',
+  Skips: 'Skips',
+  ObjectErrors: 'ObjectErrors',
+  ObjectsSeen: 'ObjectsSeen',
+  PassDurationMs: 'PassDurationMs',
+  PassComplete: 'PassComplete',
+  PassIncomplete: 'PassIncomplete',
+} as const;
+
+/** The EventBridge detail-type of a manual sync request. */
+export const SYNC_REQUESTED = 'SyncRequested';
+
+/** Default time kept in reserve after the pass deadline (status write, Events, metrics flush). */
+export const DEFAULT_SAFETY_MARGIN_MS = 10_000;
+/** Default lifetime of a cached kubeconfig in a warm function. */
+export const DEFAULT_SECRETS_MAX_AGE_SECONDS = 300;

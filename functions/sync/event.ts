@@ -1,0 +1,70 @@
+/**
+ * The events the sync function accepts, validated: the schedule's input `{"tenant": "dev"}`, a
+ * direct invoke `{"tenant": "dev", "dryRun": true}`, or an EventBridge `SyncRequested` event with
+ * `detail.tenant` (manual trigger). Anything else is rejected with a message saying what is wrong.
+ */
+import { SYNC_REQUESTED } from './contract.js';
+
+export interface SyncRequest {
+  tenant: string;
+  dryRun: boolean;
+  /** Where the request came from, for the log. */
+  trigger: 'schedule-or-invoke' | 'event';
+}
+
+export class InvalidSyncEventError extends Error {
+  constructor(problem: string) {
+    super(
+      `invalid sync event: ${problem}. Expected {"tenant": "<name>", "dryRun"?: boolean} or an EventBridge event with detail-type "${SYNC_REQUESTED}" and detail {"tenant": "<name>"}`,
+    );
+    this.name = 'InvalidSyncEventError';
+  }
+}
+
+export class TenantMismatchError extends Error {
+  constructor(configured: string, requested: string) {
+    super(
+      `this function syncs tenant ${JSON.stringify(configured)} and refuses an event for tenant ${JSON.stringify(requested)}`,
+    );
+    this.name = 'TenantMismatchError';
+  }
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? 'a string' : `a ${typeof value}`;
+}
+
+function request(payload: Obj, where: string, allowed: string[]): Omit<SyncRequest, 'trigger'> {
+  for (const key of Object.keys(payload))
+    if (!allowed.includes(key)) throw new InvalidSyncEventError(`unexpected field ${where}${key}`);
+  const { tenant, dryRun } = payload;
+  if (tenant === undefined) throw new InvalidSyncEventError(`${where}tenant is missing`);
+  if (typeof tenant !== 'string' || tenant.length === 0)
+    throw new InvalidSyncEventError(
+      `${where}tenant must be a non-empty string, got ${describe(tenant)}`,
+    );
+  if (dryRun !== undefined && typeof dryRun !== 'boolean')
+    throw new InvalidSyncEventError(`${where}dryRun must be a boolean, got ${describe(dryRun)}`);
+  return { tenant, dryRun: dryRun ?? false };
+}
+
+export function parseSyncEvent(event: unknown): SyncRequest {
+  if (!isObj(event))
+    throw new InvalidSyncEventError(`the event is ${describe(event)}, not an object`);
+  if ('detail-type' in event || 'detail' in event) {
+    const detailType = event['detail-type'];
+    if (detailType !== SYNC_REQUESTED)
+      throw new InvalidSyncEventError(
+        `EventBridge detail-type ${JSON.stringify(detailType)} is not "${SYNC_REQUESTED}"`,
+      );
+    if (!isObj(event.detail))
+      throw new InvalidSyncEventError('EventBridge detail is not an object');
+    return { ...request(event.detail, 'detail.', ['tenant', 'dryRun']), trigger: 'event' };
+  }
+  return { ...request(event, '', ['tenant', 'dryRun']), trigger: 'schedule-or-invoke' };
+}

@@ -1,0 +1,57 @@
+/** The function's configuration, from its environment (set by infra/), validated. */
+import { DEFAULT_SAFETY_MARGIN_MS, DEFAULT_SECRETS_MAX_AGE_SECONDS, SyncEnv } from './contract.js';
+
+export interface SyncSettings {
+  tenant: string;
+  tenantSecretId: string;
+  hostSecretId: string;
+  maxWrites?: number;
+  pageSize?: number;
+  concurrency?: number;
+  safetyMarginMs: number;
+  secretsMaxAgeSeconds: number;
+}
+
+export class SettingsError extends Error {
+  constructor(problem: string) {
+    super(`sync function misconfigured: ${problem}`);
+    this.name = 'SettingsError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function required(env: Env, name: string): string {
+  const v = env[name]?.trim();
+  if (!v) throw new SettingsError(`environment variable ${name} is not set`);
+  return v;
+}
+
+function int(env: Env, name: string, min: number): number | undefined {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min)
+    throw new SettingsError(
+      `environment variable ${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`,
+    );
+  return n;
+}
+
+export function readSettings(env: Env): SyncSettings {
+  const settings: SyncSettings = {
+    tenant: required(env, SyncEnv.Tenant),
+    tenantSecretId: required(env, SyncEnv.TenantSecretId),
+    hostSecretId: required(env, SyncEnv.HostSecretId),
+    safetyMarginMs: int(env, SyncEnv.SafetyMarginMs, 0) ?? DEFAULT_SAFETY_MARGIN_MS,
+    secretsMaxAgeSeconds:
+      int(env, SyncEnv.SecretsMaxAgeSeconds, 0) ?? DEFAULT_SECRETS_MAX_AGE_SECONDS,
+  };
+  const maxWrites = int(env, SyncEnv.MaxWrites, 0);
+  const pageSize = int(env, SyncEnv.PageSize, 1);
+  const concurrency = int(env, SyncEnv.Concurrency, 1);
+  if (maxWrites !== undefined) settings.maxWrites = maxWrites;
+  if (pageSize !== undefined) settings.pageSize = pageSize;
+  if (concurrency !== undefined) settings.concurrency = concurrency;
+  return settings;
+}

@@ -1,0 +1,25 @@
+/**
+ * CDK entry point (`cdk.json`: `npx tsx infra/app.ts`). Reads the tenants config (context
+ * `tenantsConfig`, default config/tenants.yaml), bundles the sync handler once, and adds the
+ * shared and tenant stacks. Set context `bundling=per-function` to let each function bundle itself
+ * with NodejsFunction instead (same esbuild settings, N times slower).
+ */
+import { isAbsolute, join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { REPO_ROOT, sharedSyncHandlerCode } from './bundle.js';
+import { loadTenantsConfig } from './config.js';
+import { addTenantplane } from './stacks.js';
+
+const app = new App();
+const configPath = String(app.node.tryGetContext('tenantsConfig') ?? 'config/tenants.yaml');
+const config = loadTenantsConfig(isAbsolute(configPath) ? configPath : join(REPO_ROOT, configPath));
+const perFunction = app.node.tryGetContext('bundling') === 'per-function';
+const account = process.env.CDK_DEFAULT_ACCOUNT;
+const region = process.env.CDK_DEFAULT_REGION;
+
+addTenantplane(app, {
+  config,
+  ...(perFunction ? {} : { code: sharedSyncHandlerCode() }),
+  ...(account && region ? { env: { account, region } } : {}),
+});
+app.synth();

@@ -1,0 +1,28 @@
+/** Physical names of a tenant's resources: predictable, so operators can find them. */
+import { createHash } from 'node:crypto';
+
+const hash = (tenant: string, n: number) =>
+  createHash('sha256').update(tenant, 'utf8').digest('hex').slice(0, n);
+
+/**
+ * `tenantplane-sync-<tenant>`; Lambda names allow 64 characters of `[A-Za-z0-9_-]`, so a tenant
+ * name that is longer or has a `.` gets a shortened form with a hash of the full name.
+ */
+export function functionNameFor(tenant: string): string {
+  const plain = `tenantplane-sync-${tenant}`;
+  if (plain.length <= 64 && !tenant.includes('.')) return plain;
+  const stem = tenant.replace(/\./g, '-').slice(0, 64 - 'tenantplane-sync-'.length - 11);
+  return `tenantplane-sync-${stem.replace(/-+$/, '')}-${hash(tenant, 10)}`;
+}
+
+export function logGroupNameFor(tenant: string): string {
+  return `/tenantplane/sync/${tenant}`;
+}
+
+export function alarmNameFor(tenant: string, what: string): string {
+  return `tenantplane-${tenant}-${what}`;
+}
+
+export function queryNameFor(tenant: string, what: string): string {
+  return `tenantplane/${tenant}/${what}`;
+}
