@@ -407,6 +407,20 @@ class Pass {
   }
 }
 
+/** The budget with defaults filled in (an explicit `undefined` means the default too). */
+function effectiveBudget(partial: Partial<Budget> = {}): Budget {
+  const positive = (value: number | undefined, fallback: number) =>
+    value === undefined || !Number.isFinite(value) ? fallback : Math.max(1, Math.floor(value));
+  const budget: Budget = {
+    pageSize: positive(partial.pageSize, DEFAULT_BUDGET.pageSize),
+    concurrency: positive(partial.concurrency, DEFAULT_BUDGET.concurrency),
+  };
+  if (partial.deadline !== undefined) budget.deadline = partial.deadline;
+  if (partial.maxWrites !== undefined)
+    budget.maxWrites = Math.max(0, Math.floor(partial.maxWrites));
+  return budget;
+}
+
 /** Reads the TenantCluster; its absence and an unreachable host are pass-level failures. */
 async function readTenantCluster(hostApi: ClusterApi, tenant: string): Promise<KubeObject> {
   let object: KubeObject | undefined;
@@ -463,9 +477,7 @@ export async function runPass(options: PassOptions): Promise<PassResult> {
   const { tenant, tenantApi, hostApi } = options;
   const dryRun = options.dryRun === true;
   const passId = options.passId ?? randomUUID();
-  const budget: Budget = { ...DEFAULT_BUDGET, ...options.budget };
-  budget.pageSize = Math.max(1, Math.floor(budget.pageSize));
-  budget.concurrency = Math.max(1, Math.floor(budget.concurrency));
+  const budget = effectiveBudget(options.budget);
   const startedAtMs = clock.now();
   const tenantBefore = tenantApi.requestCount();
   const hostBefore = hostApi.requestCount();

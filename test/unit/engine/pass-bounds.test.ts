@@ -1,0 +1,480 @@
+/**
+ * The pass as a whole: budgets, pagination, concurrency, failures, dry run, status, sinks.
+ */
+import { describe, expect, it } from '@jest/globals';
+import {
+  ClusterUnreachableError,
+  InvalidPolicyError,
+  PassError,
+  runPass,
+  TENANT_CLUSTER,
+  TenantClusterNotFoundError,
+} from '../../../lib/engine/index.js';
+import { ClusterError, type DecisionSink, type KubeObject } from '../../../lib/ports/index.js';
+import { MemoryCluster } from '../fakes/memory-cluster.js';
+import {
+  CONFIGMAP,
+  clusters,
+  cm,
+  decisionLines,
+  HOST_NS,
+  hostCopyOf,
+  hostSummary,
+  RecordingSink,
+  SECRET,
+  secret,
+  TENANT,
+} from './support.js';
+
+const many = (n: number, ns = 'default') =>
+  Array.from({ length: n }, (_, i) => cm(ns, `cm-${String(i).padStart(3, '0')}`));
+
+describe('bounded pass', () => {
+  it('paginates tenant and host listings with limit and continue', async () => {
+    const { tenantApi, hostApi } = clusters(many(5), [], { toHost: [CONFIGMAP] });
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi, budget: { pageSize: 2 } });
+    expect(result.counts.Create).toBe(5);
+    const lists = tenantApi.callsOf('list');
+    expect(lists.map((c) => c.options?.limit)).toEqual([2, 2, 2]);
+    expect(lists[0]?.options?.continueToken).toBeUndefined();
+    expect(lists[1]?.options?.continueToken).toBeDefined();
+    expect(result.objectsSeen).toEqual({ ConfigMap: 5 });
+  });
+
+  it('stops at the write budget, skips GC, and the next pass finishes the work', async () => {
+    const { tenantApi, hostApi } = clusters(many(5), [hostCopyOf(cm('default', 'orphan'))], {
+      toHost: [CONFIGMAP],
+    });
+    const first = await runPass({
+      tenant: TENANT,
+      tenantApi,
+      hostApi,
+      budget: { maxWrites: 3, concurrency: 2 },
+    });
+    expect(first.complete).toBe(false);
+    expect(first.incompleteReason).toMatch(
+      /write budget of 3 writes was spent; the next pass continues/,
+    );
+    expect(first.incompleteReason).toMatch(/garbage collection was skipped/);
+    expect(first.counts).toEqual({ Create: 3, Update: 0, Delete: 0, Skip: 0 });
+    expect(first.requests.host.writes).toBe(3);
+    expect(hostSummary(hostApi).map((o) => o.ref)).toContain('ConfigMap orphan-x-default-x-dev');
+
+    const second = await runPass({ tenant: TENANT, tenantApi, hostApi, budget: { maxWrites: 3 } });
+    expect(second.complete).toBe(true);
+    expect(second.counts).toEqual({ Create: 2, Update: 0, Delete: 1, Skip: 0 });
+    expect(hostSummary(hostApi)).toHaveLength(5);
+  });
+
+  it('a budget exactly as large as the work completes the pass', async () => {
+    const { tenantApi, hostApi } = clusters(many(3), [], { toHost: [CONFIGMAP] });
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi, budget: { maxWrites: 3 } });
+    expect(result.complete).toBe(true);
+  });
+
+  it('stops at the deadline without starting new work', async () => {
+    let now = 1_000;
+    const clock = { now: () => now };
+    const { tenantApi, hostApi } = clusters([...many(4), ...many(2, 'other')], [], {});
+    // Every host create takes "a second" of the fake clock.
+    hostApi.failWhen((call) => {
+      if (call.method === 'create') now += 1_000;
+      return undefined;
+    });
+    const result = await runPass({
+      tenant: TENANT,
+      tenantApi,
+      hostApi,
+      clock,
+      budget: { deadline: 3_500, concurrency: 1 },
+    });
+    expect(result.complete).toBe(false);
+    expect(result.incompleteReason).toMatch(/deadline .* was reached; the next pass continues/);
+    expect(result.incompleteReason).toMatch(/not started: Secret/);
+    expect(result.counts.Create).toBe(3);
+    expect(result.durationMs).toBe(3_000);
+  });
+
+  it('never runs more writes at once than the concurrency allows', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const { tenantApi, hostApi } = clusters(
+      many(12),
+      [],
+      { toHost: [CONFIGMAP] },
+      {
+        host: {
+          beforeCall: async (call) => {
+            if (call.method !== 'create') return;
+            inFlight += 1;
+            peak = Math.max(peak, inFlight);
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            inFlight -= 1;
+          },
+        },
+      },
+    );
+    const result = await runPass({
+      tenant: TENANT,
+      tenantApi,
+      hostApi,
+      budget: { concurrency: 3 },
+    });
+    expect(result.counts.Create).toBe(12);
+    expect(peak).toBe(3);
+  });
+
+  it('reports progress per page', async () => {
+    const { tenantApi, hostApi } = clusters(many(3), [], { toHost: [CONFIGMAP] });
+    const progress: unknown[] = [];
+    await runPass({
+      tenant: TENANT,
+      tenantApi,
+      hostApi,
+      budget: { pageSize: 2 },
+      onProgress: (p) => progress.push(p),
+    });
+    expect(progress).toEqual([
+      { kind: 'ConfigMap', listed: 2, written: 2 },
+      { kind: 'ConfigMap', listed: 3, written: 3 },
+    ]);
+  });
+});
+
+describe('failures', () => {
+  it('throws TenantClusterNotFoundError when the TenantCluster is missing', async () => {
+    const tenantApi = new MemoryCluster('tenant');
+    const hostApi = new MemoryCluster('host');
+    await expect(runPass({ tenant: TENANT, tenantApi, hostApi })).rejects.toThrow(
+      TenantClusterNotFoundError,
+    );
+  });
+
+  it('throws InvalidPolicyError for a bad spec', async () => {
+    const { tenantApi, hostApi } = clusters([], [], { hostNamespace: 'NOT OK' });
+    const error = await runPass({ tenant: TENANT, tenantApi, hostApi }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidPolicyError);
+    expect(error).toBeInstanceOf(PassError);
+    expect(hostApi.requestCount().writes).toBe(0);
+  });
+
+  it.each(['host', 'tenant'] as const)(
+    'throws ClusterUnreachableError when the %s cluster cannot be reached',
+    async (role) => {
+      const { tenantApi, hostApi } = clusters([cm('default', 'a')], []);
+      const transport = new ClusterError('Transport', 'connect ECONNREFUSED 127.0.0.1:6443');
+      (role === 'host' ? hostApi : tenantApi).failWhen(() => transport);
+      const error = await runPass({ tenant: TENANT, tenantApi, hostApi }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ClusterUnreachableError);
+      expect((error as ClusterUnreachableError).role).toBe(role);
+      expect((error as Error).cause).toBe(transport);
+      expect(hostApi.requestCount().writes).toBe(0);
+    },
+  );
+
+  it('wraps other failures to read the TenantCluster in a PassError with cause', async () => {
+    const { tenantApi, hostApi } = clusters([], []);
+    const forbidden = new ClusterError('Forbidden', 'tenantclusters is forbidden');
+    hostApi.failWhen((c) => (c.kind === 'TenantCluster' ? forbidden : undefined));
+    const error = await runPass({ tenant: TENANT, tenantApi, hostApi }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PassError);
+    expect((error as Error).cause).toBe(forbidden);
+  });
+
+  it('a forbidden or missing kind is a per-kind error: other kinds sync, its GC is skipped', async () => {
+    const orphanWidget: KubeObject = hostCopyOf({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { namespace: 'default', name: 'w', uid: 'u' },
+    });
+    const { tenantApi, hostApi } = clusters(
+      [cm('default', 'a'), secret('default', 's')],
+      [orphanWidget, hostCopyOf(secret('default', 'old'))],
+      { toHost: [{ apiVersion: 'example.com/v1', kind: 'Widget' }, SECRET, CONFIGMAP] },
+      { tenant: { installedKinds: [CONFIGMAP, SECRET] } },
+    );
+    tenantApi.failWhen((c) =>
+      c.kind === 'Secret' && c.method === 'list'
+        ? new ClusterError('Forbidden', 'secrets is forbidden')
+        : undefined,
+    );
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    expect(result.complete).toBe(false);
+    expect(result.incompleteReason).toMatch(/Widget: the tenant listing failed/);
+    expect(result.incompleteReason).toMatch(/Secret: the tenant listing failed/);
+    expect(result.errors.map((e) => [e.kind, e.reason])).toEqual([
+      ['Widget', 'NotFound'],
+      ['Secret', 'Forbidden'],
+    ]);
+    expect(decisionLines(result.decisions)).toEqual([
+      'Create ConfigMap default/a -> a-x-default-x-dev',
+    ]);
+    // Nothing garbage-collected from the incomplete kinds.
+    expect(hostApi.objects().map((o) => o.metadata.name)).toEqual(
+      expect.arrayContaining(['w-x-default-x-dev', 'old-x-default-x-dev']),
+    );
+  });
+
+  it('a failed host listing skips that kind entirely', async () => {
+    const { tenantApi, hostApi } = clusters([cm('default', 'a')], [], { toHost: [CONFIGMAP] });
+    hostApi.failWhen((c) =>
+      c.method === 'list' ? new ClusterError('TooManyRequests', 'slow down') : undefined,
+    );
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    expect(result.complete).toBe(false);
+    expect(result.incompleteReason).toMatch(/ConfigMap: the host listing failed/);
+    expect(result.decisions).toEqual([]);
+  });
+
+  it('aggregates per-object errors: a rejected object never stops the rest', async () => {
+    const { tenantApi, hostApi } = clusters(
+      [cm('default', 'bad'), cm('default', 'good'), cm('default', 'stale', { k: 'new' })],
+      [hostCopyOf(cm('default', 'stale'))],
+      { toHost: [CONFIGMAP] },
+    );
+    hostApi.failWhen((c) =>
+      c.method === 'create' && c.name === 'bad-x-default-x-dev'
+        ? new ClusterError('Invalid', 'denied by ValidatingAdmissionPolicy "no-bad"')
+        : undefined,
+    );
+    hostApi.failWhen((c) =>
+      c.method === 'update'
+        ? new ClusterError('Conflict', 'the object has been modified')
+        : undefined,
+    );
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    expect(result.complete).toBe(true);
+    expect(decisionLines(result.decisions)).toEqual([
+      'Create ConfigMap default/bad -> bad-x-default-x-dev',
+      'Create ConfigMap default/good -> good-x-default-x-dev',
+      'Update ConfigMap default/stale -> stale-x-default-x-dev',
+    ]);
+    expect(result.errors).toEqual([
+      {
+        kind: 'ConfigMap',
+        tenantRef: { namespace: 'default', name: 'bad' },
+        hostRef: { namespace: HOST_NS, name: 'bad-x-default-x-dev' },
+        message: 'denied by ValidatingAdmissionPolicy "no-bad"',
+        reason: 'Invalid',
+      },
+      expect.objectContaining({ kind: 'ConfigMap', reason: 'Conflict' }),
+    ]);
+    expect(result.decisions.find((d) => d.tenantRef.name === 'bad')?.error).toMatch(/no-bad/);
+    expect(hostSummary(hostApi).map((o) => o.ref)).toContain('ConfigMap good-x-default-x-dev');
+  });
+
+  it('deletes carry the uid precondition; a recreated object is not deleted', async () => {
+    const orphan = hostCopyOf(cm('default', 'gone'));
+    const { tenantApi, hostApi } = clusters([], [orphan], { toHost: [CONFIGMAP] });
+    const seeded = hostApi.peek(CONFIGMAP, HOST_NS, 'gone-x-default-x-dev');
+    hostApi.failWhen((c) => {
+      if (c.method === 'delete') {
+        // Someone recreates the object just before the delete arrives.
+        hostApi.replace({
+          ...(seeded as KubeObject),
+          metadata: { ...(seeded as KubeObject).metadata, uid: 'new-uid' },
+        });
+      }
+      return undefined;
+    });
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    expect(result.decisions[0]?.action).toBe('Delete');
+    expect(result.errors[0]?.reason).toBe('Conflict');
+    expect(hostApi.peek(CONFIGMAP, HOST_NS, 'gone-x-default-x-dev')?.metadata.uid).toBe('new-uid');
+  });
+
+  it('survives hostile tenant objects', async () => {
+    const hostile: KubeObject[] = [
+      cm('default', 'x'.repeat(5000)),
+      cm(
+        'default',
+        '-x--x--x-',
+        { k: 'v' },
+        { labels: { 'weird/key/with/slashes': '\u0000', '': '' } },
+      ),
+      cm('a-x-', '-x-'),
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'no-data' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cluster-scoped' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: '' } },
+    ];
+    const { tenantApi, hostApi } = clusters(hostile, [], { toHost: [CONFIGMAP] });
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    expect(result.counts.Create).toBe(4);
+    expect(result.errors.map((e) => e.message)).toEqual([
+      'a tenant object without a name was ignored',
+      'ConfigMap objects without a namespace cannot be synced; only namespaced kinds can',
+    ]);
+    for (const object of hostApi.objects(CONFIGMAP))
+      expect(object.metadata.name.length).toBeLessThanOrEqual(63);
+  });
+});
+
+describe('dry run', () => {
+  it('computes the same decisions as a real pass and writes nothing', async () => {
+    const tenantState = [
+      cm('default', 'new'),
+      cm('default', 'changed', { k: 'new' }),
+      cm('default', 'taken'),
+    ];
+    const hostState = [
+      hostCopyOf(cm('default', 'changed')),
+      hostCopyOf(cm('default', 'orphan')),
+      { ...CONFIGMAP, metadata: { namespace: HOST_NS, name: 'taken-x-default-x-dev' }, data: {} },
+    ];
+    const dry = clusters(tenantState, hostState, { toHost: [CONFIGMAP] });
+    const sink = new RecordingSink();
+    const dryResult = await runPass({ tenant: TENANT, ...dry, dryRun: true, sinks: [sink] });
+    const real = clusters(tenantState, hostState, { toHost: [CONFIGMAP] });
+    const realResult = await runPass({ tenant: TENANT, ...real });
+
+    expect(decisionLines(dryResult.decisions)).toEqual(decisionLines(realResult.decisions));
+    expect(decisionLines(dryResult.decisions)).toEqual([
+      'Create ConfigMap default/new -> new-x-default-x-dev',
+      'Delete ConfigMap default/orphan -> orphan-x-default-x-dev',
+      'Skip ConfigMap default/taken -> taken-x-default-x-dev',
+      'Update ConfigMap default/changed -> changed-x-default-x-dev',
+    ]);
+    expect(dryResult.dryRun).toBe(true);
+    expect(dryResult.decisions.every((d) => d.dryRun)).toBe(true);
+    expect(sink.decisions.every((d) => d.dryRun)).toBe(true);
+    expect(sink.results).toHaveLength(1);
+    expect(dry.hostApi.requestCount().writes).toBe(0);
+    expect(dry.hostApi.callsOf('patchStatus')).toEqual([]);
+    expect(dry.hostApi.objects()).toEqual(
+      clusters(tenantState, hostState, { toHost: [CONFIGMAP] }).hostApi.objects(),
+    );
+  });
+});
+
+describe('status, sinks and results', () => {
+  it('writes status.lastPass in the shape of the CRD', async () => {
+    let now = Date.parse('2025-03-01T10:00:00Z');
+    const clock = { now: () => (now += 250) };
+    const { tenantApi, hostApi } = clusters([cm('default', 'a')], [], { toHost: [CONFIGMAP] });
+    hostApi.failWhen((c) =>
+      c.method === 'create' && c.name === 'a-x-default-x-dev'
+        ? new ClusterError('Invalid', 'nope')
+        : undefined,
+    );
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi, clock, passId: 'pass-1' });
+    const status = hostApi.peek(TENANT_CLUSTER, undefined, TENANT)?.status;
+    expect(status).toEqual({
+      lastPass: {
+        passId: 'pass-1',
+        startedAt: '2025-03-01T10:00:00.250Z',
+        finishedAt: '2025-03-01T10:00:00.500Z',
+        durationMs: 250,
+        complete: true,
+        counts: { Create: 1, Update: 0, Delete: 0, Skip: 0 },
+        errorCount: 1,
+        errors: ['ConfigMap default/a: nope (Invalid)'],
+      },
+    });
+    expect(result.passId).toBe('pass-1');
+  });
+
+  it('clears an old incompleteReason and caps the error list at 20', async () => {
+    const { tenantApi, hostApi } = clusters(many(25), [], { toHost: [CONFIGMAP] });
+    hostApi.failWhen((c) =>
+      c.method === 'create' ? new ClusterError('Invalid', 'rejected') : undefined,
+    );
+    await runPass({ tenant: TENANT, tenantApi, hostApi, budget: { maxWrites: 1 } });
+    expect(hostApi.peek(TENANT_CLUSTER, undefined, TENANT)?.status).toMatchObject({
+      lastPass: { complete: false, incompleteReason: expect.stringMatching(/write budget/) },
+    });
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    const status = hostApi.peek(TENANT_CLUSTER, undefined, TENANT)?.status as
+      | { lastPass: Record<string, unknown> }
+      | undefined;
+    const lastPass = status?.lastPass ?? {};
+    expect(lastPass).not.toHaveProperty('incompleteReason');
+    expect(lastPass.errorCount).toBe(25);
+    expect(lastPass.errors).toHaveLength(20);
+    expect(result.errors).toHaveLength(25);
+  });
+
+  it('a status write failure is reported, not thrown', async () => {
+    const { tenantApi, hostApi } = clusters([], []);
+    hostApi.failWhen((c) =>
+      c.method === 'patchStatus' ? new ClusterError('Forbidden', 'no status') : undefined,
+    );
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    expect(result.errors).toEqual([
+      {
+        kind: 'TenantCluster',
+        message: 'could not write status.lastPass: no status',
+        reason: 'Forbidden',
+      },
+    ]);
+  });
+
+  it('delivers decisions as they are made, then passFinished once; a throwing sink changes nothing', async () => {
+    const order: string[] = [];
+    const sink: DecisionSink = {
+      decision: (d) => order.push(`decision ${d.tenantRef.name}`),
+      passFinished: async () => {
+        order.push('finished');
+      },
+    };
+    const broken: DecisionSink = {
+      decision: () => {
+        throw new Error('sink down');
+      },
+      passFinished: async () => {
+        throw new Error('sink down');
+      },
+    };
+    const { tenantApi, hostApi } = clusters([cm('default', 'a'), cm('default', 'b')], [], {
+      toHost: [CONFIGMAP],
+    });
+    const result = await runPass({
+      tenant: TENANT,
+      tenantApi,
+      hostApi,
+      sinks: [broken, sink],
+      budget: { concurrency: 1 },
+    });
+    expect(order).toEqual(['decision a', 'decision b', 'finished']);
+    expect(result.counts.Create).toBe(2);
+    expect(result.errors).toEqual([]);
+  });
+
+  it('counts requests per cluster', async () => {
+    const { tenantApi, hostApi } = clusters([cm('default', 'a')], [], { toHost: [CONFIGMAP] });
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    // host: get TenantCluster + list ConfigMaps + create; tenant: one list.
+    expect(result.requests).toEqual({
+      tenant: { reads: 1, writes: 0 },
+      host: { reads: 2, writes: 1 },
+    });
+  });
+
+  it('never puts Secret data into decisions or errors', async () => {
+    const { tenantApi, hostApi } = clusters(
+      [secret('default', 'db'), secret('default', 'other')],
+      [hostCopyOf({ ...secret('default', 'other'), data: { password: 'b2xk' } })],
+      { toHost: [SECRET] },
+    );
+    hostApi.failWhen((c) =>
+      c.method === 'create' ? new ClusterError('Invalid', 'rejected') : undefined,
+    );
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    const text = JSON.stringify({ decisions: result.decisions, errors: result.errors });
+    expect(result.decisions).toHaveLength(2);
+    expect(text).not.toContain('c3VwZXItc2VjcmV0');
+    expect(text).not.toContain('b2xk');
+    expect(text).not.toContain('password');
+  });
+
+  it('a paused policy makes no decisions, writes nothing and says so', async () => {
+    const { tenantApi, hostApi } = clusters([cm('default', 'a')], [], { paused: true });
+    const sink = new RecordingSink();
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi, sinks: [sink] });
+    expect(result.complete).toBe(true);
+    expect(result.decisions).toEqual([]);
+    expect(result.note).toMatch(/paused/);
+    expect(hostApi.requestCount().writes).toBe(0);
+    expect(tenantApi.requestCount().reads).toBe(0);
+    expect(sink.results).toEqual([result]);
+  });
+});
