@@ -1,14 +1,17 @@
+// jest loads global setup outside its transform pipeline, so the TypeScript control plane is
+// imported through tsx, which resolves the sources' `.js` specifiers to their `.ts` files.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startControlPlane } from '../../lib/localcluster/index.js';
+import { tsImport } from 'tsx/esm/api';
 
 /**
  * Boots a fresh tenant + host control plane once per test run, in a throw-away state directory,
  * tied to this process so a killed run leaves nothing behind. A control plane that cannot start
  * fails the run: integration tests never skip.
  */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup() {
+  const { startControlPlane } = await tsImport('../../lib/localcluster/index.ts', import.meta.url);
   const stateDir = await mkdtemp(join(tmpdir(), 'tenantplane-test-'));
   const t0 = Date.now();
   const state = await startControlPlane({
