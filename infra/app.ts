@@ -6,7 +6,7 @@
  */
 import { isAbsolute, join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { REPO_ROOT, sharedSyncHandlerCode } from './bundle.js';
+import { bundleSyncHandler, REPO_ROOT } from './bundle.js';
 import { loadTenantsConfig } from './config.js';
 import { addTenantplane } from './stacks.js';
 
@@ -19,7 +19,7 @@ const region = process.env.CDK_DEFAULT_REGION;
 
 addTenantplane(app, {
   config,
-  ...(perFunction ? {} : { code: sharedSyncHandlerCode() }),
+  ...(perFunction ? {} : { bundleDir: bundleSyncHandler().dir }),
   ...(account && region ? { env: { account, region } } : {}),
 });
 app.synth();

@@ -8,7 +8,6 @@
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Code } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { buildSync } from 'esbuild';
 
@@ -92,9 +91,4 @@ export function bundleSyncHandler(outdir?: string): BundleResult {
   };
   if (outdir === undefined) cached = result;
   return result;
-}
-
-/** One `Code` asset for all sync functions of an app (built once per process). */
-export function sharedSyncHandlerCode(): Code {
-  return Code.fromAsset(bundleSyncHandler().dir);
 }

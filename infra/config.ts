@@ -309,10 +309,12 @@ export function parseTenantsConfig(text: string, origin = 'config/tenants.yaml')
       const label = isObj(raw) && typeof raw.name === 'string' ? ` (${raw.name})` : '';
       const c = new Checker(`tenants[${index}]${label}`, root.problems);
       const tenant = parseTenant(c, raw);
+      if (isObj(raw) && typeof raw.name === 'string') {
+        const first = seen.get(raw.name);
+        if (first !== undefined) c.fail('name', `duplicate of tenants[${first}]`);
+        else seen.set(raw.name, index);
+      }
       if (!tenant) return;
-      const first = seen.get(tenant.name);
-      if (first !== undefined) c.fail('name', `duplicate of tenants[${first}]`);
-      else seen.set(tenant.name, index);
       if (tenant.tenantSecretId === global?.hostSecretId)
         c.fail('tenantSecretId', 'must not be the host secret');
       tenants.push(tenant);

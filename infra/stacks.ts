@@ -6,7 +6,7 @@
 import { type App, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { TenantConfig, TenantsConfig } from './config.js';
@@ -53,7 +53,8 @@ export class SharedStack extends Stack {
 export interface TenantShardStackProps extends StackProps {
   config: TenantsConfig;
   tenants: TenantConfig[];
-  code?: lambda.Code;
+  /** Directory of the prebuilt handler bundle (see infra/bundle.ts), shared by every function. */
+  bundleDir?: string;
 }
 
 export class TenantShardStack extends Stack {
@@ -77,6 +78,8 @@ export class TenantShardStack extends Stack {
       }),
       description: 'EventBridge Scheduler invokes the tenantplane sync functions of this stack',
     });
+    // One Code per stack (an asset belongs to one stack); same directory, so one S3 object.
+    const code = props.bundleDir ? lambda.Code.fromAsset(props.bundleDir) : undefined;
     for (const tenant of props.tenants) {
       this.tenants.set(
         tenant.name,
@@ -86,7 +89,7 @@ export class TenantShardStack extends Stack {
           eventBus,
           scheduleRole,
           ...(alarmTopic ? { alarmTopic } : {}),
-          ...(props.code ? { code: props.code } : {}),
+          ...(code ? { code } : {}),
         }),
       );
     }
@@ -95,8 +98,11 @@ export class TenantShardStack extends Stack {
 
 export interface TenantplaneOptions {
   config: TenantsConfig;
-  /** Prebuilt handler code shared by every function; omit for per-function NodejsFunction bundling. */
-  code?: lambda.Code;
+  /**
+   * Directory of the prebuilt handler bundle shared by every function (`bundleSyncHandler().dir`);
+   * omit to let each function bundle itself (NodejsFunction).
+   */
+  bundleDir?: string;
   maxResourcesPerStack?: number;
   env?: StackProps['env'];
 }
@@ -120,7 +126,7 @@ export function addTenantplane(app: App, options: TenantplaneOptions): Tenantpla
       description: `tenantplane: sync functions of tenants ${start + 1}-${Math.min(start + perStack, tenants.length)} of config/tenants.yaml`,
       config: options.config,
       tenants: tenants.slice(start, start + perStack),
-      ...(options.code ? { code: options.code } : {}),
+      ...(options.bundleDir ? { bundleDir: options.bundleDir } : {}),
     });
     stack.addStackDependency(shared);
     shards.push(stack);

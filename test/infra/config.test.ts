@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { REPO_ROOT } from '../../infra/bundle.js';
+import { parseTenantsConfig, scheduleProblem, TenantsConfigError } from '../../infra/config.js';
+import { tenantsYaml } from './support.js';
+
+function problems(yaml: string): string[] {
+  try {
+    parseTenantsConfig(yaml);
+  } catch (error) {
+    if (error instanceof TenantsConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the config to be rejected');
+}
+
+describe('tenants config', () => {
+  it('accepts the repository config', () => {
+    const config = parseTenantsConfig(
+      readFileSync(join(REPO_ROOT, 'config', 'tenants.yaml'), 'utf8'),
+    );
+    expect(config.tenants.map((t) => t.name)).toEqual(['dev', 'staging']);
+    expect(config.global.eventBusName).toBe('tenantplane');
+    expect(config.tenants[0]!.budget).toEqual({
+      maxWrites: 500,
+      pageSize: 250,
+      concurrency: 8,
+      timeoutSeconds: 120,
+    });
+  });
+
+  it('applies defaults for the bus, retention and alarms', () => {
+    const config = parseTenantsConfig(
+      'global: {hostSecretId: host}\ntenants:\n  - {name: a, schedule: rate(1 minute), tenantSecretId: a}\n',
+    );
+    expect(config.global).toEqual({
+      hostSecretId: 'host',
+      eventBusName: 'tenantplane',
+      logRetentionDays: 30,
+      alarms: {
+        periodMinutes: 5,
+        evaluationPeriods: 1,
+        failedInvocationsThreshold: 1,
+        incompletePassesThreshold: 3,
+        skipsThreshold: 1,
+      },
+    });
+  });
+
+  it('names the tenant and the field of every problem, all at once', () => {
+    const found = problems(
+      tenantsYaml([
+        '{name: dev, schedule: "every 5m", tenantSecretId: "tp/dev"}',
+        '{name: Bad_Name, schedule: "rate(5 minutes)", tenantSecretId: "tp/x"}',
+        '{name: qa, schedule: "rate(5 minutes)", budget: {maxWrites: -1, concurrency: 1000}, memoryMiB: 64}',
+        '{name: dev, schedule: "cron(0 * * * ? *)", tenantSecretId: "tp/dev2", colour: blue}',
+      ]),
+    );
+    expect(found).toEqual([
+      'tenants[0] (dev): schedule: must be rate(<n> <unit>) or cron(<6 fields>), got "every 5m"',
+      `tenants[1] (Bad_Name): name: must be a Kubernetes object name (lowercase letters, digits, '-' and '.'), got "Bad_Name"`,
+      'tenants[2] (qa): tenantSecretId: is required',
+      'tenants[2] (qa): memoryMiB: must be an integer from 128 to 10240, got 64',
+      'tenants[2] (qa): budget.maxWrites: must be an integer from 1 to 1000000, got -1',
+      'tenants[2] (qa): budget.concurrency: must be an integer from 1 to 64, got 1000',
+      'tenants[3] (dev): colour: unknown field (known: name, schedule, tenantSecretId, budget, memoryMiB)',
+      'tenants[3] (dev): name: duplicate of tenants[0]',
+    ]);
+  });
+
+  it('validates the global section', () => {
+    expect(
+      problems(
+        'global: {eventBusName: default, logRetentionDays: 10, alarms: {topicName: a, topicArn: "arn:aws:sns:eu-west-1:123456789012:b"}}\ntenants:\n  - {name: a, schedule: rate(1 minute), tenantSecretId: a}\n',
+      ),
+    ).toEqual([
+      'global: hostSecretId: is required',
+      'global: eventBusName: must be a custom bus, not default',
+      expect.stringMatching(/^global: logRetentionDays: must be one of 1, 3, 5, .*got 10$/),
+      'global: alarms: set topicName (create a topic) or topicArn (use one), not both',
+    ]);
+    expect(problems('global: {hostSecretId: h}\ntenants: []\n')).toEqual([
+      'config: tenants: is required (a non-empty list)',
+    ]);
+    expect(problems('tenants: [: bad')).toEqual([expect.stringMatching(/^not valid YAML/)]);
+  });
+
+  it('refuses a tenant that reads the host secret as its own', () => {
+    expect(
+      problems(
+        'global: {hostSecretId: h}\ntenants:\n  - {name: a, schedule: rate(1 minute), tenantSecretId: h}\n',
+      ),
+    ).toEqual(['tenants[0] (a): tenantSecretId: must not be the host secret']);
+  });
+
+  it('checks schedule expressions the way EventBridge Scheduler reads them', () => {
+    expect(scheduleProblem('rate(5 minutes)')).toBeUndefined();
+    expect(scheduleProblem('rate(1 hour)')).toBeUndefined();
+    expect(scheduleProblem('cron(0/10 * * * ? *)')).toBeUndefined();
+    expect(scheduleProblem('cron(0 12 ? * MON-FRI *)')).toBeUndefined();
+    expect(scheduleProblem('rate(1 minutes)')).toMatch(/singular/);
+    expect(scheduleProblem('rate(5 minute)')).toMatch(/plural/);
+    expect(scheduleProblem('rate(0 minutes)')).toMatch(/at least 1/);
+    expect(scheduleProblem('cron(*/5 * * * *)')).toMatch(/6 fields/);
+    expect(scheduleProblem('cron(0 * * * * *)')).toMatch(/exactly one of day-of-month/);
+    expect(scheduleProblem('*/5 * * * *')).toMatch(/must be rate/);
+  });
+});

@@ -1,0 +1,346 @@
+/**
+ * Fine-grained assertions on one tenant stack: runtime, architecture, schedule and its input,
+ * reserved concurrency, retries, log retention, the IAM policy (exactly the two secrets), the
+ * SyncRequested rule, the saved queries and the alarms.
+ */
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { parseTenantsConfig } from '../../infra/config.js';
+import { RESOURCES_PER_TENANT, RESOURCES_PER_TENANT_STACK } from '../../infra/stacks.js';
+import {
+  asArray,
+  HOST_SECRET,
+  handlerBundleDir,
+  render,
+  type Statement,
+  synth,
+  tenantsYaml,
+} from './support.js';
+
+const config = parseTenantsConfig(
+  tenantsYaml(
+    [
+      '{name: dev, schedule: "rate(5 minutes)", tenantSecretId: tenantplane/tenants/dev/kubeconfig, memoryMiB: 1024, budget: {maxWrites: 500, pageSize: 250, concurrency: 8, timeoutSeconds: 300}}',
+      '{name: staging, schedule: "cron(0/10 * * * ? *)", tenantSecretId: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:staging-kc-AbCdEf"}',
+    ],
+    '  alarms: {periodMinutes: 10, evaluationPeriods: 2, failedInvocationsThreshold: 1, incompletePassesThreshold: 4, skipsThreshold: 2, topicName: tp-alarms}\n',
+  ),
+);
+
+const SECRET_PREFIX = [
+  'arn:',
+  '{AWS::Partition}:secretsmanager:',
+  '{AWS::Region}:',
+  '{AWS::AccountId}:secret:',
+].join('$');
+
+let tenants: Template;
+let shared: Template;
+
+beforeAll(() => {
+  const { tp, template } = synth(config, { bundleDir: handlerBundleDir() });
+  expect(tp.shards).toHaveLength(1);
+  tenants = template(tp.shards[0]!);
+  shared = template(tp.shared);
+});
+
+function logicalIdOf(template: Template, type: string, props: Record<string, unknown>): string {
+  const found = Object.keys(template.findResources(type, { Properties: Match.objectLike(props) }));
+  expect(found).toHaveLength(1);
+  return found[0]!;
+}
+
+const functionId = (tenant: string) =>
+  logicalIdOf(tenants, 'AWS::Lambda::Function', { FunctionName: `tenantplane-sync-${tenant}` });
+
+describe('shared stack', () => {
+  it('holds the custom bus and the alarm topic', () => {
+    shared.resourceCountIs('AWS::Events::EventBus', 1);
+    shared.hasResourceProperties('AWS::Events::EventBus', { Name: 'tenantplane' });
+    shared.hasResourceProperties('AWS::SNS::Topic', { TopicName: 'tp-alarms' });
+  });
+});
+
+describe('TenantSyncFunction', () => {
+  it('runs nodejs24.x on arm64 from the shared ESM bundle, with source maps', () => {
+    for (const tenant of ['dev', 'staging']) {
+      tenants.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: `tenantplane-sync-${tenant}`,
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        Code: { S3Bucket: Match.anyValue(), S3Key: Match.stringLikeRegexp('\\.zip$') },
+        Environment: {
+          Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps', TENANT: tenant }),
+        },
+      });
+    }
+    // One asset for every function: the handler is bundled once.
+    const keys = Object.values(tenants.findResources('AWS::Lambda::Function')).map(
+      (r) => (r as { Properties: { Code: { S3Key: string } } }).Properties.Code.S3Key,
+    );
+    expect(new Set(keys).size).toBe(1);
+  });
+
+  it('passes tenant, secret ids and budget through the environment', () => {
+    tenants.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: 'tenantplane-sync-dev',
+      MemorySize: 1024,
+      Timeout: 300,
+      Environment: {
+        Variables: {
+          TENANT: 'dev',
+          TENANT_KUBECONFIG_SECRET_ID: 'tenantplane/tenants/dev/kubeconfig',
+          HOST_KUBECONFIG_SECRET_ID: HOST_SECRET,
+          MAX_WRITES: '500',
+          PAGE_SIZE: '250',
+          CONCURRENCY: '8',
+          POWERTOOLS_SERVICE_NAME: 'tenantplane-sync',
+          POWERTOOLS_METRICS_NAMESPACE: 'Tenantplane',
+          NODE_OPTIONS: '--enable-source-maps',
+        },
+      },
+    });
+    tenants.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: 'tenantplane-sync-staging',
+      MemorySize: 512,
+      Timeout: 120,
+      Environment: { Variables: Match.objectLike({ MAX_WRITES: Match.absent() }) },
+    });
+  });
+
+  it('never runs two passes of a tenant at once and never retries automatically', () => {
+    for (const tenant of ['dev', 'staging']) {
+      const id = functionId(tenant);
+      tenants.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: `tenantplane-sync-${tenant}`,
+        ReservedConcurrentExecutions: 1,
+      });
+      tenants.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: id },
+        Qualifier: '$LATEST',
+        MaximumRetryAttempts: 0,
+      });
+    }
+    // A queued event expires after two timeouts instead of piling up behind a running pass.
+    tenants.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: functionId('dev') },
+      MaximumEventAgeInSeconds: 600,
+    });
+  });
+
+  it('writes to its own log group with the configured retention', () => {
+    for (const tenant of ['dev', 'staging']) {
+      const logGroup = logicalIdOf(tenants, 'AWS::Logs::LogGroup', {
+        LogGroupName: `/tenantplane/sync/${tenant}`,
+      });
+      tenants.hasResourceProperties('AWS::Logs::LogGroup', {
+        LogGroupName: `/tenantplane/sync/${tenant}`,
+        RetentionInDays: 14,
+      });
+      tenants.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: `tenantplane-sync-${tenant}`,
+        LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: logGroup } },
+      });
+    }
+  });
+
+  it('is scheduled with the tenant as input, and the schedule never retries', () => {
+    const cases = [
+      ['dev', 'rate(5 minutes)'],
+      ['staging', 'cron(0/10 * * * ? *)'],
+    ] as const;
+    for (const [tenant, expression] of cases) {
+      tenants.hasResourceProperties('AWS::Scheduler::Schedule', {
+        ScheduleExpression: expression,
+        State: 'ENABLED',
+        Target: {
+          Arn: { 'Fn::GetAtt': [functionId(tenant), 'Arn'] },
+          Input: JSON.stringify({ tenant }),
+          RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 0 }),
+          RoleArn: Match.anyValue(),
+        },
+      });
+    }
+    tenants.resourceCountIs('AWS::Scheduler::Schedule', 2);
+  });
+
+  it('lets the scheduler invoke exactly the functions of its stack', () => {
+    const [role] = Object.entries(tenants.findResources('AWS::IAM::Role')).find(([, r]) =>
+      JSON.stringify(r).includes('scheduler.amazonaws.com'),
+    )!;
+    const policies = Object.values(tenants.findResources('AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify(p).includes(role),
+    );
+    expect(policies).toHaveLength(1);
+    const statements = (
+      policies[0] as { Properties: { PolicyDocument: { Statement: Statement[] } } }
+    ).Properties.PolicyDocument.Statement;
+    const resources = statements.flatMap((s) => {
+      expect(s.Action).toBe('lambda:InvokeFunction');
+      return asArray(s.Resource).map(render);
+    });
+    expect(resources.sort()).toEqual(
+      ['dev', 'staging']
+        .flatMap((t) => [`\${${functionId(t)}.Arn}`, `\${${functionId(t)}.Arn}:*`])
+        .sort(),
+    );
+  });
+
+  it('reacts to SyncRequested events of its tenant on the custom bus, without retry', () => {
+    for (const tenant of ['dev', 'staging']) {
+      tenants.hasResourceProperties('AWS::Events::Rule', {
+        EventBusName: 'tenantplane',
+        EventPattern: { 'detail-type': ['SyncRequested'], detail: { tenant: [tenant] } },
+        Targets: [
+          Match.objectLike({
+            Arn: { 'Fn::GetAtt': [functionId(tenant), 'Arn'] },
+            RetryPolicy: { MaximumRetryAttempts: 0 },
+          }),
+        ],
+      });
+      tenants.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        FunctionName: { 'Fn::GetAtt': [functionId(tenant), 'Arn'] },
+        Principal: 'events.amazonaws.com',
+      });
+    }
+  });
+
+  it('may read exactly its own tenant secret and the host secret, nothing broader', () => {
+    const expected: Record<string, string[]> = {
+      dev: [
+        `${SECRET_PREFIX}tenantplane/tenants/dev/kubeconfig-??????`,
+        `${SECRET_PREFIX}${HOST_SECRET}-??????`,
+      ],
+      staging: [
+        'arn:aws:secretsmanager:eu-west-1:123456789012:secret:staging-kc-AbCdEf',
+        `${SECRET_PREFIX}${HOST_SECRET}-??????`,
+      ],
+    };
+    const roles = tenants.findResources('AWS::IAM::Role');
+    const policies = tenants.findResources('AWS::IAM::Policy');
+    for (const tenant of ['dev', 'staging']) {
+      const fn = tenants.findResources('AWS::Lambda::Function')[functionId(tenant)] as {
+        Properties: { Role: { 'Fn::GetAtt': [string, string] } };
+      };
+      const roleId = fn.Properties.Role['Fn::GetAtt'][0];
+      const role = roles[roleId] as {
+        Properties: {
+          ManagedPolicyArns?: unknown;
+          Policies: { PolicyDocument: { Statement: Statement[] } }[];
+        };
+      };
+      // No managed policies and no separate policies attached: everything is in the role.
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+      expect(JSON.stringify(policies)).not.toContain(roleId);
+
+      const statements = role.Properties.Policies.flatMap((p) => p.PolicyDocument.Statement);
+      const secretStatements = statements.filter((s) =>
+        asArray(s.Action).some((a) => a.startsWith('secretsmanager:')),
+      );
+      expect(secretStatements).toHaveLength(1);
+      expect(secretStatements[0]!.Action).toBe('secretsmanager:GetSecretValue');
+      expect(secretStatements[0]!.Effect).toBe('Allow');
+      expect(asArray(secretStatements[0]!.Resource).map(render).sort()).toEqual(
+        expected[tenant]!.sort(),
+      );
+      // Nothing else in the role grants anything on every resource, or any wildcard action.
+      for (const s of statements) {
+        expect(asArray(s.Resource).map(render)).not.toContain('*');
+        for (const action of asArray(s.Action)) expect(action).not.toContain('*');
+      }
+      const logs = statements.find((s) => s.Sid === 'WriteOwnLogs')!;
+      expect(asArray(logs.Resource).map(render)).toEqual([
+        `\${${logicalIdOf(tenants, 'AWS::Logs::LogGroup', { LogGroupName: `/tenantplane/sync/${tenant}` })}.Arn}`,
+      ]);
+    }
+  });
+
+  it('saves Logs Insights queries over its log group', () => {
+    const defs = tenants.findResources('AWS::Logs::QueryDefinition');
+    const byName = new Map(
+      Object.values(defs).map((d) => {
+        const p = (
+          d as { Properties: { Name: string; QueryString: string; LogGroupNames: unknown[] } }
+        ).Properties;
+        return [p.Name, p] as const;
+      }),
+    );
+    const logGroup = logicalIdOf(tenants, 'AWS::Logs::LogGroup', {
+      LogGroupName: '/tenantplane/sync/dev',
+    });
+    const what = ['decisions', 'skips', 'deletes', 'errors', 'pass-durations', 'incomplete-passes'];
+    for (const w of what) {
+      const def = byName.get(`tenantplane/dev/${w}`);
+      expect(def).toBeDefined();
+      expect(def!.LogGroupNames).toEqual([{ Ref: logGroup }]);
+    }
+    expect(byName.get('tenantplane/dev/decisions')!.QueryString).toContain(
+      'filter message = "decision"',
+    );
+    expect(byName.get('tenantplane/dev/skips')!.QueryString).toContain('action = "Skip"');
+    expect(byName.get('tenantplane/dev/deletes')!.QueryString).toContain('action = "Delete"');
+    expect(byName.get('tenantplane/dev/errors')!.QueryString).toContain('level = "ERROR"');
+    expect(byName.get('tenantplane/dev/pass-durations')!.QueryString).toMatch(
+      /stats .*pct\(durationMs, 95\)/,
+    );
+    expect(byName.get('tenantplane/dev/incomplete-passes')!.QueryString).toContain('complete = 0');
+    expect(defs).toEqual(expect.any(Object));
+    expect(Object.keys(defs)).toHaveLength(12);
+  });
+
+  it('alarms on failed invocations, incomplete passes and skips, notifying the topic', () => {
+    const topic = {
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':sns:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          ':tp-alarms',
+        ],
+      ],
+    };
+    tenants.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'tenantplane-dev-failed-invocations',
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId('dev') } }],
+      Statistic: 'Sum',
+      Period: 600,
+      EvaluationPeriods: 2,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [topic],
+    });
+    tenants.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'tenantplane-dev-incomplete-passes',
+      Namespace: 'Tenantplane',
+      MetricName: 'PassIncomplete',
+      Dimensions: [{ Name: 'tenant', Value: 'dev' }],
+      Statistic: 'Sum',
+      Threshold: 4,
+      AlarmActions: [topic],
+    });
+    tenants.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'tenantplane-dev-skips',
+      Namespace: 'Tenantplane',
+      MetricName: 'Skips',
+      Dimensions: [{ Name: 'tenant', Value: 'dev' }],
+      Threshold: 2,
+      AlarmActions: [topic],
+    });
+    tenants.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+  });
+
+  it('costs the documented number of resources per tenant', () => {
+    const count = Object.keys(tenants.toJSON().Resources as object).length;
+    // RESOURCES_PER_TENANT_STACK counts CDKMetadata, which `cdk synth` adds and a bare App does not.
+    expect(count).toBe(2 * RESOURCES_PER_TENANT + RESOURCES_PER_TENANT_STACK - 1);
+  });
+});
