@@ -205,14 +205,25 @@ export function compileKindRule(rule: KindRule): CompiledKindRule {
 }
 
 /**
- * Tenant credentials never leave the tenant, whatever the policy says: the `kube-root-ca.crt`
- * ConfigMap every namespace gets and service-account token Secrets.
+ * Objects that never leave the tenant, whatever the policy says. Tenant credentials: the
+ * `kube-root-ca.crt` ConfigMap every namespace gets and service-account token Secrets. And the
+ * tenant control plane's own `default/kubernetes` Service and Endpoints, which point at the
+ * tenant apiserver and mean nothing on the host.
  */
 export function isAlwaysExcluded(object: KubeObject): boolean {
   if (object.apiVersion !== 'v1') return false;
-  if (object.kind === 'ConfigMap') return object.metadata.name === 'kube-root-ca.crt';
-  if (object.kind === 'Secret') return object.type === 'kubernetes.io/service-account-token';
-  return false;
+  const { namespace, name } = object.metadata;
+  switch (object.kind) {
+    case 'ConfigMap':
+      return name === 'kube-root-ca.crt';
+    case 'Secret':
+      return object.type === 'kubernetes.io/service-account-token';
+    case 'Service':
+    case 'Endpoints':
+      return namespace === 'default' && name === 'kubernetes';
+    default:
+      return false;
+  }
 }
 
 /** True when the tenant object lives in a tenant system namespace. */

@@ -152,4 +152,16 @@ describe('isExcluded', () => {
     expect(isExcluded(secrets, secret('Opaque'))).toBe(false);
     expect(isExcluded(plain, cm('default', 'kube-root-ca.crt'))).toBe(true);
   });
+
+  it("always excludes the tenant apiserver's own default/kubernetes Service", () => {
+    const services = compileKindRule({ apiVersion: 'v1', kind: 'Service' });
+    const svc = (namespace: string, name: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { namespace, name },
+    });
+    expect(isExcluded(services, svc('default', 'kubernetes'))).toBe(true);
+    expect(isExcluded(services, svc('team-a', 'kubernetes'))).toBe(false);
+    expect(isExcluded(services, svc('default', 'web'))).toBe(false);
+  });
 });
