@@ -1,0 +1,310 @@
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import {
+  decisionEventMessage,
+  decisionEventName,
+  KubernetesEventsSink,
+  MAX_EVENT_MESSAGE,
+  PASS_SUMMARY_REASON,
+  selectDecisionEvents,
+  TENANT_CLUSTER_KIND,
+} from '../../../lib/adapters/events-sink.js';
+import {
+  ClusterError,
+  ClusterErrorReason,
+  type Decision,
+  DecisionAction,
+  type KubeObject,
+} from '../../../lib/ports/index.js';
+import { InMemoryCluster } from './in-memory-cluster.js';
+import { decision, passResult } from './support.js';
+
+const EVENT = { apiVersion: 'v1', kind: 'Event' };
+const { Create, Update, Delete, Skip } = DecisionAction;
+
+function events(host: InMemoryCluster): KubeObject[] {
+  return host.all(EVENT);
+}
+
+function decisionEvents(host: InMemoryCluster): KubeObject[] {
+  return events(host).filter((e) => e.reason !== PASS_SUMMARY_REASON);
+}
+
+function summaries(host: InMemoryCluster): KubeObject[] {
+  return events(host).filter((e) => e.reason === PASS_SUMMARY_REASON);
+}
+
+describe('KubernetesEventsSink', () => {
+  let host: InMemoryCluster;
+  let now: number;
+  let tc: KubeObject;
+  const clock = { now: () => now };
+
+  beforeEach(() => {
+    host = new InMemoryCluster();
+    now = Date.parse('2030-01-01T10:00:00.123Z');
+    tc = host.seed({
+      ...TENANT_CLUSTER_KIND,
+      metadata: { name: 'dev', uid: 'tc-uid-1' },
+      spec: { hostNamespace: 'tenant-dev' },
+    });
+  });
+
+  it('writes one Event per decision about the TenantCluster, plus a summary', async () => {
+    const sink = new KubernetesEventsSink({ hostApi: host, tenant: 'dev', clock });
+    const ds = [decision(Create, 'app'), decision(Delete, 'old'), decision(Update, 'cfg')];
+    for (const d of ds) sink.decision(d);
+    await sink.passFinished(passResult(ds));
+
+    const written = decisionEvents(host);
+    expect(written).toHaveLength(3);
+    const del = written.find((e) => e.reason === 'Delete')!;
+    expect(del).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { namespace: 'default' },
+      involvedObject: {
+        apiVersion: 'tenantplane.io/v1alpha1',
+        kind: 'TenantCluster',
+        name: 'dev',
+        uid: tc.metadata.uid,
+      },
+      type: 'Warning',
+      count: 1,
+      firstTimestamp: '2030-01-01T10:00:00Z',
+      lastTimestamp: '2030-01-01T10:00:00Z',
+      source: { component: 'tenantplane-sync' },
+      reportingComponent: 'tenantplane-sync',
+      message: 'ConfigMap default/old -> host tenant-dev/old-x-default-x-dev: Delete because old',
+    });
+    expect((del.involvedObject as Record<string, unknown>).namespace).toBeUndefined();
+    expect(del.metadata.annotations).toMatchObject({
+      'tenantplane.io/host-ref': 'tenant-dev/old-x-default-x-dev',
+      'tenantplane.io/tenant-ref': 'default/old',
+    });
+    for (const e of written.filter((x) => x.reason !== 'Delete')) expect(e.type).toBe('Normal');
+
+    expect(summaries(host)).toHaveLength(1);
+    expect(summaries(host)[0]).toMatchObject({
+      type: 'Normal',
+      message:
+        'Pass pass-1: 1 Create, 1 Update, 1 Delete, 0 Skip, 0 errors; complete. Every decision has its own Event.',
+    });
+    expect(sink.lastReport).toEqual({
+      passId: 'pass-1',
+      created: 3,
+      bumped: 0,
+      notEmitted: 0,
+      summary: 'created',
+      failures: [],
+    });
+  });
+
+  it('writes nothing for a pass that decided nothing, and nothing on a dry run', async () => {
+    const sink = new KubernetesEventsSink({ hostApi: host, tenant: 'dev', clock });
+    await sink.passFinished(passResult([]));
+    const dry = [decision(Create, 'a', { dryRun: true })];
+    await sink.passFinished(passResult(dry, { dryRun: true }));
+    expect(events(host)).toEqual([]);
+    expect(host.requestCount()).toEqual({ reads: 0, writes: 0 });
+  });
+
+  it('caps decision Events per pass, Deletes and Skips first, and says so in the summary', async () => {
+    const ds: Decision[] = [];
+    for (let i = 0; i < 30; i++) ds.push(decision(Create, `c${i}`));
+    for (let i = 0; i < 3; i++) ds.push(decision(Skip, `s${i}`));
+    for (let i = 0; i < 2; i++) ds.push(decision(Delete, `d${i}`));
+    const sink = new KubernetesEventsSink({ hostApi: host, tenant: 'dev', clock });
+    await sink.passFinished(passResult(ds));
+
+    const written = decisionEvents(host);
+    expect(written).toHaveLength(25);
+    expect(written.filter((e) => e.reason === 'Delete')).toHaveLength(2);
+    expect(written.filter((e) => e.reason === 'Skip')).toHaveLength(3);
+    expect(written.filter((e) => e.reason === 'Create')).toHaveLength(20);
+    const summary = summaries(host);
+    expect(summary).toHaveLength(1);
+    expect(summary[0]!.message).toContain('10 of 35 decisions are not shown as Events');
+    expect(summary[0]!.message).toContain('the logs have all of them (passId pass-1)');
+    expect(sink.lastReport?.notEmitted).toBe(10);
+  });
+
+  it('honours maxEventsPerPass', async () => {
+    const ds = [decision(Create, 'a'), decision(Create, 'b'), decision(Skip, 'c')];
+    const sink = new KubernetesEventsSink({
+      hostApi: host,
+      tenant: 'dev',
+      clock,
+      maxEventsPerPass: 1,
+    });
+    await sink.passFinished(passResult(ds));
+    expect(decisionEvents(host).map((e) => e.reason)).toEqual(['Skip']);
+    expect(summaries(host)[0]!.message).toContain('2 of 3 decisions are not shown');
+  });
+
+  it('bumps count and lastTimestamp of a decision that repeats every pass instead of adding Events', async () => {
+    const sink = new KubernetesEventsSink({ hostApi: host, tenant: 'dev', clock });
+    const skip = (passId: string) =>
+      decision(Skip, 'app', { passId, reason: 'host object is owned by another tenant source' });
+    await sink.passFinished(passResult([skip('p1')]));
+    now += 300_000;
+    await sink.passFinished(passResult([skip('p2')]));
+    now += 300_000;
+    await sink.passFinished(passResult([skip('p3')]));
+
+    const written = decisionEvents(host);
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatchObject({
+      count: 3,
+      firstTimestamp: '2030-01-01T10:00:00Z',
+      lastTimestamp: '2030-01-01T10:10:00Z',
+    });
+    expect(written[0]!.metadata.annotations?.['tenantplane.io/pass-id']).toBe('p3');
+    // The identical summaries of the three passes are one Event too.
+    expect(summaries(host)).toHaveLength(1);
+    expect(summaries(host)[0]!.count).toBe(3);
+    expect(summaries(host)[0]!.message).toContain('Pass p3:');
+    expect(sink.lastReport).toMatchObject({ created: 0, bumped: 1, summary: 'bumped' });
+  });
+
+  it('a different decision about the same object gets its own Event', async () => {
+    const sink = new KubernetesEventsSink({ hostApi: host, tenant: 'dev', clock });
+    await sink.passFinished(passResult([decision(Create, 'app')]));
+    await sink.passFinished(passResult([decision(Update, 'app', { passId: 'pass-2' })]));
+    await sink.passFinished(
+      passResult([decision(Update, 'app', { passId: 'pass-3', reason: 'data changed again' })]),
+    );
+    expect(decisionEvents(host)).toHaveLength(3);
+  });
+
+  it('names Events deterministically from the TenantCluster uid and what the decision is about', () => {
+    const a = decision(Skip, 'app', { passId: 'p1' });
+    const b = decision(Skip, 'app', { passId: 'p2', dryRun: true });
+    expect(decisionEventName('dev', 'u1', a)).toBe(decisionEventName('dev', 'u1', b));
+    expect(decisionEventName('dev', 'u1', a)).toMatch(/^dev\.[0-9a-f]{16}$/);
+    expect(decisionEventName('dev', 'u2', a)).not.toBe(decisionEventName('dev', 'u1', a));
+    for (const change of [
+      { action: Delete },
+      { kind: 'Secret' },
+      { apiVersion: 'v2' },
+      { tenantRef: { namespace: 'default', name: 'other' } },
+      { hostRef: { namespace: 'tenant-dev', name: 'other' } },
+      { reason: 'another reason' },
+    ] satisfies Partial<Decision>[]) {
+      expect(decisionEventName('dev', 'u1', { ...a, ...change })).not.toBe(
+        decisionEventName('dev', 'u1', a),
+      );
+    }
+  });
+
+  it('groups identical decisions of one pass into one Event with their count', async () => {
+    const sink = new KubernetesEventsSink({ hostApi: host, tenant: 'dev', clock });
+    await sink.passFinished(passResult([decision(Skip, 'x'), decision(Skip, 'x')]));
+    expect(decisionEvents(host)).toHaveLength(1);
+    expect(decisionEvents(host)[0]!.count).toBe(2);
+  });
+
+  it('marks an incomplete or erroring pass summary as Warning and says why', async () => {
+    const sink = new KubernetesEventsSink({ hostApi: host, tenant: 'dev', clock });
+    const ds = [decision(Create, 'a', { error: 'admission webhook denied the request' })];
+    await sink.passFinished(
+      passResult(ds, {
+        complete: false,
+        incompleteReason: 'write budget of 1 reached',
+        errors: [{ kind: 'ConfigMap', message: 'admission webhook denied the request' }],
+      }),
+    );
+    const summary = summaries(host)[0]!;
+    expect(summary.type).toBe('Warning');
+    expect(summary.message).toContain('1 error; incomplete: write budget of 1 reached.');
+    expect(decisionEvents(host)[0]!.message).toContain(
+      '(failed: admission webhook denied the request)',
+    );
+  });
+
+  it('cuts messages to 1024 characters', () => {
+    const d = decision(Skip, 'a', { reason: 'x'.repeat(5000) });
+    const message = decisionEventMessage(d);
+    expect(message.length).toBe(MAX_EVENT_MESSAGE);
+    expect(message.endsWith('…')).toBe(true);
+  });
+
+  it('uses the decisions it was given when the pass result carries none', async () => {
+    const sink = new KubernetesEventsSink({ hostApi: host, tenant: 'dev', clock });
+    const ds = [decision(Create, 'a'), decision(Create, 'b')];
+    for (const d of ds) sink.decision(d);
+    await sink.passFinished({ ...passResult(ds), decisions: [] });
+    expect(decisionEvents(host)).toHaveLength(2);
+  });
+
+  it('never throws into the pass: failures go to onError and the report', async () => {
+    const errors: Error[] = [];
+    const sink = new KubernetesEventsSink({
+      hostApi: host,
+      tenant: 'dev',
+      clock,
+      onError: (e) => errors.push(e),
+    });
+    host.failWith = (op, key) =>
+      op === 'create' && key.includes('/Event/')
+        ? new ClusterError(ClusterErrorReason.Forbidden, 'events is forbidden')
+        : undefined;
+    await expect(
+      sink.passFinished(passResult([decision(Create, 'a'), decision(Delete, 'b')])),
+    ).resolves.toBeUndefined();
+    expect(errors).toHaveLength(3);
+    expect(errors[0]!.message).toMatch(/for TenantCluster dev: events is forbidden$/);
+    expect(sink.lastReport).toMatchObject({ created: 0, summary: 'none' });
+    expect(sink.lastReport?.failures).toHaveLength(3);
+
+    // A throwing onError and a missing TenantCluster are contained too.
+    host.failWith = undefined;
+    host.objects.clear();
+    const throwing = new KubernetesEventsSink({
+      hostApi: host,
+      tenant: 'dev',
+      clock,
+      onError: () => {
+        throw new Error('boom');
+      },
+    });
+    await expect(
+      throwing.passFinished(passResult([decision(Create, 'a')])),
+    ).resolves.toBeUndefined();
+    expect(throwing.lastReport?.failures).toEqual([
+      'writing Events for TenantCluster dev: the TenantCluster does not exist on the host',
+    ]);
+    expect(events(host)).toEqual([]);
+  });
+
+  it('retries once when the Event changed between its GET and the update', async () => {
+    const sink = new KubernetesEventsSink({ hostApi: host, tenant: 'dev', clock });
+    await sink.passFinished(passResult([decision(Skip, 'a')]));
+    let conflicts = 1;
+    host.failWith = (op) => {
+      if (op === 'update' && conflicts > 0) {
+        conflicts -= 1;
+        return new ClusterError(ClusterErrorReason.Conflict, 'the object has been modified');
+      }
+      return undefined;
+    };
+    await sink.passFinished(passResult([decision(Skip, 'a', { passId: 'pass-2' })]));
+    expect(sink.lastReport?.failures).toEqual([]);
+    expect(decisionEvents(host)[0]!.count).toBe(2);
+  });
+});
+
+describe('selectDecisionEvents', () => {
+  it('orders Delete, Skip, then failed before successful, then pass order', () => {
+    const ds = [
+      decision(Update, 'u1'),
+      decision(Create, 'c1'),
+      decision(Create, 'c2', { error: 'denied' }),
+      decision(Skip, 's1'),
+      decision(Delete, 'd1'),
+    ];
+    const { selected, notEmitted } = selectDecisionEvents(ds, 4);
+    expect(selected.map((g) => g.decision.tenantRef.name)).toEqual(['d1', 's1', 'c2', 'c1']);
+    expect(notEmitted).toBe(1);
+    expect(selectDecisionEvents(ds, 0)).toEqual({ selected: [], notEmitted: 5 });
+  });
+});
