@@ -183,11 +183,12 @@ async function performUpdate(
 }
 
 /**
- * Applies one desired object, given what the host listing showed at its name (`undefined`:
- * nothing listed there). Creation is create-only; when the create meets an existing object (one
- * the managed listing could not show, e.g. a foreign object), the object is re-read and its
+ * Applies one desired object, given what the host listing of ALL objects of the kind in the host
+ * namespace showed at its name (`undefined`: nothing there). An occupied name is decided from the
+ * listing without any request (a persistent Skip costs nothing). Creation is create-only; when the
+ * create meets an object that appeared after the listing (a race), the object is re-read and its
  * provenance decides: a same-source copy is updated if needed, anything else is a Skip that names
- * the occupant. A dry run reads instead of writing and reaches the same outcome.
+ * the occupant. A dry run trusts the listing and makes no request at all.
  * Every write first asks `ctx.reserveWrite()`; a refusal returns `Deferred` without writing.
  */
 export async function applyObject(
@@ -209,32 +210,26 @@ export async function applyObject(
   }
   const createReason = `no host copy of tenant ${describeSource(source)} yet`;
   const { namespace, name } = desired.metadata;
-  let existing: KubeObject | undefined;
-  if (ctx.dryRun) {
-    existing = await ctx.hostApi.get(desired, namespace, name);
-    if (!existing) {
-      if (!ctx.reserveWrite()) return { action: 'Deferred', reason: 'write budget spent' };
-      return { action: 'Create', reason: createReason };
+  // A dry run spends the write budget too, so it stops where the real pass would.
+  if (!ctx.reserveWrite()) return { action: 'Deferred', reason: 'write budget spent' };
+  if (ctx.dryRun) return { action: 'Create', reason: createReason };
+  try {
+    await ctx.hostApi.create(desired);
+    return { action: 'Create', reason: createReason };
+  } catch (error) {
+    if (!isClusterError(error, 'AlreadyExists')) {
+      return { action: 'Create', reason: createReason, error };
     }
-  } else {
-    if (!ctx.reserveWrite()) return { action: 'Deferred', reason: 'write budget spent' };
-    try {
-      await ctx.hostApi.create(desired);
-      return { action: 'Create', reason: createReason };
-    } catch (error) {
-      if (!isClusterError(error, 'AlreadyExists')) {
-        return { action: 'Create', reason: createReason, error };
-      }
-    }
-    existing = await ctx.hostApi.get(desired, namespace, name);
-    // Gone again between the create and the read: the next pass creates it.
-    if (!existing) {
-      return {
-        action: 'Create',
-        reason: createReason,
-        error: new Error('the host name was taken and released again during the create'),
-      };
-    }
+  }
+  // The race fallback: the name was taken after the listing.
+  const existing = await ctx.hostApi.get(desired, namespace, name);
+  // Gone again between the create and the read: the next pass creates it.
+  if (!existing) {
+    return {
+      action: 'Create',
+      reason: createReason,
+      error: new Error('the host name was taken and released again during the create'),
+    };
   }
   const again = planApply(desired, existing, source);
   switch (again.action) {

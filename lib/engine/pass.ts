@@ -32,7 +32,6 @@ import {
   type SyncPolicy,
   TENANT_CLUSTER,
 } from './policy.js';
-import { managedSelector } from './reverse-mapping.js';
 import { toHostObject } from './transform.js';
 
 /** Bounds of one pass. */
@@ -192,7 +191,11 @@ class Pass {
     this.incompleteKinds.push(`${rule.kind}: ${why}`);
   }
 
-  /** Lists every page of a kind on the host (the managed objects of this tenant and kind). */
+  /**
+   * Lists every page of a kind in the host namespace: ALL objects, not only the managed ones, so a
+   * name occupied by a foreign object or another tenant's copy is seen here and decided (Skip)
+   * without a write. GC narrows the listing to this tenant's managed objects itself (`planGc`).
+   */
   private async listHost(rule: KindRule): Promise<KubeObject[] | undefined> {
     const items: KubeObject[] = [];
     let continueToken: string | undefined;
@@ -200,7 +203,6 @@ class Pass {
       if (this.stopped()) return undefined;
       const page = await this.options.hostApi.list(rule, {
         namespace: this.policy.hostNamespace,
-        labelSelector: managedSelector(this.options.tenant, rule.kind),
         limit: this.budget.pageSize,
         ...(continueToken ? { continueToken } : {}),
       });
