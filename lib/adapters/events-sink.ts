@@ -184,6 +184,7 @@ export function passSummaryMessage(
   result: PassResult,
   decisions: number,
   notEmitted: number,
+  maxEventsPerPass: number = DEFAULT_MAX_EVENTS_PER_PASS,
 ): string {
   const c = result.counts;
   const state = result.complete
@@ -193,7 +194,7 @@ export function passSummaryMessage(
   const shown =
     notEmitted === 0
       ? `Every decision has its own Event.`
-      : `${notEmitted} of ${decisions} decisions are not shown as Events (at most ${decisions - notEmitted} per pass); the logs have all of them (passId ${result.passId}).`;
+      : `${notEmitted} of ${decisions} decisions are not shown as Events (at most ${maxEventsPerPass} per pass); the logs have all of them (passId ${result.passId}).`;
   return truncate(
     `Pass ${result.passId}: ${c.Create} Create, ${c.Update} Update, ${c.Delete} Delete, ${c.Skip} Skip, ${errors} error${errors === 1 ? '' : 's'}; ${state}. ${shown}`,
   );
@@ -336,7 +337,7 @@ export class KubernetesEventsSink implements DecisionSink {
       name: `${this.tenant}.${hash([this.tenant, uid, ...summaryKey])}`,
       reason: PASS_SUMMARY_REASON,
       type: result.complete && result.errors.length === 0 ? 'Normal' : 'Warning',
-      message: passSummaryMessage(result, decisions.length, notEmitted),
+      message: passSummaryMessage(result, decisions.length, notEmitted, this.max),
       occurrences: 1,
       annotations: { [EventAnnotations.PassId]: result.passId },
     };
