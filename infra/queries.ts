@@ -2,34 +2,17 @@
  * CloudWatch Logs Insights saved queries over the sync function's JSON log lines (Powertools
  * Logger: `level`, `message`, `timestamp`, plus the LogSink's decision and pass fields).
  */
+import { DECISION_LOG_MESSAGE, PASS_LOG_MESSAGE } from '../lib/adapters/log-sink.js';
+
 export interface SavedQuery {
   /** Short name, used in the query definition's name `tenantplane/<tenant>/<what>`. */
   what: string;
   query: string;
 }
 
-/** The log fields the queries read; the handler and LogSink write them. */
-export const LogField = {
-  Message: 'message',
-  Level: 'level',
-  Action: 'action',
-  Kind: 'kind',
-  TenantNamespace: 'tenantNamespace',
-  TenantName: 'tenantName',
-  HostNamespace: 'hostNamespace',
-  HostName: 'hostName',
-  Reason: 'reason',
-  PassId: 'passId',
-  DryRun: 'dryRun',
-  Error: 'error',
-  Complete: 'complete',
-  IncompleteReason: 'incompleteReason',
-  DurationMs: 'durationMs',
-} as const;
-
-/** The `message` of a decision line and of the pass summary line. */
-export const DECISION_MESSAGE = 'decision';
-export const PASS_MESSAGE = 'pass finished';
+/** The `message` of a decision line and of the pass summary line (lib/adapters/log-sink.ts). */
+export const DECISION_MESSAGE = DECISION_LOG_MESSAGE;
+export const PASS_MESSAGE = PASS_LOG_MESSAGE;
 
 const DECISION_FIELDS =
   'fields @timestamp, action, kind, tenantNamespace, tenantName, hostNamespace, hostName, reason, passId, dryRun';
@@ -84,8 +67,8 @@ export function tenantQueries(): SavedQuery[] {
     {
       what: 'incomplete-passes',
       query: [
-        'fields @timestamp, passId, incompleteReason, durationMs',
-        `filter message = "${PASS_MESSAGE}" and complete = 0`,
+        'fields @timestamp, passId, incompleteReason, summary, durationMs',
+        `filter message = "${PASS_MESSAGE}" and ispresent(incompleteReason)`,
         'sort @timestamp desc',
         'limit 1000',
       ].join('\n| '),

@@ -285,7 +285,9 @@ describe('TenantSyncFunction', () => {
     expect(byName.get('tenantplane/dev/pass-durations')!.QueryString).toMatch(
       /stats .*pct\(durationMs, 95\)/,
     );
-    expect(byName.get('tenantplane/dev/incomplete-passes')!.QueryString).toContain('complete = 0');
+    expect(byName.get('tenantplane/dev/incomplete-passes')!.QueryString).toContain(
+      'ispresent(incompleteReason)',
+    );
     expect(defs).toEqual(expect.any(Object));
     expect(Object.keys(defs)).toHaveLength(12);
   });
