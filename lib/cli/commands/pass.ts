@@ -1,0 +1,50 @@
+/** `tenantplane sync` and `tenantplane plan`: one pass (or its dry run) from this machine. */
+import { KubernetesEventsSink } from '../../adapters/events-sink.js';
+import { LogSink } from '../../adapters/log-sink.js';
+import { runPass } from '../../engine/index.js';
+import type { DecisionSink } from '../../ports/index.js';
+import { openClusters } from '../clusters.js';
+import { type ExitCode, exitCodeForPass } from '../exit-codes.js';
+import { painter, passReport, progressLine } from '../format.js';
+import { type CliIo, colorsEnabled, jsonLines, localLog } from '../io.js';
+import { budgetFromFlags, checkTenantName, type PassFlags } from '../options.js';
+
+export interface PassCommandOptions {
+  dryRun: boolean;
+}
+
+export async function passCommand(
+  tenantArg: string,
+  flags: PassFlags,
+  io: CliIo,
+  options: PassCommandOptions,
+): Promise<ExitCode> {
+  const tenant = checkTenantName(tenantArg);
+  const clusters = openClusters(flags, localLog(io));
+  try {
+    const tenantApi = await clusters.tenant();
+    const hostApi = await clusters.host();
+    const sinks: DecisionSink[] = [];
+    if (flags.output === 'json') sinks.push(new LogSink(jsonLines(io)));
+    if (!options.dryRun) sinks.push(new KubernetesEventsSink({ hostApi, tenant }));
+    const progress = progressLine(io.err, io.stderrIsTTY);
+    let result: Awaited<ReturnType<typeof runPass>>;
+    try {
+      result = await runPass({
+        tenant,
+        tenantApi,
+        hostApi,
+        sinks,
+        dryRun: options.dryRun,
+        budget: budgetFromFlags(flags, Date.now()),
+        onProgress: (p) => progress.update(p, options.dryRun ? 'to write' : 'written'),
+      });
+    } finally {
+      progress.done();
+    }
+    if (flags.output === 'table') io.out(passReport(result, painter(colorsEnabled(io))));
+    return exitCodeForPass(result);
+  } finally {
+    await clusters.close();
+  }
+}

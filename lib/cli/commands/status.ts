@@ -1,0 +1,136 @@
+/** `tenantplane status <tenant>`: the TenantCluster's policy, last pass and recent Events. */
+import {
+  InvalidPolicyError,
+  parseSyncPolicy,
+  type SyncPolicy,
+  TENANT_CLUSTER,
+  TenantClusterNotFoundError,
+} from '../../engine/index.js';
+import { isClusterError, type KubeObject } from '../../ports/index.js';
+import type { ClusterFlags } from '../clusters.js';
+import { openClusters } from '../clusters.js';
+import { formatDuration } from '../duration.js';
+import { CommandError, errorText } from '../errors.js';
+import { type EventView, eventTable, tenantClusterEvents } from '../events.js';
+import { ExitCode } from '../exit-codes.js';
+import { formatTable, painter } from '../format.js';
+import { type CliIo, colorsEnabled, localLog } from '../io.js';
+import { checkTenantName, type OutputFlags } from '../options.js';
+
+export interface StatusFlags extends ClusterFlags, OutputFlags {
+  events: number;
+}
+
+/** `status.lastPass` as the CRD stores it. */
+export interface LastPass {
+  passId?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  durationMs?: number;
+  complete?: boolean;
+  incompleteReason?: string;
+  counts?: Partial<Record<'Create' | 'Update' | 'Delete' | 'Skip', number>>;
+  errorCount?: number;
+  errors?: string[];
+}
+
+export interface StatusReport {
+  tenant: string;
+  spec: unknown;
+  policy?: SyncPolicy;
+  policyError?: string;
+  lastPass?: LastPass;
+  events: EventView[];
+  eventsError?: string;
+}
+
+function lastPassOf(object: KubeObject): LastPass | undefined {
+  const status = object.status;
+  if (typeof status !== 'object' || status === null) return undefined;
+  const lastPass = (status as Record<string, unknown>).lastPass;
+  return typeof lastPass === 'object' && lastPass !== null ? (lastPass as LastPass) : undefined;
+}
+
+export function statusText(report: StatusReport, now: number, paint = painter(false)): string {
+  const rows: string[][] = [];
+  rows.push(['TenantCluster:', report.tenant]);
+  if (report.policy) {
+    const p = report.policy;
+    rows.push(['Host namespace:', p.hostNamespace]);
+    rows.push(['Paused:', p.paused ? paint('yellow', 'yes (passes write nothing)') : 'no']);
+    rows.push(['Kinds (toHost):', p.toHost.map((r) => `${r.kind} (${r.apiVersion})`).join(', ')]);
+  } else {
+    rows.push(['Policy:', paint('red', `invalid: ${report.policyError}`)]);
+  }
+  const lp = report.lastPass;
+  if (!lp) {
+    rows.push(['Last pass:', `none yet (run: tenantplane sync ${report.tenant})`]);
+  } else {
+    rows.push(['Last pass:', lp.passId ?? '<unknown>']);
+    const took = lp.durationMs !== undefined ? ` (took ${formatDuration(lp.durationMs)})` : '';
+    rows.push(['  Finished:', `${lp.finishedAt ?? '<unknown>'}${took}`]);
+    rows.push([
+      '  Complete:',
+      lp.complete
+        ? paint('green', 'yes')
+        : paint('yellow', `no: ${lp.incompleteReason ?? 'work was left for the next pass'}`),
+    ]);
+    const c = lp.counts ?? {};
+    rows.push([
+      '  Decisions:',
+      `${c.Create ?? 0} Create, ${c.Update ?? 0} Update, ${c.Delete ?? 0} Delete, ${c.Skip ?? 0} Skip`,
+    ]);
+    rows.push(['  Errors:', String(lp.errorCount ?? lp.errors?.length ?? 0)]);
+    for (const e of lp.errors ?? []) rows.push(['', paint('red', e)]);
+  }
+  let out = `${formatTable(rows, 1)}\n\n`;
+  if (report.eventsError) out += `Events: could not be read (${report.eventsError})\n`;
+  else if (report.events.length === 0) out += 'Events: none\n';
+  else out += `Recent events (latest first):\n${eventTable(report.events, now)}\n`;
+  return out;
+}
+
+export async function statusCommand(
+  tenantArg: string,
+  flags: StatusFlags,
+  io: CliIo,
+): Promise<ExitCode> {
+  const tenant = checkTenantName(tenantArg);
+  const clusters = openClusters(flags, localLog(io));
+  try {
+    const hostApi = await clusters.host();
+    let object: KubeObject | undefined;
+    try {
+      object = await hostApi.get(TENANT_CLUSTER, undefined, tenant);
+    } catch (error) {
+      if (isClusterError(error, 'Transport')) {
+        throw new CommandError(`the host cluster is unreachable: ${errorText(error)}`, {
+          cause: error,
+        });
+      }
+      throw new CommandError(`could not read TenantCluster "${tenant}": ${errorText(error)}`, {
+        cause: error,
+      });
+    }
+    if (!object) throw new TenantClusterNotFoundError(tenant);
+    const report: StatusReport = { tenant, spec: object.spec, events: [] };
+    try {
+      report.policy = parseSyncPolicy(tenant, object.spec);
+    } catch (error) {
+      if (!(error instanceof InvalidPolicyError)) throw error;
+      report.policyError = error.problems.join('; ');
+    }
+    const lastPass = lastPassOf(object);
+    if (lastPass) report.lastPass = lastPass;
+    try {
+      report.events = (await tenantClusterEvents(hostApi, tenant)).slice(0, flags.events);
+    } catch (error) {
+      report.eventsError = errorText(error);
+    }
+    if (flags.output === 'json') io.out(`${JSON.stringify(report)}\n`);
+    else io.out(statusText(report, Date.now(), painter(colorsEnabled(io))));
+    return ExitCode.Ok;
+  } finally {
+    await clusters.close();
+  }
+}

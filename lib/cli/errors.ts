@@ -1,0 +1,43 @@
+/**
+ * How the command turns failures into an exit status and one plain sentence on stderr.
+ */
+import { CommanderError } from 'commander';
+import { ExitCode } from './exit-codes.js';
+
+/** A bad argument or a bad combination of flags, found after commander's own parsing. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** A failure the command reports as such (exit 1), with a message already fit for an operator. */
+export class CommandError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'CommandError';
+  }
+}
+
+/** The exit status for an error that ended a command. */
+export function exitCodeForError(error: unknown): ExitCode {
+  if (error instanceof UsageError) return ExitCode.Usage;
+  if (error instanceof CommanderError) {
+    // --help and --version "fail" with exit code 0; every parse error is bad usage.
+    return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+  }
+  return ExitCode.Failed;
+}
+
+/**
+ * The message printed for an error: its own message, as one line, never a stack. Messages come
+ * from our own errors and the adapters', which name where a kubeconfig came from, never its
+ * content. A multi-line message keeps its lines only when asked (local control plane start-up
+ * failures carry a log tail worth reading).
+ */
+export function errorText(error: unknown, keepLines = false): string {
+  const raw = error instanceof Error ? error.message : String(error);
+  const text = keepLines ? raw.trim() : raw.replace(/\s*\n\s*/g, ' ').trim();
+  return text === '' ? 'unknown error' : text;
+}

@@ -1,0 +1,105 @@
+/** Flags shared by several commands, declared once so their spelling and help never drift. */
+import { type Command, Option } from 'commander';
+import type { Budget } from '../engine/index.js';
+import type { ClusterFlags } from './clusters.js';
+import { parseDuration, parseWholeNumber } from './duration.js';
+import { UsageError } from './errors.js';
+import { type OutputFormat, OutputFormats } from './format.js';
+
+export function addClusterOptions(command: Command): Command {
+  return command
+    .option('--tenant-kubeconfig <path>', 'kubeconfig file of the tenant cluster')
+    .option('--host-kubeconfig <path>', 'kubeconfig file of the host cluster')
+    .option('--context <name>', 'kubeconfig context for both clusters')
+    .option(
+      '--tenant-context <name>',
+      'kubeconfig context for the tenant cluster (overrides --context)',
+    )
+    .option(
+      '--host-context <name>',
+      'kubeconfig context for the host cluster (overrides --context)',
+    )
+    .option(
+      '--secrets <tenantSecretId,hostSecretId>',
+      'load both kubeconfigs from AWS Secrets Manager instead of files',
+    );
+}
+
+export function addOutputOption(command: Command): Command {
+  return command.addOption(
+    new Option('-o, --output <format>', 'output format').choices(OutputFormats).default('table'),
+  );
+}
+
+function flagParser(flag: string, parse: (text: string) => number) {
+  return (text: string): number => {
+    try {
+      return parse(text);
+    } catch (error) {
+      if (error instanceof UsageError && !error.message.startsWith(flag)) {
+        throw new UsageError(`${flag}: ${error.message}`);
+      }
+      throw error;
+    }
+  };
+}
+
+export function addBudgetOptions(command: Command): Command {
+  return command
+    .option(
+      '--deadline <duration>',
+      'stop starting new work after this long, e.g. 30s, 2m, 1m30s (default: no deadline)',
+      flagParser('--deadline', parseDuration),
+    )
+    .option(
+      '--max-writes <n>',
+      'write at most n host objects (create, update, delete) in this pass (default: no limit)',
+      flagParser('--max-writes', (t) => parseWholeNumber(t, '--max-writes', 0)),
+    )
+    .option(
+      '--page-size <n>',
+      'tenant objects per LIST page (default: 500)',
+      flagParser('--page-size', (t) => parseWholeNumber(t, '--page-size', 1)),
+    )
+    .option(
+      '--concurrency <n>',
+      'host writes in flight at once (default: 8)',
+      flagParser('--concurrency', (t) => parseWholeNumber(t, '--concurrency', 1)),
+    );
+}
+
+export interface BudgetFlags {
+  deadline?: number;
+  maxWrites?: number;
+  pageSize?: number;
+  concurrency?: number;
+}
+
+export interface OutputFlags {
+  output: OutputFormat;
+}
+
+export type PassFlags = ClusterFlags & BudgetFlags & OutputFlags;
+
+/** The engine budget for the flags; the deadline counts from `now`. */
+export function budgetFromFlags(flags: BudgetFlags, now: number): Partial<Budget> {
+  const budget: Partial<Budget> = {};
+  if (flags.deadline !== undefined) budget.deadline = now + flags.deadline;
+  if (flags.maxWrites !== undefined) budget.maxWrites = flags.maxWrites;
+  if (flags.pageSize !== undefined) budget.pageSize = flags.pageSize;
+  if (flags.concurrency !== undefined) budget.concurrency = flags.concurrency;
+  return budget;
+}
+
+/** A TenantCluster name: a DNS-1123 label (it is a label value on every host object). */
+const TENANT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** @throws UsageError unless `tenant` can name a TenantCluster. */
+export function checkTenantName(tenant: string): string {
+  if (!TENANT_NAME.test(tenant) || tenant.length > 63) {
+    throw new UsageError(
+      `invalid tenant cluster name ${JSON.stringify(tenant)}: it must be a DNS-1123 label (lowercase letters, digits and '-', at most 63 characters)`,
+    );
+  }
+  return tenant;
+}

@@ -1,0 +1,128 @@
+/**
+ * `npm start` on a machine with no configuration: it gets its own state directory (and so its
+ * own etcd + tenant + host apiservers) through XDG_STATE_HOME, runs twice, and is stopped after.
+ * The binaries come from the shared cache, as on a warm machine.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { demoHostName, LONG_SAMPLE_NAME } from '../../../lib/cli/demo.js';
+import { stopControlPlane } from '../../../lib/localcluster/index.js';
+import { type CliRun, runProcess } from './support.js';
+
+let stateHome: string;
+let env: NodeJS.ProcessEnv;
+const runs: CliRun[] = [];
+
+function npmStart(): Promise<CliRun> {
+  return runProcess('npm', ['start', '--silent'], env, 300_000);
+}
+
+function expectOk(run: CliRun) {
+  if (run.code !== 0) {
+    throw new Error(`npm start exited ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
+  }
+}
+
+beforeAll(async () => {
+  stateHome = await mkdtemp(join(tmpdir(), 'tenantplane-start-'));
+  env = { ...process.env, XDG_STATE_HOME: stateHome, NO_COLOR: '1' };
+  // Not the test clusters: npm start must find its own way.
+  delete env.TENANTPLANE_TENANT_KUBECONFIG;
+  delete env.TENANTPLANE_HOST_KUBECONFIG;
+});
+
+afterAll(async () => {
+  if (!stateHome) return;
+  await stopControlPlane(join(stateHome, 'tenantplane', 'local'));
+  await rm(stateHome, { recursive: true, force: true });
+}, 60_000);
+
+describe('npm start', () => {
+  it('first run: starts the clusters, seeds "dev", syncs, shows Decisions, Events and next steps', async () => {
+    const run = await npmStart();
+    runs.push(run);
+    expectOk(run);
+    const out = run.stdout;
+    const hashed = demoHostName('shop', LONG_SAMPLE_NAME);
+
+    expect(run.stderr).toMatch(/\[local\] starting kube-apiserver 'tenant'/);
+    expect(out).toContain('First run: sample tenant cluster "dev"');
+    expect(out).toContain('host TenantCluster dev (hostNamespace tenant-dev)');
+    expect(out).toContain('tenant Secret billing/payment-gateway');
+
+    // The Decisions: 5 Creates (4 ConfigMaps, 1 Secret), none for kube-system.
+    expect(out).toMatch(/^ACTION\s+KIND\s+TENANT OBJECT\s+HOST OBJECT\s+REASON$/m);
+    expect(out).toMatch(
+      /^Create\s+ConfigMap\s+default\/app-settings\s+tenant-dev\/app-settings-x-default-x-dev\s/m,
+    );
+    expect(out).toMatch(
+      new RegExp(
+        `^Create\\s+ConfigMap\\s+shop/${LONG_SAMPLE_NAME}\\s+tenant-dev/${hashed}\\s`,
+        'm',
+      ),
+    );
+    expect(out).toMatch(
+      /^Create\s+Secret\s+billing\/payment-gateway\s+tenant-dev\/payment-gateway-x-billing-x-dev\s/m,
+    );
+    expect(out).toContain('Decisions: 5 Create, 0 Update, 0 Delete, 0 Skip');
+    expect(out).not.toMatch(/^\w+\s+ConfigMap\s+kube-system\//m);
+    expect(out).toContain('Never synced: ConfigMap kube-system/tenant-internal-settings');
+    expect(out).toContain('no host copy exists');
+
+    // kubectl describe tenantcluster dev, as printed by the built kubectl.
+    expect(out).toContain('== kubectl describe tenantcluster dev');
+    expect(out).toMatch(/^Name:\s+dev$/m);
+    expect(out).toMatch(/^Kind:\s+TenantCluster$/m);
+    expect(out).toMatch(/^Events:$/m);
+    expect(out).toMatch(/^\s+Normal\s+Create\s+.*app-settings-x-default-x-dev/m);
+
+    // What to try next, with real names.
+    expect(out).toMatch(
+      /kubectl --kubeconfig \S+tenant\.kubeconfig -n shop patch configmap storefront --type merge -p '\{"data":\{"theme":"light"\}\}'/,
+    );
+    expect(out).toMatch(
+      /kubectl --kubeconfig \S+tenant\.kubeconfig -n billing delete configmap invoice-template/,
+    );
+    expect(out).toContain('npx tenantplane plan dev');
+    expect(out).toContain(`npx tenantplane explain tenant-dev/${hashed}`);
+    expect(out).toContain('npm run cluster:down');
+  }, 600_000);
+
+  it('second run: makes zero writes and says so', async () => {
+    const run = await npmStart();
+    runs.push(run);
+    expectOk(run);
+    const out = run.stdout;
+    expect(run.stderr).not.toContain('starting kube-apiserver');
+    expect(out).toContain('exist from an earlier run; they are left as they are.');
+    expect(out).toContain(
+      'No decisions: the host already matched the tenant; nothing was written.',
+    );
+    expect(out).toContain('Decisions: 0 Create, 0 Update, 0 Delete, 0 Skip');
+    expect(out).toMatch(
+      /setup \(namespaces, TenantCluster, samples\): tenant \d+ reads? \/ 0 writes, host \d+ reads? \/ 0 writes/,
+    );
+    expect(out).toMatch(/pass: +tenant \d+ reads? \/ 0 writes, host \d+ reads? \/ 0 writes/);
+    expect(out).toContain(
+      'Zero writes: the samples already existed and the host already matched the tenant.',
+    );
+  }, 300_000);
+
+  it('the CLI then finds the same local clusters by default', async () => {
+    const { NODE, BIN } = await import('./support.js');
+    const run = await runProcess(
+      NODE,
+      [BIN, 'explain', `tenant-dev/${demoHostName('shop', LONG_SAMPLE_NAME)}`],
+      env,
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      new RegExp(`^Source:\\s+ConfigMap shop/${LONG_SAMPLE_NAME} \\(uid `, 'm'),
+    );
+    const plan = await runProcess(NODE, [BIN, 'plan', 'dev'], env);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain('No decisions');
+  }, 120_000);
+});

@@ -1,0 +1,122 @@
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { CliIo } from '../../../lib/cli/io.js';
+import { run } from '../../../lib/cli/program.js';
+
+function capture(): CliIo & { stdout: () => string; stderr: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    env: {},
+    stdout: () => out,
+    stderr: () => err,
+  };
+}
+
+describe('tenantplane (in-process)', () => {
+  it('prints help with examples and exit codes, exit 0', async () => {
+    const io = capture();
+    expect(await run(['--help'], io)).toBe(0);
+    const help = io.stdout();
+    for (const command of ['sync', 'plan', 'explain', 'status', 'name', 'trigger']) {
+      expect(help).toMatch(new RegExp(`^  ${command} `, 'm'));
+    }
+    expect(help).toContain('Examples:');
+    expect(help).toMatch(/Exit status:[\s\S]*0 {2}complete pass[\s\S]*3 {2}incomplete pass/);
+  });
+
+  it.each(['sync', 'plan', 'explain', 'status', 'name', 'trigger'])(
+    '%s --help has examples',
+    async (command) => {
+      const io = capture();
+      expect(await run([command, '--help'], io)).toBe(0);
+      expect(io.stdout()).toContain(`Usage: tenantplane ${command}`);
+      expect(io.stdout()).toContain(`$ tenantplane ${command}`);
+    },
+  );
+
+  it('refuses an unknown flag with exit 2 and one clear line', async () => {
+    const io = capture();
+    expect(await run(['sync', 'dev', '--bogus'], io)).toBe(2);
+    expect(io.stderr()).toMatch(/^error: unknown option '--bogus'/);
+    expect(io.stdout()).toBe('');
+  });
+
+  it.each([
+    [['sync'], /missing required argument 'tenant'/],
+    [['sync', 'dev', 'extra'], /too many arguments/],
+    [['sync', 'dev', '--deadline', '30'], /--deadline: invalid duration "30"/],
+    [['plan', 'dev', '--max-writes', '-1'], /--max-writes/],
+    [['sync', 'dev', '-o', 'yaml'], /argument 'yaml' is invalid/],
+    [['sync', 'Not_A_Name'], /invalid tenant cluster name/],
+    [['sync', 'dev', '--host-kubeconfig', 'h.yaml'], /go together/],
+    [['explain', 'no-slash'], /<host-namespace>\/<host-name>/],
+    [['explain', 'ns/x', '--kind', 'Widget'], /--api-version/],
+    [['frobnicate'], /unknown command 'frobnicate'/],
+    [['name', 'a', 'b'], /missing required argument 'tenant'/],
+  ])('%j is bad usage (exit 2)', async (argv, message) => {
+    const io = capture();
+    expect(await run(argv, io)).toBe(2);
+    expect(io.stderr()).toMatch(message);
+    expect(io.stderr()).not.toMatch(/\n\s+at /);
+  });
+
+  it('prints a host name', async () => {
+    const io = capture();
+    expect(await run(['name', 'nginx', 'default', 'dev'], io)).toBe(0);
+    expect(io.stdout()).toBe('nginx-x-default-x-dev\n');
+  });
+
+  it('prints the version', async () => {
+    const io = capture();
+    expect(await run(['--version'], io)).toBe(0);
+    expect(io.stdout()).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+});
+
+describe('tenantplane trigger', () => {
+  const eventBridge = mockClient(EventBridgeClient);
+  beforeEach(() => {
+    eventBridge.reset();
+  });
+
+  it('puts a SyncRequested event and prints its id', async () => {
+    eventBridge
+      .on(PutEventsCommand)
+      .resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-9' }] });
+    const io = capture();
+    const client = new EventBridgeClient({ region: 'eu-west-1' });
+    expect(
+      await run(['trigger', 'dev', '--event-bus', 'tp-prod', '--dry-run'], io, {
+        eventBridgeClient: client,
+      }),
+    ).toBe(0);
+    expect(io.stdout()).toBe(
+      'Requested a dry-run sync of tenant cluster "dev" on event bus tp-prod (event id e-9).\n',
+    );
+    const input = eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input;
+    expect(input.Entries?.[0]).toMatchObject({
+      EventBusName: 'tp-prod',
+      Detail: '{"tenant":"dev","dryRun":true}',
+    });
+  });
+
+  it('fails with exit 1 and one line when the bus refuses', async () => {
+    eventBridge.on(PutEventsCommand).rejects(new Error('AccessDenied: not allowed'));
+    const io = capture();
+    const client = new EventBridgeClient({ region: 'eu-west-1' });
+    expect(await run(['trigger', 'dev'], io, { eventBridgeClient: client })).toBe(1);
+    expect(io.stderr()).toBe(
+      'error: could not put SyncRequested for tenant dev on event bus tenantplane: AccessDenied: not allowed\n',
+    );
+  });
+});
