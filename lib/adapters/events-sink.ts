@@ -10,9 +10,9 @@
  *
  * Flood control, after client-go's recorder (a burst of 25 per object):
  * - at most `maxEventsPerPass` (default 25) decision Events per pass, Deletes and Skips first;
- * - one `PassSummary` Event per pass that made decisions (counts, complete or why not, how many
- *   decisions are not shown as Events; the logs have all of them); none for a pass that decided
- *   nothing;
+ * - one `PassSummary` Event per pass that made decisions or had errors (counts, complete or why
+ *   not, how many decisions are not shown as Events; the logs have all of them); none for a clean
+ *   pass that decided nothing;
  * - an Event's name is a hash of what the decision is about (TenantCluster uid, action, kind,
  *   tenant ref, host ref, reason), so a decision that repeats every pass (a persistent Skip) finds
  *   its Event with one GET and bumps `count` and `lastTimestamp` instead of adding an Event.
@@ -253,7 +253,10 @@ export class KubernetesEventsSink implements DecisionSink {
       failures: [],
     };
     this.report = report;
-    if (result.dryRun || decisions.length === 0) return;
+    // A pass that decided nothing stays silent unless it failed somewhere: an operator reading
+    // `kubectl describe` must see a pass whose listing or writes failed.
+    const quiet = decisions.length === 0 && result.complete && result.errors.length === 0;
+    if (result.dryRun || quiet) return;
     try {
       await this.writeEvents(result, decisions, report);
     } catch (error) {

@@ -108,6 +108,26 @@ describe('KubernetesEventsSink', () => {
     expect(host.requestCount()).toEqual({ reads: 0, writes: 0 });
   });
 
+  it('writes a Warning summary for a pass that decided nothing but failed somewhere', async () => {
+    const sink = new KubernetesEventsSink({ hostApi: host, tenant: 'dev', clock });
+    await sink.passFinished(
+      passResult([], {
+        complete: false,
+        incompleteReason:
+          'ConfigMap: the tenant listing failed, so its garbage collection was skipped',
+        errors: [
+          { kind: 'ConfigMap', message: 'listing tenant ConfigMap objects failed: forbidden' },
+        ],
+      }),
+    );
+    expect(decisionEvents(host)).toEqual([]);
+    expect(summaries(host)).toHaveLength(1);
+    expect(summaries(host)[0]).toMatchObject({ type: 'Warning' });
+    expect(String(summaries(host)[0]?.message)).toMatch(
+      /1 error; incomplete: ConfigMap: the tenant listing failed/,
+    );
+  });
+
   it('caps decision Events per pass, Deletes and Skips first, and says so in the summary', async () => {
     const ds: Decision[] = [];
     for (let i = 0; i < 30; i++) ds.push(decision(Create, `c${i}`));
