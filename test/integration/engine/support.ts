@@ -77,6 +77,8 @@ export interface TenantOptions {
   toHost?: KindRef[] | 'default';
   /** Extra tenant namespaces to create (e.g. `kube-system` exists already). */
   extraNamespaces?: string[];
+  /** Share this host namespace (another tenant's) instead of making `h-<name>`. */
+  hostNamespace?: string;
 }
 
 /** Creates a fresh tenant: `<base>-<run>` with its own namespaces on both clusters. */
@@ -86,7 +88,7 @@ export async function createTenant(
   options: TenantOptions = {},
 ): Promise<Tenant> {
   const name = `${base}-${RUN}`;
-  const hostNamespace = `h-${name}`;
+  const hostNamespace = options.hostNamespace ?? `h-${name}`;
   const vns = { a: `${name}-a`, b: `${name}-b` };
   const toHost = options.toHost ?? [CONFIGMAP];
   const spec: Record<string, unknown> = { hostNamespace };
