@@ -365,6 +365,33 @@ describe('exit codes', () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('--tenant-context/--host-context pick contexts; an unknown --context exits 1', async () => {
+    const clusters = integrationClusters();
+    const contextOf = async (path: string) =>
+      (parse(await readFile(path, 'utf8')) as { 'current-context': string })['current-context'];
+    const run = await tenantplane([
+      'status',
+      tenant,
+      ...kubeconfigFlags,
+      '--tenant-context',
+      await contextOf(clusters.tenantKubeconfigPath),
+      '--host-context',
+      await contextOf(clusters.hostKubeconfigPath),
+    ]);
+    expectExit(run, 0);
+    const bad = await tenantplane([
+      'status',
+      tenant,
+      ...kubeconfigFlags,
+      '--context',
+      'no-such-context',
+    ]);
+    expectExit(bad, 1);
+    expect(bad.stderr).toContain(clusters.hostKubeconfigPath);
+    expect(bad.stderr).toContain('no-such-context');
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('help exits 0 and a bad flag exits 2', async () => {
     const help = await tenantplane(['--help']);
     expectExit(help, 0);
