@@ -32,7 +32,7 @@ import {
   type SyncPolicy,
   TENANT_CLUSTER,
 } from './policy.js';
-import { toHostObject } from './transform.js';
+import { stableJson, toHostObject } from './transform.js';
 
 /** Bounds of one pass. */
 export interface Budget {
@@ -69,7 +69,19 @@ export interface PassOptions {
   dryRun?: boolean;
   passId?: string;
   onProgress?: (progress: PassProgress) => void;
+  /**
+   * How old `status.lastPass` may grow before a clean pass that changed nothing rewrites it (default
+   * {@link DEFAULT_STATUS_REPORT_INTERVAL_MS}); 0 rewrites it after every pass.
+   */
+  statusReportIntervalMs?: number;
 }
+
+/**
+ * An unchanged, clean pass rewrites `status.lastPass` only when the recorded one is older than
+ * this. Like the kubelet's node status (report on change, else every few minutes), it keeps a
+ * steady state write-free while the status's age still tells an operator that passes run.
+ */
+export const DEFAULT_STATUS_REPORT_INTERVAL_MS = 10 * 60_000;
 
 /** Maximum errors written to status.lastPass.errors (the CRD's maxItems). */
 const STATUS_ERRORS = 20;
@@ -457,18 +469,47 @@ export function lastPassStatus(result: PassResult): Record<string, unknown> {
   };
 }
 
+/** The parts of `status.lastPass` that say whether the pass was in trouble. */
+function troubleOf(lastPass: Record<string, unknown>): string {
+  const { complete, incompleteReason, errorCount, errors } = lastPass;
+  return stableJson([complete, incompleteReason ?? null, errorCount ?? 0, errors ?? []]);
+}
+
+/**
+ * Whether this pass must write `status.lastPass`. A pass that decided anything, or whose trouble
+ * (incomplete, errors) differs from the recorded pass's, always reports. A clean pass that
+ * changed nothing leaves the recorded pass in place until it is older than `intervalMs`, so
+ * `status.lastPass` is the latest pass that acted, failed or recovered, refreshed at least every
+ * interval.
+ */
+export function statusReportDue(
+  recorded: unknown,
+  next: Record<string, unknown>,
+  nowMs: number,
+  intervalMs: number = DEFAULT_STATUS_REPORT_INTERVAL_MS,
+): boolean {
+  if (recorded === null || typeof recorded !== 'object') return true;
+  const previous = recorded as Record<string, unknown>;
+  const counts = (next.counts ?? {}) as Record<string, number>;
+  if (Object.values(counts).some((n) => n > 0)) return true;
+  if (troubleOf(previous) !== troubleOf(next)) return true;
+  const finishedAt = Date.parse(String(previous.finishedAt));
+  return !Number.isFinite(finishedAt) || nowMs - finishedAt >= intervalMs;
+}
+
 /**
  * Runs one bounded convergence pass for `tenant`: reads its TenantCluster from the host, parses
  * the SyncPolicy, converges every `toHost` kind in order, then (unless dry run) writes
- * `status.lastPass`, and finally hands the result to every sink's `passFinished`.
+ * `status.lastPass` (when the pass acted, failed or recovered, or the recorded pass is older
+ * than the status report interval; see {@link statusReportDue}), and finally hands the result to every sink's `passFinished`.
  *
  * Per-object and per-kind failures (a rejected write, a kind whose listing is forbidden or not
  * installed) are aggregated into `errors`; a failed or truncated listing makes the pass
  * incomplete and skips that kind's GC. When a bound stops the pass, no new work starts, writes
  * in flight finish, and `incompleteReason` says why; the next pass picks up the rest.
  *
- * `requests` counts the pass's own requests; the final status write is not included, so a
- * steady-state pass reports zero writes.
+ * `requests` counts the pass's own requests; the status write is not included (`statusWritten`
+ * says whether it happened), so a steady-state pass reports zero writes and makes none.
  *
  * @throws TenantClusterNotFoundError, InvalidPolicyError, ClusterUnreachableError (the first
  * request to a cluster failed at the transport level), or PassError (the TenantCluster could not
@@ -528,11 +569,14 @@ export async function runPass(options: PassOptions): Promise<PassResult> {
   if (!complete) result.incompleteReason = reasons.join('; ');
   if (note) result.note = note;
 
-  if (!dryRun && !policy.paused) {
+  result.statusWritten = false;
+  const lastPass = lastPassStatus(result);
+  const recorded = (tenantCluster.status as { lastPass?: unknown } | undefined)?.lastPass;
+  const due = statusReportDue(recorded, lastPass, finishedAtMs, options.statusReportIntervalMs);
+  if (!dryRun && !policy.paused && due) {
     try {
-      await hostApi.patchStatus(TENANT_CLUSTER, undefined, tenant, {
-        lastPass: lastPassStatus(result),
-      });
+      await hostApi.patchStatus(TENANT_CLUSTER, undefined, tenant, { lastPass });
+      result.statusWritten = true;
     } catch (error) {
       result.errors.push({
         kind: TENANT_CLUSTER.kind,

@@ -64,6 +64,8 @@ export interface PassResult {
   errors: ObjectError[];
   requests: { tenant: { reads: number; writes: number }; host: { reads: number; writes: number } };
   decisions: Decision[];
+  /** Whether the pass wrote `status.lastPass` (unchanged steady passes skip it; see the engine). */
+  statusWritten?: boolean;
 }
 
 /**
