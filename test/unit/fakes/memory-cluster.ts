@@ -45,6 +45,16 @@ function keyOf(apiVersion: string, kind: string, namespace: string | undefined, 
   return `${apiVersion}|${kind}|${namespace ?? ''}|${name}`;
 }
 
+/** A call on one object (everything but `list`); `kind` may be the object itself. */
+function objectCall(
+  method: Exclude<FakeMethod, 'list'>,
+  kind: KindRef,
+  namespace: string | undefined,
+  name: string,
+): FakeCall {
+  return { method, apiVersion: kind.apiVersion, kind: kind.kind, namespace, name };
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -126,6 +136,12 @@ export class MemoryCluster implements ClusterApi {
     return this;
   }
 
+  /** Drops every rule added with {@link failWhen}: calls succeed again. */
+  clearFailures(): this {
+    this.rules.length = 0;
+    return this;
+  }
+
   /** Calls of one method so far. */
   callsOf(method: FakeMethod): FakeCall[] {
     return this.calls.filter((c) => c.method === method);
@@ -159,6 +175,21 @@ export class MemoryCluster implements ClusterApi {
         },
       );
     }
+  }
+
+  /** Enters a call on an object that must exist: its store key and the stored object. */
+  private async enterExisting(
+    method: 'update' | 'delete' | 'patchStatus',
+    kind: KindRef,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<{ key: string; current: KubeObject }> {
+    await this.enter(objectCall(method, kind, namespace, name));
+    const key = keyOf(kind.apiVersion, kind.kind, namespace, name);
+    const current = this.store.get(key);
+    if (!current)
+      throw new ClusterError('NotFound', `${kind.kind} "${name}" not found`, { status: 404 });
+    return { key, current };
   }
 
   async list(kind: KindRef, options: ListOptions = {}): Promise<ListPage> {
@@ -198,25 +229,13 @@ export class MemoryCluster implements ClusterApi {
     namespace: string | undefined,
     name: string,
   ): Promise<KubeObject | undefined> {
-    await this.enter({
-      method: 'get',
-      apiVersion: kind.apiVersion,
-      kind: kind.kind,
-      namespace,
-      name,
-    });
+    await this.enter(objectCall('get', kind, namespace, name));
     return this.peek(kind, namespace, name);
   }
 
   async create(object: KubeObject): Promise<KubeObject> {
     const { apiVersion, kind, metadata } = object;
-    await this.enter({
-      method: 'create',
-      apiVersion,
-      kind,
-      namespace: metadata.namespace,
-      name: metadata.name,
-    });
+    await this.enter(objectCall('create', object, metadata.namespace, metadata.name));
     if (!metadata.name)
       throw new ClusterError('Invalid', 'metadata.name: Required value', { status: 422 });
     const key = keyOf(apiVersion, kind, metadata.namespace, metadata.name);
@@ -234,18 +253,13 @@ export class MemoryCluster implements ClusterApi {
   }
 
   async update(object: KubeObject): Promise<KubeObject> {
-    const { apiVersion, kind, metadata } = object;
-    await this.enter({
-      method: 'update',
-      apiVersion,
-      kind,
-      namespace: metadata.namespace,
-      name: metadata.name,
-    });
-    const key = keyOf(apiVersion, kind, metadata.namespace, metadata.name);
-    const current = this.store.get(key);
-    if (!current)
-      throw new ClusterError('NotFound', `${kind} "${metadata.name}" not found`, { status: 404 });
+    const { kind, metadata } = object;
+    const { key, current } = await this.enterExisting(
+      'update',
+      object,
+      metadata.namespace,
+      metadata.name,
+    );
     if (!metadata.resourceVersion) {
       throw new ClusterError(
         'Invalid',
@@ -277,17 +291,7 @@ export class MemoryCluster implements ClusterApi {
     name: string,
     preconditions: DeletePreconditions,
   ): Promise<void> {
-    await this.enter({
-      method: 'delete',
-      apiVersion: kind.apiVersion,
-      kind: kind.kind,
-      namespace,
-      name,
-    });
-    const key = keyOf(kind.apiVersion, kind.kind, namespace, name);
-    const current = this.store.get(key);
-    if (!current)
-      throw new ClusterError('NotFound', `${kind.kind} "${name}" not found`, { status: 404 });
+    const { key, current } = await this.enterExisting('delete', kind, namespace, name);
     if (
       preconditions.uid !== current.metadata.uid ||
       (preconditions.resourceVersion !== undefined &&
@@ -308,17 +312,7 @@ export class MemoryCluster implements ClusterApi {
     name: string,
     status: Record<string, unknown>,
   ): Promise<KubeObject> {
-    await this.enter({
-      method: 'patchStatus',
-      apiVersion: kind.apiVersion,
-      kind: kind.kind,
-      namespace,
-      name,
-    });
-    const key = keyOf(kind.apiVersion, kind.kind, namespace, name);
-    const current = this.store.get(key);
-    if (!current)
-      throw new ClusterError('NotFound', `${kind.kind} "${name}" not found`, { status: 404 });
+    const { current } = await this.enterExisting('patchStatus', kind, namespace, name);
     current.status = mergePatch(current.status, status);
     current.metadata.resourceVersion = String(this.nextRv++);
     return structuredClone(current);
