@@ -15,38 +15,37 @@ import {
   DecisionAction,
   type KubeObject,
 } from '../../../lib/ports/index.js';
-import { InMemoryCluster } from './in-memory-cluster.js';
+import { MemoryCluster } from '../fakes/memory-cluster.js';
 import { decision, passResult } from './support.js';
 
 const EVENT = { apiVersion: 'v1', kind: 'Event' };
+const TC_UID = 'tc-uid-1';
 const { Create, Update, Delete, Skip } = DecisionAction;
 
-function events(host: InMemoryCluster): KubeObject[] {
-  return host.all(EVENT);
+function events(host: MemoryCluster): KubeObject[] {
+  return host.objects(EVENT);
 }
 
-function decisionEvents(host: InMemoryCluster): KubeObject[] {
+function decisionEvents(host: MemoryCluster): KubeObject[] {
   return events(host).filter((e) => e.reason !== PASS_SUMMARY_REASON);
 }
 
-function summaries(host: InMemoryCluster): KubeObject[] {
+function summaries(host: MemoryCluster): KubeObject[] {
   return events(host).filter((e) => e.reason === PASS_SUMMARY_REASON);
 }
 
 describe('KubernetesEventsSink', () => {
-  let host: InMemoryCluster;
+  let host: MemoryCluster;
   let now: number;
-  let tc: KubeObject;
   const clock = { now: () => now };
 
   beforeEach(() => {
-    host = new InMemoryCluster();
-    now = Date.parse('2030-01-01T10:00:00.123Z');
-    tc = host.seed({
+    host = new MemoryCluster('host').seed({
       ...TENANT_CLUSTER_KIND,
-      metadata: { name: 'dev', uid: 'tc-uid-1' },
+      metadata: { name: 'dev', uid: TC_UID },
       spec: { hostNamespace: 'tenant-dev' },
     });
+    now = Date.parse('2030-01-01T10:00:00.123Z');
   });
 
   it('writes one Event per decision about the TenantCluster, plus a summary', async () => {
@@ -66,7 +65,7 @@ describe('KubernetesEventsSink', () => {
         apiVersion: 'tenantplane.io/v1alpha1',
         kind: 'TenantCluster',
         name: 'dev',
-        uid: tc.metadata.uid,
+        uid: TC_UID,
       },
       type: 'Warning',
       count: 1,
@@ -264,10 +263,11 @@ describe('KubernetesEventsSink', () => {
       clock,
       onError: (e) => errors.push(e),
     });
-    host.failWith = (op, key) =>
-      op === 'create' && key.includes('/Event/')
+    host.failWhen((call) =>
+      call.method === 'create' && call.kind === 'Event'
         ? new ClusterError(ClusterErrorReason.Forbidden, 'events is forbidden')
-        : undefined;
+        : undefined,
+    );
     await expect(
       sink.passFinished(passResult([decision(Create, 'a'), decision(Delete, 'b')])),
     ).resolves.toBeUndefined();
@@ -277,8 +277,8 @@ describe('KubernetesEventsSink', () => {
     expect(sink.lastReport?.failures).toHaveLength(3);
 
     // A throwing onError and a missing TenantCluster are contained too.
-    host.failWith = undefined;
-    host.objects.clear();
+    host.clearFailures();
+    for (const o of host.objects()) host.remove(o, o.metadata.namespace, o.metadata.name);
     const throwing = new KubernetesEventsSink({
       hostApi: host,
       tenant: 'dev',
@@ -300,14 +300,15 @@ describe('KubernetesEventsSink', () => {
     const sink = new KubernetesEventsSink({ hostApi: host, tenant: 'dev', clock });
     await sink.passFinished(passResult([decision(Skip, 'a')]));
     let conflicts = 1;
-    host.failWith = (op) => {
-      if (op === 'update' && conflicts > 0) {
+    host.failWhen((call) => {
+      if (call.method === 'update' && conflicts > 0) {
         conflicts -= 1;
         return new ClusterError(ClusterErrorReason.Conflict, 'the object has been modified');
       }
       return undefined;
-    };
+    });
     await sink.passFinished(passResult([decision(Skip, 'a', { passId: 'pass-2' })]));
+    expect(conflicts).toBe(0);
     expect(sink.lastReport?.failures).toEqual([]);
     expect(decisionEvents(host)[0]!.count).toBe(2);
   });
