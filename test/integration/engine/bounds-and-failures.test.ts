@@ -4,37 +4,27 @@
  * incomplete pass that the next pass completes; a dry run writes nothing at all. Each test has its
  * own tenant.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { hostName } from '../../../lib/engine/index.js';
 import { ClusterError, type KindRef, type KubeObject } from '../../../lib/ports/index.js';
 import {
-  type Apis,
   byName,
   CONFIGMAP,
-  closeApis,
   createTenant,
   decisionLines,
   hostObjects,
   kubectl,
-  openApis,
   pass,
   type Tenant,
   tenantClusterObject,
   tenantConfigMap,
   tenantEvents,
+  useApis,
   versions,
   waitFor,
 } from './support.js';
 
-let apis: Apis;
-
-beforeAll(() => {
-  apis = openApis();
-});
-
-afterAll(async () => {
-  await closeApis(apis);
-});
+const apis = useApis();
 
 const VAP: KindRef = {
   apiVersion: 'admissionregistration.k8s.io/v1',
@@ -100,7 +90,7 @@ async function denyForbiddenKey(t: Tenant): Promise<KubeObject[]> {
 
 describe('failures and bounds', () => {
   it('an object the host rejects is an aggregated error while the rest applies', async () => {
-    const t = await createTenant(apis, 'vap');
+    const t = await createTenant(apis(), 'vap');
     const admission = await denyForbiddenKey(t);
     try {
       await t.tenantApi.create(tenantConfigMap(t, t.vns.a, 'good-1'));
@@ -164,7 +154,7 @@ describe('failures and bounds', () => {
   });
 
   it('a budget of N writes leaves a correct incomplete pass that the next pass completes', async () => {
-    const t = await createTenant(apis, 'budget');
+    const t = await createTenant(apis(), 'budget');
     const orphan = await t.tenantApi.create(tenantConfigMap(t, t.vns.a, 'orphan'));
     expect((await pass(t)).result.counts.Create).toBe(1);
     await t.tenantApi.delete(CONFIGMAP, t.vns.a, 'orphan', { uid: orphan.metadata.uid as string });
@@ -213,7 +203,7 @@ describe('failures and bounds', () => {
   });
 
   it('a dry run makes the same decisions and writes nothing: host objects, Events, status', async () => {
-    const t = await createTenant(apis, 'dry');
+    const t = await createTenant(apis(), 'dry');
     await t.tenantApi.create(tenantConfigMap(t, t.vns.a, 'changed', { v: '1' }));
     const gone = await t.tenantApi.create(tenantConfigMap(t, t.vns.a, 'gone'));
     expect((await pass(t)).result.counts.Create).toBe(2);

@@ -3,34 +3,25 @@
  * both clusters) and a Service, whose host-allocated clusterIP survives updates. Each test has its
  * own tenant.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { Annotations, hostName } from '../../../lib/engine/index.js';
 import type { KindRef, KubeObject } from '../../../lib/ports/index.js';
 import {
   type Apis,
   CRD,
-  closeApis,
   createTenant,
   decisionLines,
   hostObjects,
-  openApis,
   pass,
   RUN,
   SERVICE,
   tenantObject,
+  useApis,
   versions,
   waitFor,
 } from './support.js';
 
-let apis: Apis;
-
-beforeAll(() => {
-  apis = openApis();
-});
-
-afterAll(async () => {
-  await closeApis(apis);
-});
+const apis = useApis();
 
 const GROUP = `g${RUN}.engine.tenantplane.test`;
 const GADGET: KindRef = { apiVersion: `${GROUP}/v1`, kind: 'Gadget' };
@@ -90,9 +81,9 @@ async function installGadgets(api: Apis['hostApi']): Promise<void> {
 
 describe('kinds', () => {
   it('a CustomResource kind syncs: create, update, steady, delete', async () => {
-    await installGadgets(apis.tenantApi);
-    await installGadgets(apis.hostApi);
-    const t = await createTenant(apis, 'cr', { toHost: [GADGET] });
+    await installGadgets(apis().tenantApi);
+    await installGadgets(apis().hostApi);
+    const t = await createTenant(apis(), 'cr', { toHost: [GADGET] });
     const source = await t.tenantApi.create(
       tenantObject(t, GADGET, t.vns.a, 'g1', { spec: { size: 3, color: 'red', parts: ['a'] } }),
     );
@@ -133,7 +124,7 @@ describe('kinds', () => {
   });
 
   it('a Service round trip keeps the host-allocated clusterIP on update', async () => {
-    const t = await createTenant(apis, 'svc', { toHost: [SERVICE] });
+    const t = await createTenant(apis(), 'svc', { toHost: [SERVICE] });
     await t.tenantApi.create(
       tenantObject(t, SERVICE, t.vns.a, 'web', {
         spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] },

@@ -4,37 +4,34 @@
  * with a Warning Event; then what an operator sees (kubectl describe, status.lastPass, kubectl get).
  * The steps build on each other, in order.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Annotations, hostName, Labels } from '../../../lib/engine/index.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
 import {
-  type Apis,
   byName,
   CONFIGMAP,
-  closeApis,
   createTenant,
   decisionLines,
   eventTally,
   hostObjects,
   kubectl,
-  openApis,
   type PassRun,
   pass,
   type Tenant,
   tenantClusterObject,
   tenantConfigMap,
   tenantEvents,
+  useApis,
   versions,
 } from './support.js';
 
-let apis: Apis;
+const apis = useApis();
 let t: Tenant;
 const runs: PassRun[] = [];
 const sources = new Map<string, KubeObject>();
 
 beforeAll(async () => {
-  apis = openApis();
-  t = await createTenant(apis, 'life');
+  t = await createTenant(apis(), 'life');
   for (const [ns, name, data] of [
     [t.vns.a, 'app', { color: 'blue' }],
     [t.vns.a, 'other', { size: 'm' }],
@@ -42,10 +39,6 @@ beforeAll(async () => {
   ] as const) {
     sources.set(`${ns}/${name}`, await t.tenantApi.create(tenantConfigMap(t, ns, name, data)));
   }
-});
-
-afterAll(async () => {
-  await closeApis(apis);
 });
 
 const hn = (ns: string, name: string) => hostName(name, ns, t.name);

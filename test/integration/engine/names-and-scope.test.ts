@@ -4,40 +4,30 @@
  * objects, spoofed reserved metadata dropped, Secrets synced but tenant credentials kept home,
  * and the default policy. Each test has its own tenant.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { Annotations, hostName, Labels, reverseLookup } from '../../../lib/engine/index.js';
 import {
-  type Apis,
   byName,
   CONFIGMAP,
-  closeApis,
   createTenant,
   decisionLines,
   ensureNamespace,
   hostObjects,
   LABEL,
-  openApis,
   pass,
   SECRET,
   TENANT_CLUSTER,
   tenantConfigMap,
   tenantObject,
+  useApis,
   versions,
 } from './support.js';
 
-let apis: Apis;
-
-beforeAll(() => {
-  apis = openApis();
-});
-
-afterAll(async () => {
-  await closeApis(apis);
-});
+const apis = useApis();
 
 describe('names and scope', () => {
   it('never syncs the tenant system namespaces', async () => {
-    const t = await createTenant(apis, 'sys');
+    const t = await createTenant(apis(), 'sys');
     const system = ['kube-system', 'kube-public', 'kube-node-lease'];
     const made = [];
     for (const ns of system) {
@@ -64,7 +54,7 @@ describe('names and scope', () => {
   });
 
   it('hashes a long name and keeps the verbatim name in the annotations', async () => {
-    const t = await createTenant(apis, 'long');
+    const t = await createTenant(apis(), 'long');
     const long = `a-very-long-name-${'n'.repeat(120)}`;
     await t.tenantApi.create(tenantConfigMap(t, t.vns.a, long, { k: 'v' }));
 
@@ -98,7 +88,7 @@ describe('names and scope', () => {
   });
 
   it('`a-x-b` in `c` and `a` in `b-x-c` land on two different host objects', async () => {
-    const t = await createTenant(apis, 'xx');
+    const t = await createTenant(apis(), 'xx');
     const c = `c-${t.name}`;
     const bxc = `b-x-${c}`;
     for (const ns of [c, bxc]) await ensureNamespace(t.tenantApi, ns);
@@ -123,7 +113,7 @@ describe('names and scope', () => {
   });
 
   it('drops spoofed tenantplane.io/* and managed-by labels and annotations', async () => {
-    const t = await createTenant(apis, 'spoof');
+    const t = await createTenant(apis(), 'spoof');
     await t.tenantApi.create(
       tenantConfigMap(
         t,
@@ -178,7 +168,7 @@ describe('names and scope', () => {
   });
 
   it('syncs Secrets but never service-account tokens or kube-root-ca.crt', async () => {
-    const t = await createTenant(apis, 'creds', { toHost: [CONFIGMAP, SECRET] });
+    const t = await createTenant(apis(), 'creds', { toHost: [CONFIGMAP, SECRET] });
     await t.tenantApi.create(
       tenantObject(t, SECRET, t.vns.a, 'db', { type: 'Opaque', data: { password: 'c2VjcmV0' } }),
     );
@@ -212,7 +202,7 @@ describe('names and scope', () => {
   });
 
   it('the default policy (no toHost) syncs ConfigMaps and Secrets', async () => {
-    const t = await createTenant(apis, 'dflt', { toHost: 'default' });
+    const t = await createTenant(apis(), 'dflt', { toHost: 'default' });
     const tc = await t.hostApi.get(TENANT_CLUSTER, undefined, t.name);
     expect(tc?.spec).not.toHaveProperty('toHost');
     await t.tenantApi.create(tenantConfigMap(t, t.vns.a, 'settings'));

@@ -4,7 +4,7 @@
  * occupant stays byte-for-byte the same, resourceVersion included; GC deletes only this tenant's
  * own orphans. Each test has its own tenant.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import {
   hostName,
   reverseMappingAnnotations,
@@ -12,31 +12,21 @@ import {
 } from '../../../lib/engine/index.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
 import {
-  type Apis,
   byName,
   CONFIGMAP,
-  closeApis,
   createTenant,
   decisionLines,
   eventTally,
   hostObjects,
-  openApis,
   pass,
   RUN,
   type Tenant,
   tenantConfigMap,
   tenantEvents,
+  useApis,
 } from './support.js';
 
-let apis: Apis;
-
-beforeAll(() => {
-  apis = openApis();
-});
-
-afterAll(async () => {
-  await closeApis(apis);
-});
+const apis = useApis();
 
 /** A host ConfigMap carrying the reverse mapping of `source` (as if a pass had written it). */
 function managedCopy(
@@ -81,7 +71,7 @@ async function expectSkippedUntouched(t: Tenant, occupant: KubeObject, occupantT
 
 describe('provenance', () => {
   it('a host object managed for another source at the target name: Skip, untouched', async () => {
-    const t = await createTenant(apis, 'coll');
+    const t = await createTenant(apis(), 'coll');
     await t.tenantApi.create(tenantConfigMap(t, t.vns.a, 'app', { mine: 'yes' }));
     const target = hostName('app', t.vns.a, t.name);
     const occupant = await t.hostApi.create(
@@ -102,7 +92,7 @@ describe('provenance', () => {
   });
 
   it('a foreign object at the name: Skip, untouched', async () => {
-    const t = await createTenant(apis, 'foreign');
+    const t = await createTenant(apis(), 'foreign');
     await t.tenantApi.create(tenantConfigMap(t, t.vns.a, 'app', { mine: 'yes' }));
     const occupant = await t.hostApi.create({
       ...CONFIGMAP,
@@ -117,9 +107,9 @@ describe('provenance', () => {
   });
 
   it("unmanaged objects and another tenant's objects in the host namespace survive GC", async () => {
-    const t = await createTenant(apis, 'gc');
+    const t = await createTenant(apis(), 'gc');
     // A second, real tenant syncing into the same host namespace.
-    const other = await createTenant(apis, 'gc-other', { hostNamespace: t.hostNamespace });
+    const other = await createTenant(apis(), 'gc-other', { hostNamespace: t.hostNamespace });
     await other.tenantApi.create(tenantConfigMap(other, other.vns.a, 'theirs'));
     expect((await pass(other)).result.counts.Create).toBe(1);
 

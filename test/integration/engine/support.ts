@@ -8,6 +8,7 @@
  * the tenant objects labelled `tenantplane-test=<tenant>` (a per-kind `exclude.labelSelector`).
  */
 import { execFile } from 'node:child_process';
+import { afterAll, beforeAll } from '@jest/globals';
 import { KubernetesEventsSink } from '../../../lib/adapters/events-sink.js';
 import {
   createClusterApi,
@@ -53,6 +54,26 @@ export function openApis(): Apis {
 export async function closeApis(apis: Apis | undefined): Promise<void> {
   await apis?.tenantApi.close();
   await apis?.hostApi.close();
+}
+
+/**
+ * Opens the real cluster clients before the calling file's tests and closes them after they all
+ * ran. Call it at the top level of a test file; the returned function gives the open clients (and
+ * throws when called outside the tests, before they are open).
+ */
+export function useApis(): () => Apis {
+  let apis: Apis | undefined;
+  beforeAll(() => {
+    apis = openApis();
+  });
+  afterAll(async () => {
+    await closeApis(apis);
+    apis = undefined;
+  });
+  return () => {
+    if (!apis) throw new Error('the cluster clients are open only while the tests run');
+    return apis;
+  };
 }
 
 export async function ensureNamespace(api: KubeClusterApi, name: string): Promise<void> {
