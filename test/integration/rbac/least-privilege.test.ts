@@ -1,0 +1,283 @@
+/**
+ * The RBAC manifests in deploy/rbac are enough, and no more: applied to the real tenant and host
+ * apiservers (RBAC authorizer), a pass run with certificate identities bound only by them creates,
+ * updates and garbage-collects host copies, writes its Events and status.lastPass with zero
+ * errors; the same identities are Forbidden outside those bounds.
+ *
+ * The tenant apiserver is shared with other test files: this tenant's policy excludes every tenant
+ * object not labelled `tenantplane-test=<tenant>`, so only its own objects sync.
+ */
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { KubernetesEventsSink } from '../../../lib/adapters/events-sink.js';
+import {
+  createClusterApi,
+  type KubeClusterApi,
+} from '../../../lib/adapters/kube/cluster-client.js';
+import { hostName, runPass } from '../../../lib/engine/index.js';
+import { readRunningControlPlane } from '../../../lib/localcluster/index.js';
+import { issueUserKubeconfig } from '../../../lib/localcluster/users.js';
+import {
+  isClusterError,
+  type KindRef,
+  type KubeObject,
+  type PassResult,
+} from '../../../lib/ports/index.js';
+import { integrationClusters } from '../support/clusters.js';
+
+const clusters = integrationClusters();
+const RBAC_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../deploy/rbac');
+
+const RUN = Math.random().toString(36).slice(2, 7);
+const TENANT = `rbac-${RUN}`;
+const HOST_NS = `h-${TENANT}`;
+const VNS = `${TENANT}-a`;
+const OTHER_TENANT = `rbac-other-${RUN}`;
+const OTHER_NS = `h-${OTHER_TENANT}`;
+const LABEL = 'tenantplane-test';
+
+const CONFIGMAP: KindRef = { apiVersion: 'v1', kind: 'ConfigMap' };
+const SECRET: KindRef = { apiVersion: 'v1', kind: 'Secret' };
+const NAMESPACE: KindRef = { apiVersion: 'v1', kind: 'Namespace' };
+const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
+const TENANT_CLUSTER: KindRef = { apiVersion: 'tenantplane.io/v1alpha1', kind: 'TenantCluster' };
+
+/** The host template filled in for a tenant, as the comment in the file says. */
+function fillHostTemplate(template: string, tenant: string, hostNamespace: string): string {
+  return template.replace(/\btenant-dev\b/g, hostNamespace).replace(/\bdev\b/g, tenant);
+}
+
+function kubectlApply(kubeconfig: string, manifest: string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(clusters.kubectl, ['--kubeconfig', kubeconfig, 'apply', '-f', '-'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolvePromise(out) : reject(new Error(`kubectl apply failed: ${out}`)),
+    );
+    child.stdin.end(manifest);
+  });
+}
+
+async function expectForbidden(what: string, request: () => Promise<unknown>): Promise<void> {
+  let failure: unknown;
+  try {
+    await request();
+  } catch (error) {
+    failure = error;
+  }
+  if (!isClusterError(failure, 'Forbidden')) {
+    throw new Error(`${what}: expected Forbidden, got ${failure ? String(failure) : 'success'}`);
+  }
+}
+
+/** Polls until the RBAC authorizer's cache has the new bindings (it is eventually consistent). */
+async function eventually(what: string, check: () => Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`${what}: ${String(error)}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const admin = {
+  tenant: createClusterApi(clusters.tenant),
+  host: createClusterApi(clusters.host),
+};
+let restricted: { tenant: KubeClusterApi; host: KubeClusterApi };
+const hostUser = `tenantplane-sync-${TENANT}`;
+
+function tenantObject(kind: KindRef, name: string, body: Record<string, unknown>): KubeObject {
+  return { ...kind, metadata: { name, namespace: VNS, labels: { [LABEL]: TENANT } }, ...body };
+}
+
+async function pass(): Promise<{ result: PassResult; events: KubernetesEventsSink }> {
+  const events = new KubernetesEventsSink({ hostApi: restricted.host, tenant: TENANT });
+  const result = await runPass({
+    tenant: TENANT,
+    tenantApi: restricted.tenant,
+    hostApi: restricted.host,
+    sinks: [events],
+  });
+  return { result, events };
+}
+
+function lines(result: PassResult): string[] {
+  return result.decisions.map((d) => `${d.action} ${d.kind} ${d.tenantRef.name}`).sort();
+}
+
+async function expectClean(run: { result: PassResult; events: KubernetesEventsSink }) {
+  expect(run.result.errors).toEqual([]);
+  expect(run.result.complete).toBe(true);
+  expect(run.result.statusWritten).toBe(true);
+  expect(run.events.lastReport?.failures).toEqual([]);
+  const tc = await admin.host.get(TENANT_CLUSTER, undefined, TENANT);
+  const lastPass = (tc?.status as { lastPass?: { passId?: string } } | undefined)?.lastPass;
+  expect(lastPass?.passId).toBe(run.result.passId);
+}
+
+beforeAll(async () => {
+  const stateDir = process.env.TENANTPLANE_TEST_STATE_DIR;
+  const state = stateDir ? await readRunningControlPlane(stateDir) : undefined;
+  if (!state) throw new Error('the integration control plane state is missing');
+
+  // As the operators would: the manifests, applied with admin credentials.
+  await kubectlApply(
+    clusters.tenantKubeconfigPath,
+    await readFile(resolve(RBAC_DIR, 'tenant-cluster.yaml'), 'utf8'),
+  );
+  const hostTemplate = await readFile(resolve(RBAC_DIR, 'host-cluster.yaml'), 'utf8');
+  for (const ns of [HOST_NS, OTHER_NS]) {
+    await admin.host.create({ ...NAMESPACE, metadata: { name: ns } });
+  }
+  await kubectlApply(clusters.hostKubeconfigPath, fillHostTemplate(hostTemplate, TENANT, HOST_NS));
+  await admin.tenant.create({ ...NAMESPACE, metadata: { name: VNS } });
+  for (const [name, hostNamespace] of [
+    [TENANT, HOST_NS],
+    [OTHER_TENANT, OTHER_NS],
+  ] as const) {
+    await admin.host.create({
+      ...TENANT_CLUSTER,
+      metadata: { name },
+      spec: {
+        hostNamespace,
+        toHost: [CONFIGMAP, SECRET].map((k) => ({
+          ...k,
+          exclude: { labelSelector: `${LABEL}!=${name}` },
+        })),
+      },
+    });
+  }
+  await admin.tenant.create(tenantObject(CONFIGMAP, 'app', { data: { color: 'blue' } }));
+  await admin.tenant.create(
+    tenantObject(SECRET, 'token', { type: 'Opaque', stringData: { t: 's3cret' } }),
+  );
+
+  const tenantKc = await issueUserKubeconfig(state, 'tenant', 'tenantplane-sync');
+  const hostKc = await issueUserKubeconfig(state, 'host', hostUser);
+  restricted = { tenant: createClusterApi(tenantKc), host: createClusterApi(hostKc) };
+  await eventually('the tenant binding takes effect', () => restricted.tenant.list(SECRET));
+  await eventually('the host bindings take effect', async () => {
+    await restricted.host.get(TENANT_CLUSTER, undefined, TENANT);
+    await restricted.host.list(SECRET, { namespace: HOST_NS });
+    await restricted.host.get({ apiVersion: 'v1', kind: 'Event' }, 'default', 'none');
+  });
+});
+
+afterAll(async () => {
+  await Promise.all([
+    admin.tenant.close(),
+    admin.host.close(),
+    restricted?.tenant.close(),
+    restricted?.host.close(),
+  ]);
+});
+
+describe('the engine with only the deploy/rbac permissions', () => {
+  it('the first pass creates the host copies, its Events and status.lastPass', async () => {
+    const run = await pass();
+    expect(lines(run.result)).toEqual(['Create ConfigMap app', 'Create Secret token']);
+    await expectClean(run);
+    expect(run.events.lastReport).toMatchObject({ created: 2, summary: 'created' });
+    const copy = await admin.host.get(CONFIGMAP, HOST_NS, hostName('app', VNS, TENANT));
+    expect(copy?.data).toEqual({ color: 'blue' });
+    expect(await admin.host.get(SECRET, HOST_NS, hostName('token', VNS, TENANT))).toBeDefined();
+  });
+
+  it('tenant edits update the copy; a repeated decision bumps its Event (get + update)', async () => {
+    for (const color of ['green', 'red']) {
+      const source = await admin.tenant.get(CONFIGMAP, VNS, 'app');
+      await admin.tenant.update({ ...(source as KubeObject), data: { color } });
+      const run = await pass();
+      expect(lines(run.result)).toEqual(['Update ConfigMap app']);
+      await expectClean(run);
+      const copy = await admin.host.get(CONFIGMAP, HOST_NS, hostName('app', VNS, TENANT));
+      expect(copy?.data).toEqual({ color });
+      if (color === 'red') expect(run.events.lastReport).toMatchObject({ bumped: 1 });
+      if (color === 'red') expect(run.events.lastReport?.summary).toBe('bumped');
+    }
+  });
+
+  it('a tenant delete garbage-collects the host copy', async () => {
+    const source = await admin.tenant.get(SECRET, VNS, 'token');
+    await admin.tenant.delete(SECRET, VNS, 'token', { uid: source?.metadata.uid as string });
+    const run = await pass();
+    expect(lines(run.result)).toEqual(['Delete Secret token']);
+    await expectClean(run);
+    expect(await admin.host.get(SECRET, HOST_NS, hostName('token', VNS, TENANT))).toBeUndefined();
+  });
+});
+
+describe('the bounds of the restricted identities', () => {
+  const foreignConfigMap = (namespace: string): KubeObject => ({
+    ...CONFIGMAP,
+    metadata: { name: `rbac-probe-${RUN}`, namespace },
+    data: { k: 'v' },
+  });
+
+  it('the host identity cannot write outside its namespace or read another tenant', async () => {
+    const host = restricted.host;
+    await expectForbidden('create in another tenant namespace', () =>
+      host.create(foreignConfigMap(OTHER_NS)),
+    );
+    await expectForbidden('list another tenant namespace', () =>
+      host.list(SECRET, { namespace: OTHER_NS }),
+    );
+    await expectForbidden('create a ConfigMap in default', () =>
+      host.create(foreignConfigMap('default')),
+    );
+    await expectForbidden('read another TenantCluster', () =>
+      host.get(TENANT_CLUSTER, undefined, OTHER_TENANT),
+    );
+    await expectForbidden('write another TenantCluster status', () =>
+      host.patchStatus(TENANT_CLUSTER, undefined, OTHER_TENANT, { lastPass: null }),
+    );
+    await expectForbidden('list TenantClusters', () => host.list(TENANT_CLUSTER));
+    const own = (await host.get(TENANT_CLUSTER, undefined, TENANT)) as KubeObject;
+    await expectForbidden('edit its own TenantCluster spec', () =>
+      host.update({ ...own, spec: { ...(own.spec as object), paused: true } }),
+    );
+    await expectForbidden('delete its own TenantCluster', () =>
+      host.delete(TENANT_CLUSTER, undefined, TENANT, { uid: own.metadata.uid as string }),
+    );
+    await expectForbidden('create a namespace', () =>
+      host.create({ ...NAMESPACE, metadata: { name: `rbac-probe-${RUN}` } }),
+    );
+    expect(await admin.host.get(CONFIGMAP, OTHER_NS, `rbac-probe-${RUN}`)).toBeUndefined();
+  });
+
+  it('the tenant identity can only list: no create, get, update, delete or other kinds', async () => {
+    const tenant = restricted.tenant;
+    await expectForbidden('create on the tenant', () => tenant.create(foreignConfigMap(VNS)));
+    await expectForbidden('create a namespace on the tenant', () =>
+      tenant.create({ ...NAMESPACE, metadata: { name: `rbac-probe-${RUN}` } }),
+    );
+    await expectForbidden('get on the tenant', () => tenant.get(CONFIGMAP, VNS, 'app'));
+    const source = (await admin.tenant.get(CONFIGMAP, VNS, 'app')) as KubeObject;
+    await expectForbidden('update on the tenant', () =>
+      tenant.update({ ...source, data: { color: 'hacked' } }),
+    );
+    await expectForbidden('delete on the tenant', () =>
+      tenant.delete(CONFIGMAP, VNS, 'app', { uid: source.metadata.uid as string }),
+    );
+    await expectForbidden('list an ungranted kind', () => tenant.list(POD));
+    expect((await admin.tenant.get(CONFIGMAP, VNS, 'app'))?.data).toEqual({ color: 'red' });
+    expect(await admin.tenant.get(CONFIGMAP, VNS, `rbac-probe-${RUN}`)).toBeUndefined();
+  });
+});
