@@ -7,6 +7,7 @@ export * from './binaries.js';
 export * from './control-plane.js';
 export * from './errors.js';
 export * from './paths.js';
+export * from './users.js';
 export * from './versions.js';
 
 /**
