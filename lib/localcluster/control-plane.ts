@@ -40,6 +40,8 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** Kill the processes when this process dies (tests); off for `cluster:up`. */
   tieToThisProcess?: boolean;
+  /** With `tieToThisProcess`: also remove the (throw-away) state directory then. */
+  removeStateDirWhenOrphaned?: boolean;
   /** Milliseconds to wait for readiness. */
   readyTimeoutMs?: number;
 }
@@ -307,7 +309,10 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       clusters,
       startedAt: new Date().toISOString(),
     };
-    if (options.tieToThisProcess) state.reaperPid = startReaper(process.pid, started);
+    if (options.tieToThisProcess) {
+      const orphanDir = options.removeStateDirWhenOrphaned ? stateDir : undefined;
+      state.reaperPid = startReaper(process.pid, started, orphanDir);
+    }
     await writeFile(stateFile(stateDir), `${JSON.stringify(state, null, 2)}\n`);
     return state;
   } catch (error) {

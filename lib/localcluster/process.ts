@@ -74,19 +74,28 @@ export async function stopProcess(pid: number, graceMs = 10_000): Promise<void> 
 }
 
 /**
- * Starts a detached watchdog that kills `pids` once `parentPid` is gone. It covers what a
- * teardown hook cannot: a test run killed by a signal or a crash.
+ * Starts a detached watchdog that kills `pids` once `parentPid` is gone (and then removes
+ * `removeDir`, a throw-away state directory). It covers what a teardown hook cannot: a test run
+ * killed by a signal or a crash.
  */
-export function startReaper(parentPid: number, pids: number[]): number | undefined {
+export function startReaper(
+  parentPid: number,
+  pids: number[],
+  removeDir?: string,
+): number | undefined {
   const code = `
-const [parent, ...pids] = process.argv.slice(1).map(Number);
+const [dir, parent, ...pids] = [process.argv[1], ...process.argv.slice(2).map(Number)];
 const alive = (p) => { try { process.kill(p, 0); return true; } catch { return false; } };
 setInterval(() => {
   if (alive(parent)) return;
   for (const p of pids) { try { process.kill(p, 'SIGKILL'); } catch {} }
-  process.exit(0);
+  setTimeout(() => {
+    if (dir) { try { require('node:fs').rmSync(dir, { recursive: true, force: true }); } catch {} }
+    process.exit(0);
+  }, 500);
 }, 500);`;
-  const child = spawn(process.execPath, ['-e', code, String(parentPid), ...pids.map(String)], {
+  const args = ['-e', code, removeDir ?? '', String(parentPid), ...pids.map(String)];
+  const child = spawn(process.execPath, args, {
     detached: true,
     stdio: 'ignore',
   });

@@ -82,6 +82,7 @@ try {
   const state = await startControlPlane({
     stateDir,
     tieToThisProcess: true,
+    removeStateDirWhenOrphaned: true,
     log: (l) => console.error(`[local] ${l}`),
   });
   const source = new LocalKubeconfigSource(state);

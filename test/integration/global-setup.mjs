@@ -17,6 +17,7 @@ export default async function globalSetup() {
   const state = await startControlPlane({
     stateDir,
     tieToThisProcess: true,
+    removeStateDirWhenOrphaned: true,
     log: (line) => process.stderr.write(`[local] ${line}\n`),
   });
   process.stderr.write(`[local] control plane ready in ${Date.now() - t0} ms\n`);
