@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BinaryPaths, ensureBinaries } from './binaries.js';
 import { LocalClusterError } from './errors.js';
-import { writeAdminKubeconfig } from './kubeconfig.js';
+import { writeKubeconfig } from './kubeconfig.js';
 import { ensurePki, type Pki } from './pki.js';
 import { freePort, isOurProcess, startDaemon, startReaper, stopProcess } from './process.js';
 import { runCommand } from './run.js';
@@ -55,33 +55,17 @@ export const TENANT_CLUSTER_CRD = resolve(
 
 const stateFile = (stateDir: string) => join(stateDir, 'state.json');
 
-function httpsGet(url: string, pki: Pki): Promise<{ status: number; body: string }> {
+/** One GET with a short timeout; with `pki`, over TLS as the admin user. */
+function get(url: string, pki?: Pki): Promise<{ status: number; body: string }> {
   return new Promise((resolvePromise, reject) => {
-    const req = request(
-      url,
-      {
-        ca: readFileSync(pki.caCert),
-        cert: readFileSync(pki.adminCert),
-        key: readFileSync(pki.adminKey),
-        timeout: 5000,
-      },
-      (res) => {
-        let body = '';
-        res.on('data', (c) => {
-          body += c;
-        });
-        res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-function httpGet(url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const req = httpRequest(url, { timeout: 5000 }, (res) => {
+    const tls = pki
+      ? {
+          ca: readFileSync(pki.caCert),
+          cert: readFileSync(pki.adminCert),
+          key: readFileSync(pki.adminKey),
+        }
+      : {};
+    const req = (pki ? request : httpRequest)(url, { ...tls, timeout: 5000 }, (res) => {
       let body = '';
       res.on('data', (c) => {
         body += c;
@@ -153,7 +137,7 @@ export async function readRunningControlPlane(
   const pki = await ensurePki(join(stateDir, 'pki'));
   try {
     for (const c of LOCAL_CLUSTERS) {
-      const res = await httpsGet(`${state.clusters[c].server}/readyz`, pki);
+      const res = await get(`${state.clusters[c].server}/readyz`, pki);
       if (res.status !== 200) return undefined;
     }
   } catch {
@@ -232,7 +216,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
     started.push(etcd.pid);
     await waitUntil(
       'etcd',
-      async () => (await httpGet(`http://127.0.0.1:${etcdPort}/health`)).status === 200,
+      async () => (await get(`http://127.0.0.1:${etcdPort}/health`)).status === 200,
       etcd.pid,
       binaries.etcd,
       etcdLog,
@@ -279,14 +263,23 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       const server = `https://127.0.0.1:${s.port}`;
       await waitUntil(
         `kube-apiserver '${s.name}'`,
-        async () => (await httpsGet(`${server}/readyz`, pki)).status === 200,
+        async () => (await get(`${server}/readyz`, pki)).status === 200,
         s.pid,
         binaries['kube-apiserver'],
         s.logFile,
         timeout,
       );
       const kubeconfig = join(stateDir, `${s.name}.kubeconfig`);
-      await writeAdminKubeconfig(kubeconfig, `tenantplane-local-${s.name}`, server, pki);
+      const clusterName = `tenantplane-local-${s.name}`;
+      await writeKubeconfig(kubeconfig, {
+        clusterName,
+        server,
+        userName: `${clusterName}-admin`,
+        contextName: clusterName,
+        caCert: pki.caCert,
+        clientCert: pki.adminCert,
+        clientKey: pki.adminKey,
+      });
       clusters[s.name] = { pid: s.pid, port: s.port, server, kubeconfig };
     }
 

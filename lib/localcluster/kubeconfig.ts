@@ -1,40 +1,46 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
-import type { Pki } from './pki.js';
+
+export interface KubeconfigSpec {
+  clusterName: string;
+  server: string;
+  userName: string;
+  contextName: string;
+  caCert: string;
+  clientCert: string;
+  clientKey: string;
+}
 
 /**
- * Writes an admin kubeconfig with the credentials embedded, so it can be handed around as text
- * (Secrets Manager, the Lambda handler tests) exactly like a real cluster's.
+ * Writes a kubeconfig with the credentials embedded, so it can be handed around as text (Secrets
+ * Manager, the Lambda handler tests) exactly like a real cluster's. Returns the text.
  */
-export async function writeAdminKubeconfig(
-  path: string,
-  clusterName: string,
-  server: string,
-  pki: Pki,
-): Promise<void> {
+export async function writeKubeconfig(path: string, spec: KubeconfigSpec): Promise<string> {
   const b64 = async (f: string) => (await readFile(f)).toString('base64');
   const doc = {
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [
       {
-        name: clusterName,
-        cluster: { server, 'certificate-authority-data': await b64(pki.caCert) },
+        name: spec.clusterName,
+        cluster: { server: spec.server, 'certificate-authority-data': await b64(spec.caCert) },
       },
     ],
     users: [
       {
-        name: `${clusterName}-admin`,
+        name: spec.userName,
         user: {
-          'client-certificate-data': await b64(pki.adminCert),
-          'client-key-data': await b64(pki.adminKey),
+          'client-certificate-data': await b64(spec.clientCert),
+          'client-key-data': await b64(spec.clientKey),
         },
       },
     ],
     contexts: [
-      { name: clusterName, context: { cluster: clusterName, user: `${clusterName}-admin` } },
+      { name: spec.contextName, context: { cluster: spec.clusterName, user: spec.userName } },
     ],
-    'current-context': clusterName,
+    'current-context': spec.contextName,
   };
-  await writeFile(path, stringify(doc), { mode: 0o600 });
+  const text = stringify(doc);
+  await writeFile(path, text, { mode: 0o600 });
+  return text;
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCommand } from './run.js';
@@ -21,6 +22,62 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+export interface SignRequest {
+  /** Directory the key, CSR and certificate are written to. */
+  dir: string;
+  /** Base file name: `<name>.key`, `<name>.crt`. */
+  name: string;
+  /** openssl subject, e.g. `/O=system:masters/CN=admin`. */
+  subject: string;
+  /** openssl x509 extensions, one per line. */
+  extensions: string;
+  days: number;
+}
+
+/**
+ * Creates a key pair and a certificate for it signed by the local CA. A random serial (instead
+ * of `-CAcreateserial`) means concurrent signings never race on a shared serial file.
+ */
+export async function signCertificate(
+  pki: Pick<Pki, 'caCert' | 'caKey'>,
+  request: SignRequest,
+): Promise<{ cert: string; key: string }> {
+  const f = (ext: string) => join(request.dir, `${request.name}.${ext}`);
+  const ssl = (...args: string[]) => runCommand('openssl', args, { cwd: request.dir });
+  await writeFile(f('ext'), request.extensions);
+  await ssl(
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    f('key'),
+    '-out',
+    f('csr'),
+    '-subj',
+    request.subject,
+  );
+  await ssl(
+    'x509',
+    '-req',
+    '-in',
+    f('csr'),
+    '-CA',
+    pki.caCert,
+    '-CAkey',
+    pki.caKey,
+    '-set_serial',
+    `0x${randomBytes(16).toString('hex')}`,
+    '-out',
+    f('crt'),
+    '-days',
+    String(request.days),
+    '-extfile',
+    f('ext'),
+  );
+  return { cert: f('crt'), key: f('key') };
 }
 
 /**
@@ -58,69 +115,22 @@ export async function ensurePki(dir: string): Promise<Pki> {
     '-subj',
     '/CN=tenantplane-local-ca',
   );
-  await writeFile(
-    p('serving.ext'),
-    'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default\nextendedKeyUsage=serverAuth\n',
-  );
-  await ssl(
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    pki.servingKey,
-    '-out',
-    p('serving.csr'),
-    '-subj',
-    '/CN=kube-apiserver',
-  );
-  await ssl(
-    'x509',
-    '-req',
-    '-in',
-    p('serving.csr'),
-    '-CA',
-    pki.caCert,
-    '-CAkey',
-    pki.caKey,
-    '-CAcreateserial',
-    '-out',
-    pki.servingCert,
-    '-days',
-    '3650',
-    '-extfile',
-    p('serving.ext'),
-  );
-  await writeFile(p('admin.ext'), 'extendedKeyUsage=clientAuth\n');
-  await ssl(
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    pki.adminKey,
-    '-out',
-    p('admin.csr'),
-    '-subj',
-    '/O=system:masters/CN=tenantplane-admin',
-  );
-  await ssl(
-    'x509',
-    '-req',
-    '-in',
-    p('admin.csr'),
-    '-CA',
-    pki.caCert,
-    '-CAkey',
-    pki.caKey,
-    '-CAcreateserial',
-    '-out',
-    pki.adminCert,
-    '-days',
-    '3650',
-    '-extfile',
-    p('admin.ext'),
-  );
+  await signCertificate(pki, {
+    dir,
+    name: 'serving',
+    subject: '/CN=kube-apiserver',
+    extensions:
+      'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default\nextendedKeyUsage=serverAuth\n',
+    days: 3650,
+  });
+  await signCertificate(pki, {
+    dir,
+    name: 'admin',
+    subject: '/O=system:masters/CN=tenantplane-admin',
+    extensions: 'extendedKeyUsage=clientAuth\n',
+    days: 3650,
+  });
+  // Written last: its presence marks a complete PKI (see the check above).
   await ssl('genrsa', '-out', pki.serviceAccountKey, '2048');
   await ssl('rsa', '-in', pki.serviceAccountKey, '-pubout', '-out', pki.serviceAccountPub);
   return pki;
