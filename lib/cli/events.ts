@@ -66,6 +66,32 @@ export async function tenantClusterEvents(
   return events.map(eventView).sort((a, b) => b.lastSeen.localeCompare(a.lastSeen));
 }
 
+/**
+ * Events of every TenantCluster that are about the host object `hostRef`, latest first: what an
+ * operator needs when the object itself is gone (which tenant it belonged to is then unknown).
+ */
+export async function hostObjectEvents(
+  hostApi: ClusterApi,
+  hostRef: ObjectRef,
+): Promise<EventView[]> {
+  const events: KubeObject[] = [];
+  let continueToken: string | undefined;
+  do {
+    const page = await hostApi.list(EVENT_KIND, {
+      namespace: EVENTS_NAMESPACE,
+      fieldSelector: `involvedObject.kind=${TENANT_CLUSTER.kind}`,
+      limit: 500,
+      ...(continueToken ? { continueToken } : {}),
+    });
+    events.push(...page.items);
+    continueToken = page.continueToken;
+  } while (continueToken);
+  return events
+    .map(eventView)
+    .filter((e) => eventMentions(e, hostRef))
+    .sort((a, b) => b.lastSeen.localeCompare(a.lastSeen));
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

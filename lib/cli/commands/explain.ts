@@ -24,7 +24,13 @@ import {
 } from '../../ports/index.js';
 import { type ClusterFlags, openClusters } from '../clusters.js';
 import { CommandError, errorText, UsageError } from '../errors.js';
-import { type EventView, eventMentions, eventTable, tenantClusterEvents } from '../events.js';
+import {
+  type EventView,
+  eventMentions,
+  eventTable,
+  hostObjectEvents,
+  tenantClusterEvents,
+} from '../events.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable, painter } from '../format.js';
 import { type CliIo, colorsEnabled, localLog } from '../io.js';
@@ -102,6 +108,20 @@ export interface Explanation {
   hostNamespaceOfPolicy?: string;
   decisions: EventView[];
   eventsError?: string;
+}
+
+/**
+ * The host object does not exist. Carries the Decisions the Events still record about it (a
+ * Delete names why it went), so the operator learns what happened to it.
+ */
+export class HostObjectMissingError extends CommandError {
+  constructor(
+    message: string,
+    readonly decisions: EventView[],
+  ) {
+    super(message);
+    this.name = 'HostObjectMissingError';
+  }
 }
 
 function notManagedReason(object: KubeObject): string | undefined {
@@ -195,8 +215,15 @@ export async function explainHostObject(
     );
   }
   if (!object) {
-    throw new CommandError(
+    let decisions: EventView[] = [];
+    try {
+      decisions = (await hostObjectEvents(hostApi, hostRef)).slice(0, 10);
+    } catch {
+      // The history is a courtesy; the missing object is the answer.
+    }
+    throw new HostObjectMissingError(
       `${kind.kind} ${hostRef.namespace}/${hostRef.name} does not exist on the host cluster`,
+      decisions,
     );
   }
   const host = { apiVersion: kind.apiVersion, kind: kind.kind, ...hostRef };
@@ -312,7 +339,23 @@ export async function explainCommand(
   const clusters = openClusters(flags, localLog(io));
   try {
     const hostApi = await clusters.host();
-    const x = await explainHostObject(hostApi, () => clusters.tenant(), kind, hostRef);
+    let x: Explanation;
+    try {
+      x = await explainHostObject(hostApi, () => clusters.tenant(), kind, hostRef);
+    } catch (error) {
+      if (error instanceof HostObjectMissingError && error.decisions.length > 0) {
+        if (flags.output === 'json') {
+          io.out(
+            `${JSON.stringify({ host: { ...kind, ...hostRef }, exists: false, decisions: error.decisions })}\n`,
+          );
+        } else {
+          io.out(
+            `Latest decisions about ${kind.kind} ${hostRef.namespace}/${hostRef.name} (Events on TenantClusters, latest first):\n${eventTable(error.decisions, Date.now())}\n`,
+          );
+        }
+      }
+      throw error;
+    }
     if (flags.output === 'json') io.out(`${JSON.stringify(x)}\n`);
     else io.out(explanationText(x, Date.now(), painter(colorsEnabled(io))));
     return ExitCode.Ok;

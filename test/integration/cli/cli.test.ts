@@ -257,6 +257,22 @@ describe('tenantplane against real clusters', () => {
     expect(sync.stdout).toMatch(
       /^Delete\s+ConfigMap\s+cli-a-db\/ephemeral\s+cli-a-host\/ephemeral-x-cli-a-db-x-cli-a\s/m,
     );
+
+    // Once deleted, explain still fails (exit 1) but shows why the object went.
+    const gone = await tenantplane([
+      'explain',
+      `${hostNs}/ephemeral-x-cli-a-db-x-cli-a`,
+      ...kubeconfigFlags,
+    ]);
+    expectExit(gone, 1);
+    expect(gone.stderr).toBe(
+      `error: ConfigMap ${hostNs}/ephemeral-x-cli-a-db-x-cli-a does not exist on the host cluster\n`,
+    );
+    expect(gone.stdout).toMatch(
+      /^Latest decisions about ConfigMap cli-a-host\/ephemeral-x-cli-a-db-x-cli-a/m,
+    );
+    expect(gone.stdout).toMatch(/Warning\s+Delete\s+1\s+ConfigMap cli-a-db\/ephemeral -> host/);
+    expect(gone.stdout).toMatch(/Normal\s+Create\s+1\s+ConfigMap cli-a-db\/ephemeral -> host/);
   });
 
   it('explain of a foreign object says tenantplane does not manage it (exit 0)', async () => {
