@@ -123,6 +123,21 @@ function clusterReason(error: unknown): string | undefined {
   return error instanceof ClusterError ? error.reason : undefined;
 }
 
+/**
+ * A listed host object as the pass keeps it for the rest of its kind (every host object of the
+ * kind in the host namespace is held until GC): a copy without `metadata.managedFields` and
+ * `status`, which apply and GC never read. managedFields is most of a small object's size (about
+ * 60% of a parsed ConfigMap), so this keeps a tenant with tens of thousands of objects within a
+ * small function's memory. Update bodies are unaffected: they never carried managedFields (the
+ * server then keeps its record) nor status (`updateBody`). The listed object is not mutated.
+ */
+export function compactHostObject(object: KubeObject): KubeObject {
+  const { status: _status, metadata, ...rest } = object;
+  if (!metadata || typeof metadata !== 'object') return { ...rest, metadata } as KubeObject;
+  const { managedFields: _managedFields, ...kept } = metadata;
+  return { ...rest, metadata: kept };
+}
+
 /** One pass over one tenant; holds the mutable state so the steps stay small. */
 class Pass {
   readonly errors: ObjectError[] = [];
@@ -218,7 +233,7 @@ class Pass {
         limit: this.budget.pageSize,
         ...(continueToken ? { continueToken } : {}),
       });
-      items.push(...page.items);
+      for (const object of page.items) items.push(compactHostObject(object));
       continueToken = page.continueToken;
     } while (continueToken);
     return items;
