@@ -1,0 +1,312 @@
+/**
+ * Memory benchmark of one tenant's convergence passes against the real local tenant + host
+ * clusters. Not a test: it asserts nothing, it prints figures.
+ *
+ *   node_modules/.bin/node --import tsx test/bench/pass-memory.bench.ts --objects 10000 [--live]
+ *     [--page-size 500] [--concurrency 8] [--sample-ms 50] [--node-options "--max-old-space-size=461"]
+ *
+ * Same scenario as `pass.bench.ts` (N ConfigMaps with ~200-byte payloads in 10 virtual namespaces;
+ * first pass, steady state, 1% changed, 1% deleted, steady again). The control plane and the
+ * seeding run in this process; each pass runs in a fresh child process (`node --expose-gc`, like a
+ * cold Lambda invocation) that only creates the two cluster clients and runs the pass, so the
+ * figures are the pass's own and not the harness's. Per pass, in MiB:
+ * - `heap0`/`rss0`: heapUsed and RSS after a forced GC just before the pass (clients created);
+ * - `peakHeap`/`peakRss`: the highest heapUsed and RSS sampled every `--sample-ms` during it
+ *   (peakHeap counts garbage not yet collected, so it depends on V8's heap sizing);
+ * - `maxRss`: the child's peak RSS from the kernel (getrusage);
+ * - `live`: with `--live` only, the highest heapUsed after a forced GC at every page boundary
+ *   (`onProgress`): the memory the pass really needs, independent of GC timing (slower);
+ * - `held`: heapUsed after a forced GC with the PassResult still referenced, minus `heap0` (what
+ *   the result keeps: its decisions).
+ * `--node-options` adds flags to the child, e.g. the Lambda runtime's heap limits for 512 MiB
+ * (`--max-semi-space-size=25 --max-old-space-size=461`).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createClusterApi } from '../../lib/adapters/kube/cluster-client.js';
+import { runPass } from '../../lib/engine/index.js';
+import {
+  LocalKubeconfigSource,
+  startControlPlane,
+  stopControlPlane,
+} from '../../lib/localcluster/index.js';
+import type { KubeObject } from '../../lib/ports/index.js';
+
+const { values } = parseArgs({
+  options: {
+    objects: { type: 'string', default: '10000' },
+    'page-size': { type: 'string', default: '500' },
+    concurrency: { type: 'string', default: '8' },
+    'sample-ms': { type: 'string', default: '50' },
+    live: { type: 'boolean', default: false },
+    'node-options': { type: 'string', default: '' },
+    // Child mode (internal): run one pass against these kubeconfig files, print one JSON line.
+    child: { type: 'boolean', default: false },
+    'tenant-kubeconfig': { type: 'string' },
+    'host-kubeconfig': { type: 'string' },
+  },
+});
+const objects = Number(values.objects);
+const pageSize = Number(values['page-size']);
+const concurrency = Number(values.concurrency);
+const sampleMs = Number(values['sample-ms']);
+const tenant = 'bench';
+const namespaces = Array.from({ length: 10 }, (_, i) => `ns-${i}`);
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+
+/** What one child reports, bytes and milliseconds. */
+interface PassFigures {
+  ms: number;
+  counts: string;
+  requests: string;
+  decisions: number;
+  complete: boolean;
+  heap0: number;
+  rss0: number;
+  peakHeap: number;
+  peakRss: number;
+  maxRss: number;
+  live: number | undefined;
+  held: number;
+}
+
+/** One pass in this (child) process; prints its figures as one JSON line on stdout. */
+async function childPass(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('the child needs node --expose-gc');
+  const settle = () => {
+    gc();
+    gc();
+    return process.memoryUsage();
+  };
+  const file = async (path: string | undefined) => {
+    const { readFile } = await import('node:fs/promises');
+    if (!path) throw new Error('missing kubeconfig path');
+    return { text: await readFile(path, 'utf8'), origin: path };
+  };
+  const tenantApi = createClusterApi(await file(values['tenant-kubeconfig']));
+  const hostApi = createClusterApi(await file(values['host-kubeconfig']));
+  const before = settle();
+  let peakHeap = before.heapUsed;
+  let peakRss = before.rss;
+  let live: number | undefined;
+  const sample = () => {
+    const m = process.memoryUsage();
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+    peakRss = Math.max(peakRss, m.rss);
+  };
+  const timer = setInterval(sample, sampleMs);
+  const t0 = performance.now();
+  const result = await runPass({
+    tenant,
+    tenantApi,
+    hostApi,
+    budget: { pageSize, concurrency },
+    ...(values.live
+      ? {
+          onProgress: () => {
+            gc();
+            live = Math.max(live ?? 0, process.memoryUsage().heapUsed);
+          },
+        }
+      : {}),
+  });
+  const ms = Math.round(performance.now() - t0);
+  clearInterval(timer);
+  sample();
+  const held = settle().heapUsed - before.heapUsed;
+  const { counts, requests } = result;
+  const figures: PassFigures = {
+    ms,
+    counts: `${counts.Create}/${counts.Update}/${counts.Delete}/${counts.Skip}`,
+    requests: `${requests.tenant.reads + requests.host.reads}/${requests.host.writes}`,
+    decisions: result.decisions.length,
+    complete: result.complete,
+    heap0: before.heapUsed,
+    rss0: before.rss,
+    peakHeap,
+    peakRss,
+    maxRss: process.resourceUsage().maxRSS * 1024,
+    live,
+    held,
+  };
+  await Promise.all([tenantApi.close(), hostApi.close()]);
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
+}
+
+async function pool<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await work(items[next++] as T);
+    }),
+  );
+}
+
+function configMap(i: number, value: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: `cm-${i}`,
+      namespace: namespaces[i % namespaces.length],
+      labels: { app: 'bench' },
+    },
+    data: { index: String(i), value, payload: 'x'.repeat(200) },
+  };
+}
+
+/** Runs one pass in a fresh `node --expose-gc` child and returns its figures. */
+function passInChild(tenantKubeconfig: string, hostKubeconfig: string): Promise<PassFigures> {
+  const args = [
+    '--expose-gc',
+    ...values['node-options'].split(/\s+/).filter((a) => a !== ''),
+    '--import',
+    'tsx',
+    fileURLToPath(import.meta.url),
+    '--child',
+    '--tenant-kubeconfig',
+    tenantKubeconfig,
+    '--host-kubeconfig',
+    hostKubeconfig,
+    '--page-size',
+    String(pageSize),
+    '--concurrency',
+    String(concurrency),
+    '--sample-ms',
+    String(sampleMs),
+    ...(values.live ? ['--live'] : []),
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (code !== 0) {
+        reject(new Error(`the pass child exited with ${signal ?? code}`));
+        return;
+      }
+      resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as PassFigures);
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const rows: string[][] = [];
+  const stateDir = await mkdtemp(join(tmpdir(), 'tenantplane-bench-'));
+  try {
+    const state = await startControlPlane({
+      stateDir,
+      tieToThisProcess: true,
+      removeStateDirWhenOrphaned: true,
+      log: (l) => console.error(`[local] ${l}`),
+    });
+    const source = new LocalKubeconfigSource(state);
+    const tenantApi = createClusterApi(await source.load('tenant'));
+    const hostApi = createClusterApi(await source.load('host'));
+
+    await hostApi.create({
+      apiVersion: 'tenantplane.io/v1alpha1',
+      kind: 'TenantCluster',
+      metadata: { name: tenant },
+      spec: { hostNamespace: 'tenant-bench', toHost: [{ apiVersion: 'v1', kind: 'ConfigMap' }] },
+    });
+    await hostApi.create({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'tenant-bench' },
+    });
+    for (const name of namespaces) {
+      await tenantApi.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    }
+    const t0 = performance.now();
+    const indexes = Array.from({ length: objects }, (_, i) => i);
+    await pool(indexes, 32, async (i) => {
+      await tenantApi.create(configMap(i, 'v1'));
+    });
+    console.error(
+      `[bench] seeded ${objects} tenant ConfigMaps in ${Math.round(performance.now() - t0)} ms`,
+    );
+
+    const pass = async (label: string) => {
+      const f = await passInChild(state.clusters.tenant.kubeconfig, state.clusters.host.kubeconfig);
+      const row = [
+        label,
+        String(f.ms),
+        f.counts,
+        f.requests,
+        String(f.decisions),
+        String(f.complete),
+        mib(f.heap0),
+        mib(f.peakHeap),
+        f.live === undefined ? '-' : mib(f.live),
+        mib(f.held),
+        mib(f.rss0),
+        mib(f.peakRss),
+        mib(f.maxRss),
+      ];
+      rows.push(row);
+      console.error(`[bench] ${row.join(' ')}`);
+    };
+
+    await pass('first pass');
+    await pass('steady state');
+
+    const cmKind = { apiVersion: 'v1', kind: 'ConfigMap' };
+    const changed = indexes.filter((i) => i % 100 === 0);
+    await pool(changed, 16, async (i) => {
+      const cm = configMap(i, 'v2');
+      const current = await tenantApi.get(cmKind, cm.metadata.namespace, cm.metadata.name);
+      cm.metadata.resourceVersion = current?.metadata.resourceVersion;
+      await tenantApi.update(cm);
+    });
+    await pass('1% changed');
+
+    await pool(changed, 16, async (i) => {
+      const { namespace, name } = configMap(i, 'v2').metadata;
+      const current = await tenantApi.get(cmKind, namespace, name);
+      await tenantApi.delete(cmKind, namespace, name, { uid: current?.metadata.uid ?? '' });
+    });
+    await pass('1% deleted');
+    await pass('steady again');
+    await Promise.all([tenantApi.close(), hostApi.close()]);
+
+    const header = [
+      'pass',
+      'ms',
+      'C/U/D/S',
+      'reads/writes',
+      'decisions',
+      'complete',
+      'heap0',
+      'peakHeap',
+      'live',
+      'held',
+      'rss0',
+      'peakRss',
+      'maxRss',
+    ];
+    const widths = header.map((h, i) =>
+      Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)),
+    );
+    const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+    const flags = values['node-options'] ? ` child flags: ${values['node-options']}` : '';
+    console.log(
+      `objects=${objects} pageSize=${pageSize} concurrency=${concurrency} kubernetes=v${state.version}${flags} (memory in MiB)`,
+    );
+    console.log(line(header));
+    for (const r of rows) console.log(line(r));
+  } finally {
+    await stopControlPlane(stateDir);
+    await rm(stateDir, { recursive: true, force: true });
+  }
+}
+
+await (values.child ? childPass() : main());
