@@ -212,6 +212,25 @@ class Pass {
     const reason = clusterReason(error);
     if (reason) entry.reason = reason;
     this.errors.push(entry);
+    this.backOffIfThrottled(error);
+  }
+
+  /**
+   * An API server answering 429 is overloaded (API Priority and Fairness): on a shared host,
+   * pressing on with more writes makes it worse for every tenant. The pass stops starting work,
+   * as if a bound had been hit, and the next scheduled pass continues.
+   */
+  private backOffIfThrottled(error: unknown): void {
+    let cause: unknown = error;
+    for (let depth = 0; depth < 5 && cause instanceof Error; depth++) {
+      if (isClusterError(cause, 'TooManyRequests')) {
+        const after =
+          cause.retryAfterSeconds === undefined ? '' : `, retry after ${cause.retryAfterSeconds} s`;
+        this.stop.reason ??= `an API server asked for less load (429 Too Many Requests${after}), so the pass stopped early`;
+        return;
+      }
+      cause = cause.cause;
+    }
   }
 
   private kindIncomplete(rule: KindRule, why: string): void {

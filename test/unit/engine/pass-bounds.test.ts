@@ -95,6 +95,40 @@ describe('bounded pass', () => {
     expect(result.durationMs).toBe(3_000);
   });
 
+  it('backs off when the host answers 429: stops starting work, skips GC, next pass completes', async () => {
+    const orphan = hostCopyOf(cm('default', 'orphan'));
+    const { tenantApi, hostApi } = clusters(many(6), [orphan], { toHost: [CONFIGMAP] });
+    let creates = 0;
+    hostApi.failWhen((call) => {
+      if (call.method !== 'create') return undefined;
+      creates += 1;
+      return creates === 2
+        ? new ClusterError('TooManyRequests', 'too many requests', { retryAfterSeconds: 3 })
+        : undefined;
+    });
+    const first = await runPass({
+      tenant: TENANT,
+      tenantApi,
+      hostApi,
+      budget: { concurrency: 1 },
+    });
+    expect(first.complete).toBe(false);
+    expect(first.incompleteReason).toMatch(
+      /429 Too Many Requests, retry after 3 s\), so the pass stopped early; the next pass continues/,
+    );
+    // The throttled create is a Create decision that records its failure.
+    expect(first.counts).toMatchObject({ Create: 2, Delete: 0 });
+    expect(first.decisions.filter((d) => d.error !== undefined)).toHaveLength(1);
+    expect(first.errors).toEqual([expect.objectContaining({ reason: 'TooManyRequests' })]);
+    expect(creates).toBe(2); // no new work after the 429
+    expect(hostApi.peek(CONFIGMAP, HOST_NS, orphan.metadata.name)).toBeDefined();
+
+    hostApi.clearFailures();
+    const second = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    expect(second.complete).toBe(true);
+    expect(second.counts).toMatchObject({ Create: 5, Delete: 1 });
+  });
+
   it('never runs more writes at once than the concurrency allows', async () => {
     let inFlight = 0;
     let peak = 0;
