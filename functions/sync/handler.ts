@@ -12,42 +12,31 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { KubernetesEventsSink } from '../../lib/adapters/events-sink.js';
 import { createClusterApi } from '../../lib/adapters/kube/cluster-client.js';
-import { KubeconfigError } from '../../lib/adapters/kube/kubeconfig-error.js';
 import { SecretsManagerKubeconfigSource } from '../../lib/adapters/kubeconfig/secrets-manager-source.js';
-import { KubeconfigSourceError } from '../../lib/adapters/kubeconfig/source-error.js';
 import { LogSink } from '../../lib/adapters/log-sink.js';
 import { type PassOptions, runPass } from '../../lib/engine/index.js';
 import {
   type Clock,
   type ClusterApi,
-  type ClusterRole,
   type DecisionSink,
   type KubeconfigSource,
   type KubeconfigText,
   type PassResult,
   systemClock,
 } from '../../lib/ports/index.js';
-import { METRICS_NAMESPACE, SERVICE_NAME, SyncMetric, TENANT_DIMENSION } from './contract.js';
+import { connectClusters } from './clusters.js';
+import { METRICS_NAMESPACE, SERVICE_NAME, TENANT_DIMENSION } from './contract.js';
 import { parseSyncEvent, TenantMismatchError } from './event.js';
+import { objectsSeen, recordPass, safeError } from './report.js';
 import { readSettings, type SyncSettings } from './settings.js';
 
-/** A kubeconfig could not be loaded or used. Names the role and the secret, never the content. */
-export class KubeconfigLoadError extends Error {
-  readonly role: ClusterRole;
-  readonly secretId: string;
-  constructor(role: ClusterRole, secretId: string, problem: string) {
-    super(`${role} kubeconfig from secret ${secretId}: ${problem}`);
-    this.name = 'KubeconfigLoadError';
-    this.role = role;
-    this.secretId = secretId;
-  }
-}
+export { KubeconfigLoadError } from './clusters.js';
 
 /** What an invocation returns (also logged as the pass summary by the LogSink). */
 export interface SyncResult {
@@ -81,31 +70,6 @@ export type SyncHandler = ((event: unknown, context: Context) => Promise<SyncRes
   logger: Logger;
   metrics: Metrics;
 };
-
-const ROLES: ClusterRole[] = ['tenant', 'host'];
-
-/** The error, safe to log: name and message only (no `cause` chain: a cause may quote input). */
-function safeError(error: unknown): Error {
-  if (!(error instanceof Error)) return new Error(`non-error thrown: ${typeof error}`);
-  const safe = new Error(error.message);
-  safe.name = error.name;
-  const frames = (error.stack ?? '').split('\n').filter((line) => line.startsWith('    at '));
-  safe.stack = [`${error.name}: ${error.message}`, ...frames].join('\n');
-  return safe;
-}
-
-/** What a source failure says, without the source's own "<role> kubeconfig <origin>: " prefix. */
-function sourceProblem(error: unknown): string {
-  if (error instanceof KubeconfigSourceError) {
-    const prefix = `${error.role} kubeconfig ${error.origin}: `;
-    return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-  }
-  return error instanceof Error ? error.message : String(error);
-}
-
-function secretIdOf(settings: SyncSettings, role: ClusterRole): string {
-  return role === 'tenant' ? settings.tenantSecretId : settings.hostSecretId;
-}
 
 export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
   const logger = deps.logger ?? new Logger({ serviceName: SERVICE_NAME });
@@ -156,63 +120,6 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
     return { settings: current, source: currentSource };
   }
 
-  async function connectAll(
-    s: SyncSettings,
-    src: KubeconfigSource,
-  ): Promise<{ tenantApi: ClusterApi; hostApi: ClusterApi }> {
-    const apis: ClusterApi[] = [];
-    for (const role of ROLES) {
-      const secretId = secretIdOf(s, role);
-      let kubeconfig: KubeconfigText;
-      try {
-        kubeconfig = await src.load(role);
-      } catch (error) {
-        throw new KubeconfigLoadError(role, secretId, sourceProblem(error));
-      }
-      try {
-        apis.push(connect(kubeconfig));
-      } catch (error) {
-        const problem =
-          error instanceof KubeconfigError
-            ? error.problem
-            : error instanceof Error
-              ? error.message
-              : String(error);
-        throw new KubeconfigLoadError(role, secretId, problem);
-      }
-    }
-    return { tenantApi: apis[0]!, hostApi: apis[1]! };
-  }
-
-  function record(result: PassResult): void {
-    const { counts } = result;
-    metrics.addMetric(SyncMetric.Creates, MetricUnit.Count, counts.Create);
-    metrics.addMetric(SyncMetric.Updates, MetricUnit.Count, counts.Update);
-    metrics.addMetric(SyncMetric.Deletes, MetricUnit.Count, counts.Delete);
-    metrics.addMetric(SyncMetric.Skips, MetricUnit.Count, counts.Skip);
-    metrics.addMetric(SyncMetric.ObjectErrors, MetricUnit.Count, result.errors.length);
-    metrics.addMetric(
-      SyncMetric.ObjectsSeen,
-      MetricUnit.Count,
-      Object.values(result.objectsSeen).reduce((a, b) => a + b, 0),
-    );
-    metrics.addMetric(SyncMetric.PassDurationMs, MetricUnit.Milliseconds, result.durationMs);
-    metrics.addMetric(SyncMetric.PassComplete, MetricUnit.Count, result.complete ? 1 : 0);
-    metrics.addMetric(SyncMetric.PassIncomplete, MetricUnit.Count, result.complete ? 0 : 1);
-    for (const error of result.errors) {
-      logger.warn({
-        message: 'object error',
-        kind: error.kind,
-        tenantNamespace: error.tenantRef?.namespace,
-        tenantName: error.tenantRef?.name,
-        hostNamespace: error.hostRef?.namespace,
-        hostName: error.hostRef?.name,
-        reason: error.reason,
-        error: error.message,
-      });
-    }
-  }
-
   async function sync(event: unknown, context: Context): Promise<SyncResult> {
     const { settings: s, source: src } = configure();
     const requested = parseSyncEvent(event);
@@ -240,7 +147,7 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       maxWrites: budget.maxWrites,
     });
 
-    const { tenantApi, hostApi } = await connectAll(s, src);
+    const { tenantApi, hostApi } = await connectClusters(s, src, connect);
     const logSink = new LogSink((line: Record<string, unknown>) => {
       const { message, ...fields } = line;
       logger.info({ message: typeof message === 'string' ? message : 'tenantplane', ...fields });
@@ -255,7 +162,7 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       dryRun: requested.dryRun,
       passId,
     });
-    record(result);
+    recordPass(metrics, logger, result);
 
     const summary: SyncResult = {
       passId: result.passId,
@@ -264,7 +171,7 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       complete: result.complete,
       counts: result.counts,
       objectErrors: result.errors.length,
-      objectsSeen: Object.values(result.objectsSeen).reduce((a, b) => a + b, 0),
+      objectsSeen: objectsSeen(result),
       durationMs: result.durationMs,
     };
     if (result.incompleteReason !== undefined) summary.incompleteReason = result.incompleteReason;

@@ -1,0 +1,49 @@
+/**
+ * What an invocation reports besides the decision logs: EMF metrics of the pass, one warning log
+ * line per object error, and errors made safe to log.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { PassResult } from '../../lib/ports/index.js';
+import { SyncMetric } from './contract.js';
+
+/** The error, safe to log: name and message only (no `cause` chain: a cause may quote input). */
+export function safeError(error: unknown): Error {
+  if (!(error instanceof Error)) return new Error(`non-error thrown: ${typeof error}`);
+  const safe = new Error(error.message);
+  safe.name = error.name;
+  const frames = (error.stack ?? '').split('\n').filter((line) => line.startsWith('    at '));
+  safe.stack = [`${error.name}: ${error.message}`, ...frames].join('\n');
+  return safe;
+}
+
+/** Tenant objects listed in the pass, all kinds. */
+export function objectsSeen(result: PassResult): number {
+  return Object.values(result.objectsSeen).reduce((a, b) => a + b, 0);
+}
+
+/** Adds the pass's metrics and logs each per-object error (which did not fail the invocation). */
+export function recordPass(metrics: Metrics, logger: Logger, result: PassResult): void {
+  const { counts } = result;
+  metrics.addMetric(SyncMetric.Creates, MetricUnit.Count, counts.Create);
+  metrics.addMetric(SyncMetric.Updates, MetricUnit.Count, counts.Update);
+  metrics.addMetric(SyncMetric.Deletes, MetricUnit.Count, counts.Delete);
+  metrics.addMetric(SyncMetric.Skips, MetricUnit.Count, counts.Skip);
+  metrics.addMetric(SyncMetric.ObjectErrors, MetricUnit.Count, result.errors.length);
+  metrics.addMetric(SyncMetric.ObjectsSeen, MetricUnit.Count, objectsSeen(result));
+  metrics.addMetric(SyncMetric.PassDurationMs, MetricUnit.Milliseconds, result.durationMs);
+  metrics.addMetric(SyncMetric.PassComplete, MetricUnit.Count, result.complete ? 1 : 0);
+  metrics.addMetric(SyncMetric.PassIncomplete, MetricUnit.Count, result.complete ? 0 : 1);
+  for (const error of result.errors) {
+    logger.warn({
+      message: 'object error',
+      kind: error.kind,
+      tenantNamespace: error.tenantRef?.namespace,
+      tenantName: error.tenantRef?.name,
+      hostNamespace: error.hostRef?.namespace,
+      hostName: error.hostRef?.name,
+      reason: error.reason,
+      error: error.message,
+    });
+  }
+}
