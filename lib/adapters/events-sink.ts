@@ -279,8 +279,10 @@ export class KubernetesEventsSink implements DecisionSink {
     decisions: readonly Decision[],
     report: EventsReport,
   ): Promise<void> {
-    const tenantCluster = await this.hostApi.get(TENANT_CLUSTER_KIND, undefined, this.tenant);
-    const uid = tenantCluster?.metadata.uid;
+    // The pass already read the TenantCluster; read it only for a result that does not say.
+    const uid =
+      result.tenantClusterUid ??
+      (await this.hostApi.get(TENANT_CLUSTER_KIND, undefined, this.tenant))?.metadata.uid;
     if (!uid) {
       this.fail(
         report,

@@ -46,17 +46,14 @@ export function eventView(event: KubeObject): EventView {
   };
 }
 
-/** Every Event whose involvedObject is the TenantCluster `tenant`, latest first. */
-export async function tenantClusterEvents(
-  hostApi: ClusterApi,
-  tenant: string,
-): Promise<EventView[]> {
+/** Every Event in the Events namespace matching `fieldSelector`, all pages, latest first. */
+async function listEvents(hostApi: ClusterApi, fieldSelector: string): Promise<EventView[]> {
   const events: KubeObject[] = [];
   let continueToken: string | undefined;
   do {
     const page = await hostApi.list(EVENT_KIND, {
       namespace: EVENTS_NAMESPACE,
-      fieldSelector: `involvedObject.kind=${TENANT_CLUSTER.kind},involvedObject.name=${tenant}`,
+      fieldSelector,
       limit: 500,
       ...(continueToken ? { continueToken } : {}),
     });
@@ -64,6 +61,14 @@ export async function tenantClusterEvents(
     continueToken = page.continueToken;
   } while (continueToken);
   return events.map(eventView).sort((a, b) => b.lastSeen.localeCompare(a.lastSeen));
+}
+
+/** Every Event whose involvedObject is the TenantCluster `tenant`, latest first. */
+export function tenantClusterEvents(hostApi: ClusterApi, tenant: string): Promise<EventView[]> {
+  return listEvents(
+    hostApi,
+    `involvedObject.kind=${TENANT_CLUSTER.kind},involvedObject.name=${tenant}`,
+  );
 }
 
 /**
@@ -74,22 +79,8 @@ export async function hostObjectEvents(
   hostApi: ClusterApi,
   hostRef: ObjectRef,
 ): Promise<EventView[]> {
-  const events: KubeObject[] = [];
-  let continueToken: string | undefined;
-  do {
-    const page = await hostApi.list(EVENT_KIND, {
-      namespace: EVENTS_NAMESPACE,
-      fieldSelector: `involvedObject.kind=${TENANT_CLUSTER.kind}`,
-      limit: 500,
-      ...(continueToken ? { continueToken } : {}),
-    });
-    events.push(...page.items);
-    continueToken = page.continueToken;
-  } while (continueToken);
-  return events
-    .map(eventView)
-    .filter((e) => eventMentions(e, hostRef))
-    .sort((a, b) => b.lastSeen.localeCompare(a.lastSeen));
+  const events = await listEvents(hostApi, `involvedObject.kind=${TENANT_CLUSTER.kind}`);
+  return events.filter((e) => eventMentions(e, hostRef));
 }
 
 function escapeRegExp(text: string): string {

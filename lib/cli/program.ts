@@ -97,33 +97,37 @@ ${OUTPUT_HELP}
 
 ${EXIT_CODES_HELP}`;
 
-  const sync = program
-    .command('sync')
-    .summary('run one pass for a tenant cluster')
-    .description(
-      'Run one bounded convergence pass for a tenant cluster: create, update and delete its host objects, record the Decisions as Events on the TenantCluster and write status.lastPass.',
-    )
-    .argument('<tenant>', 'name of the TenantCluster on the host cluster');
-  addBudgetOptions(addOutputOption(addClusterOptions(sync)));
-  sync.addHelpText('after', passHelp('sync')).action(async (tenant: string, flags: PassFlags) => {
-    checkPassArgs(tenant, flags);
-    const { passCommand } = await import('./commands/pass.js');
-    setExit(await passCommand(tenant, flags, io, { dryRun: false }));
-  });
-
-  const plan = program
-    .command('plan')
-    .summary('dry run: the Decisions a pass would make (writes nothing)')
-    .description(
-      'Dry run: print the Decisions a pass would make now. Writes nothing: no host objects, no Events, no status.',
-    )
-    .argument('<tenant>', 'name of the TenantCluster on the host cluster');
-  addBudgetOptions(addOutputOption(addClusterOptions(plan)));
-  plan.addHelpText('after', passHelp('plan')).action(async (tenant: string, flags: PassFlags) => {
-    checkPassArgs(tenant, flags);
-    const { passCommand } = await import('./commands/pass.js');
-    setExit(await passCommand(tenant, flags, io, { dryRun: true }));
-  });
+  const passCommands = [
+    {
+      name: 'sync',
+      summary: 'run one pass for a tenant cluster',
+      description:
+        'Run one bounded convergence pass for a tenant cluster: create, update and delete its host objects, record the Decisions as Events on the TenantCluster and write status.lastPass.',
+      dryRun: false,
+    },
+    {
+      name: 'plan',
+      summary: 'dry run: the Decisions a pass would make (writes nothing)',
+      description:
+        'Dry run: print the Decisions a pass would make now. Writes nothing: no host objects, no Events, no status.',
+      dryRun: true,
+    },
+  ] as const;
+  for (const spec of passCommands) {
+    const command = program
+      .command(spec.name)
+      .summary(spec.summary)
+      .description(spec.description)
+      .argument('<tenant>', 'name of the TenantCluster on the host cluster');
+    addBudgetOptions(addOutputOption(addClusterOptions(command)));
+    command
+      .addHelpText('after', passHelp(spec.name))
+      .action(async (tenant: string, flags: PassFlags) => {
+        checkPassArgs(tenant, flags);
+        const { passCommand } = await import('./commands/pass.js');
+        setExit(await passCommand(tenant, flags, io, { dryRun: spec.dryRun }));
+      });
+  }
 
   const explain = program
     .command('explain')

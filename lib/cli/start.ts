@@ -9,9 +9,8 @@ import { relative } from 'node:path';
 import { promisify } from 'node:util';
 import { KubernetesEventsSink } from '../adapters/events-sink.js';
 import { createClusterApi } from '../adapters/kube/cluster-client.js';
-import { runPass } from '../engine/index.js';
+import { requestDelta, runPass } from '../engine/index.js';
 import { ensureLocalClusters, LocalKubeconfigSource } from '../localcluster/index.js';
-import type { RequestCount } from '../ports/index.js';
 import {
   DELETE_SAMPLE,
   DEMO_HOST_NAMESPACE,
@@ -31,10 +30,6 @@ const io = processIo();
 const paint = painter(colorsEnabled(io));
 const say = (text = '') => io.out(`${text}\n`);
 const heading = (text: string) => say(`\n${paint('bold', `== ${text}`)}`);
-
-function sub(after: RequestCount, before: RequestCount): RequestCount {
-  return { reads: after.reads - before.reads, writes: after.writes - before.writes };
-}
 
 async function main(): Promise<number> {
   const t0 = Date.now();
@@ -81,7 +76,7 @@ async function main(): Promise<number> {
       progress.done();
     }
     const bookkeepingWrites =
-      sub(hostApi.requestCount(), hostBefore).writes - result.requests.host.writes;
+      requestDelta(hostApi.requestCount(), hostBefore).writes - result.requests.host.writes;
     io.out(passReport(result, paint));
 
     const longHost = demoHostName('shop', LONG_SAMPLE_NAME);
@@ -112,17 +107,12 @@ async function main(): Promise<number> {
     }
 
     heading('Requests');
-    const setupReq = {
-      tenant: setup.tenant,
-      host: sub(setup.host, { reads: 0, writes: 0 }),
-    };
-    say(`  setup (namespaces, TenantCluster, samples): ${requestsText(setupReq)}`);
+    say(`  setup (namespaces, TenantCluster, samples): ${requestsText(setup)}`);
     say(`  pass:                                      ${requestsText(result.requests)}`);
     say(
       `  after the pass (status.lastPass, Events):  host ${bookkeepingWrites} write${bookkeepingWrites === 1 ? '' : 's'}`,
     );
-    const objectWrites =
-      setupReq.tenant.writes + setupReq.host.writes + result.requests.host.writes;
+    const objectWrites = setup.tenant.writes + setup.host.writes + result.requests.host.writes;
     if (objectWrites === 0) {
       say(
         paint(

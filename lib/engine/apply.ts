@@ -182,6 +182,23 @@ async function performUpdate(
   }
 }
 
+/** The outcome of a plan that needs no create: in sync, a Skip, or an update; else undefined. */
+function settle(
+  ctx: ApplyContext,
+  plan: ApplyPlan,
+): Promise<ApplyOutcome> | ApplyOutcome | undefined {
+  switch (plan.action) {
+    case 'InSync':
+      return { action: 'InSync', reason: 'host copy matches the tenant source' };
+    case 'Skip':
+      return { action: 'Skip', reason: plan.reason };
+    case 'Update':
+      return performUpdate(ctx, plan.body, plan.changed);
+    case 'Create':
+      return undefined;
+  }
+}
+
 /**
  * Applies one desired object, given what the host listing of ALL objects of the kind in the host
  * namespace showed at its name (`undefined`: nothing there). An occupied name is decided from the
@@ -197,17 +214,8 @@ export async function applyObject(
   observed: KubeObject | undefined,
   source: SourceIdentity,
 ): Promise<ApplyOutcome> {
-  const plan = planApply(desired, observed, source);
-  switch (plan.action) {
-    case 'InSync':
-      return { action: 'InSync', reason: 'host copy matches the tenant source' };
-    case 'Skip':
-      return { action: 'Skip', reason: plan.reason };
-    case 'Update':
-      return performUpdate(ctx, plan.body, plan.changed);
-    case 'Create':
-      break;
-  }
+  const decided = settle(ctx, planApply(desired, observed, source));
+  if (decided) return decided;
   const createReason = `no host copy of tenant ${describeSource(source)} yet`;
   const { namespace, name } = desired.metadata;
   // A dry run spends the write budget too, so it stops where the real pass would.
@@ -231,15 +239,7 @@ export async function applyObject(
       error: new Error('the host name was taken and released again during the create'),
     };
   }
-  const again = planApply(desired, existing, source);
-  switch (again.action) {
-    case 'InSync':
-      return { action: 'InSync', reason: 'host copy matches the tenant source' };
-    case 'Skip':
-      return { action: 'Skip', reason: again.reason };
-    case 'Update':
-      return performUpdate(ctx, again.body, again.changed);
-    case 'Create':
-      return { action: 'Create', reason: createReason };
-  }
+  return (
+    settle(ctx, planApply(desired, existing, source)) ?? { action: 'Create', reason: createReason }
+  );
 }

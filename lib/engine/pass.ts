@@ -115,7 +115,8 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-function diff(after: RequestCount, before: RequestCount): RequestCount {
+/** Requests made between two readings of `ClusterApi.requestCount()`. */
+export function requestDelta(after: RequestCount, before: RequestCount): RequestCount {
   return { reads: after.reads - before.reads, writes: after.writes - before.writes };
 }
 
@@ -221,16 +222,21 @@ class Pass {
    * as if a bound had been hit, and the next scheduled pass continues.
    */
   private backOffIfThrottled(error: unknown): void {
-    let cause: unknown = error;
-    for (let depth = 0; depth < 5 && cause instanceof Error; depth++) {
-      if (isClusterError(cause, 'TooManyRequests')) {
-        const after =
-          cause.retryAfterSeconds === undefined ? '' : `, retry after ${cause.retryAfterSeconds} s`;
-        this.stop.reason ??= `an API server asked for less load (429 Too Many Requests${after}), so the pass stopped early`;
-        return;
-      }
-      cause = cause.cause;
-    }
+    if (!isClusterError(error, 'TooManyRequests')) return;
+    const after =
+      error.retryAfterSeconds === undefined ? '' : `, retry after ${error.retryAfterSeconds} s`;
+    this.stop.reason ??= `an API server asked for less load (429 Too Many Requests${after}), so the pass stopped early`;
+  }
+
+  /** A kind's listing failed: one error naming the side, and no GC for that kind this pass. */
+  private listingFailed(rule: KindRule, side: ClusterRole, error: unknown, why: string): void {
+    this.errors.push({
+      kind: rule.kind,
+      message: `listing ${side} ${rule.kind} objects failed: ${errorMessage(error)}`,
+      reason: clusterReason(error) ?? 'Unknown',
+    });
+    this.backOffIfThrottled(error);
+    this.kindIncomplete(rule, why);
   }
 
   private kindIncomplete(rule: KindRule, why: string): void {
@@ -334,15 +340,7 @@ class Pass {
     try {
       hostObjects = await this.listHost(rule);
     } catch (error) {
-      this.objectError(
-        rule,
-        new Error(`listing host ${rule.kind} objects failed: ${errorMessage(error)}`, {
-          cause: error,
-        }),
-      );
-      const last = this.errors.at(-1);
-      if (last) last.reason = clusterReason(error) ?? 'Unknown';
-      this.kindIncomplete(rule, 'the host listing failed');
+      this.listingFailed(rule, 'host', error, 'the host listing failed');
       return;
     }
     if (!hostObjects) return;
@@ -361,15 +359,10 @@ class Pass {
         page = await this.listTenantPage(rule, continueToken);
       } catch (error) {
         if (error instanceof PassError) throw error;
-        const err = new Error(
-          `listing tenant ${rule.kind} objects failed: ${errorMessage(error)}`,
-          { cause: error },
-        );
-        this.objectError(rule, err);
-        const last = this.errors.at(-1);
-        if (last) last.reason = clusterReason(error) ?? 'Unknown';
-        this.kindIncomplete(
+        this.listingFailed(
           rule,
+          'tenant',
+          error,
           'the tenant listing failed, so its garbage collection was skipped',
         );
         break;
@@ -595,13 +588,14 @@ export async function runPass(options: PassOptions): Promise<PassResult> {
     objectsSeen: pass.objectsSeen,
     errors: pass.errors,
     requests: {
-      tenant: diff(tenantApi.requestCount(), tenantBefore),
-      host: diff(hostApi.requestCount(), hostBefore),
+      tenant: requestDelta(tenantApi.requestCount(), tenantBefore),
+      host: requestDelta(hostApi.requestCount(), hostBefore),
     },
     decisions: recorder.decisions,
   };
   if (!complete) result.incompleteReason = reasons.join('; ');
   if (note) result.note = note;
+  if (tenantCluster.metadata.uid) result.tenantClusterUid = tenantCluster.metadata.uid;
 
   result.statusWritten = false;
   const lastPass = lastPassStatus(result);

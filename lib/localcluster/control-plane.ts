@@ -55,17 +55,25 @@ export const TENANT_CLUSTER_CRD = resolve(
 
 const stateFile = (stateDir: string) => join(stateDir, 'state.json');
 
-/** One GET with a short timeout; with `pki`, over TLS as the admin user. */
-function get(url: string, pki?: Pki): Promise<{ status: number; body: string }> {
+/** The admin user's TLS material, read once for the many readiness probes. */
+interface AdminTls {
+  ca: Buffer;
+  cert: Buffer;
+  key: Buffer;
+}
+
+function adminTls(pki: Pki): AdminTls {
+  return {
+    ca: readFileSync(pki.caCert),
+    cert: readFileSync(pki.adminCert),
+    key: readFileSync(pki.adminKey),
+  };
+}
+
+/** One GET with a short timeout; with `tls`, over HTTPS as the admin user. */
+function get(url: string, tls?: AdminTls): Promise<{ status: number; body: string }> {
   return new Promise((resolvePromise, reject) => {
-    const tls = pki
-      ? {
-          ca: readFileSync(pki.caCert),
-          cert: readFileSync(pki.adminCert),
-          key: readFileSync(pki.adminKey),
-        }
-      : {};
-    const req = (pki ? request : httpRequest)(url, { ...tls, timeout: 5000 }, (res) => {
+    const req = (tls ? request : httpRequest)(url, { ...tls, timeout: 5000 }, (res) => {
       let body = '';
       res.on('data', (c) => {
         body += c;
@@ -134,10 +142,10 @@ export async function readRunningControlPlane(
     ),
   ];
   if (!(await Promise.all(checks)).every(Boolean)) return undefined;
-  const pki = await ensurePki(join(stateDir, 'pki'));
+  const tls = adminTls(await ensurePki(join(stateDir, 'pki')));
   try {
     for (const c of LOCAL_CLUSTERS) {
-      const res = await get(`${state.clusters[c].server}/readyz`, pki);
+      const res = await get(`${state.clusters[c].server}/readyz`, tls);
       if (res.status !== 200) return undefined;
     }
   } catch {
@@ -259,11 +267,12 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       servers.push({ name, pid: child.pid, port, logFile });
     }
     // Both apiservers boot in parallel; wait for each.
+    const tls = adminTls(pki);
     for (const s of servers) {
       const server = `https://127.0.0.1:${s.port}`;
       await waitUntil(
         `kube-apiserver '${s.name}'`,
-        async () => (await get(`${server}/readyz`, pki)).status === 200,
+        async () => (await get(`${server}/readyz`, tls)).status === 200,
         s.pid,
         binaries['kube-apiserver'],
         s.logFile,

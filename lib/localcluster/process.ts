@@ -32,11 +32,7 @@ export function startDaemon(binary: string, args: string[], logFile: string): Ch
 
 /** True when `pid` is alive and is the program `binary` (guards against a recycled PID). */
 export async function isOurProcess(pid: number, binary: string): Promise<boolean> {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
+  if (!isAlive(pid)) return false;
   try {
     const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8');
     return cmdline.split('\0')[0] === binary;
@@ -46,7 +42,8 @@ export async function isOurProcess(pid: number, binary: string): Promise<boolean
   }
 }
 
-function alive(pid: number): boolean {
+/** True while a process with this PID exists. */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -66,10 +63,10 @@ export async function stopProcess(pid: number, graceMs = 10_000): Promise<void> 
   };
   signal('SIGTERM');
   const deadline = Date.now() + graceMs;
-  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  if (alive(pid)) {
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (isAlive(pid)) {
     signal('SIGKILL');
-    while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
+    while (isAlive(pid)) await new Promise((r) => setTimeout(r, 50));
   }
 }
 

@@ -66,6 +66,8 @@ export interface PassResult {
   decisions: Decision[];
   /** Whether the pass wrote `status.lastPass` (unchanged steady passes skip it; see the engine). */
   statusWritten?: boolean;
+  /** uid of the TenantCluster the pass read, so sinks that refer to it need not read it again. */
+  tenantClusterUid?: string;
 }
 
 /**

@@ -22,19 +22,17 @@
  * (`--max-semi-space-size=25 --max-old-space-size=461`).
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createClusterApi } from '../../lib/adapters/kube/cluster-client.js';
 import { runPass } from '../../lib/engine/index.js';
 import {
-  LocalKubeconfigSource,
-  startControlPlane,
-  stopControlPlane,
-} from '../../lib/localcluster/index.js';
-import type { KubeObject } from '../../lib/ports/index.js';
+  BENCH_TENANT,
+  changeOnePercent,
+  deleteOnePercent,
+  printTable,
+  withBenchClusters,
+} from './scenario.js';
 
 const { values } = parseArgs({
   options: {
@@ -54,8 +52,6 @@ const objects = Number(values.objects);
 const pageSize = Number(values['page-size']);
 const concurrency = Number(values.concurrency);
 const sampleMs = Number(values['sample-ms']);
-const tenant = 'bench';
-const namespaces = Array.from({ length: 10 }, (_, i) => `ns-${i}`);
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 /** What one child reports, bytes and milliseconds. */
@@ -102,7 +98,7 @@ async function childPass(): Promise<void> {
   const timer = setInterval(sample, sampleMs);
   const t0 = performance.now();
   const result = await runPass({
-    tenant,
+    tenant: BENCH_TENANT,
     tenantApi,
     hostApi,
     budget: { pageSize, concurrency },
@@ -136,28 +132,6 @@ async function childPass(): Promise<void> {
   };
   await Promise.all([tenantApi.close(), hostApi.close()]);
   process.stdout.write(`${JSON.stringify(figures)}\n`);
-}
-
-async function pool<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await work(items[next++] as T);
-    }),
-  );
-}
-
-function configMap(i: number, value: string): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {
-      name: `cm-${i}`,
-      namespace: namespaces[i % namespaces.length],
-      labels: { app: 'bench' },
-    },
-    data: { index: String(i), value, payload: 'x'.repeat(200) },
-  };
 }
 
 /** Runs one pass in a fresh `node --expose-gc` child and returns its figures. */
@@ -199,44 +173,11 @@ function passInChild(tenantKubeconfig: string, hostKubeconfig: string): Promise<
 }
 
 async function main(): Promise<void> {
-  const rows: string[][] = [];
-  const stateDir = await mkdtemp(join(tmpdir(), 'tenantplane-bench-'));
-  try {
-    const state = await startControlPlane({
-      stateDir,
-      tieToThisProcess: true,
-      removeStateDirWhenOrphaned: true,
-      log: (l) => console.error(`[local] ${l}`),
-    });
-    const source = new LocalKubeconfigSource(state);
-    const tenantApi = createClusterApi(await source.load('tenant'));
-    const hostApi = createClusterApi(await source.load('host'));
-
-    await hostApi.create({
-      apiVersion: 'tenantplane.io/v1alpha1',
-      kind: 'TenantCluster',
-      metadata: { name: tenant },
-      spec: { hostNamespace: 'tenant-bench', toHost: [{ apiVersion: 'v1', kind: 'ConfigMap' }] },
-    });
-    await hostApi.create({
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: 'tenant-bench' },
-    });
-    for (const name of namespaces) {
-      await tenantApi.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    }
-    const t0 = performance.now();
-    const indexes = Array.from({ length: objects }, (_, i) => i);
-    await pool(indexes, 32, async (i) => {
-      await tenantApi.create(configMap(i, 'v1'));
-    });
-    console.error(
-      `[bench] seeded ${objects} tenant ConfigMaps in ${Math.round(performance.now() - t0)} ms`,
-    );
-
+  await withBenchClusters(objects, async (clusters) => {
+    const rows: string[][] = [];
+    const { tenant: tenantCluster, host: hostCluster } = clusters.state.clusters;
     const pass = async (label: string) => {
-      const f = await passInChild(state.clusters.tenant.kubeconfig, state.clusters.host.kubeconfig);
+      const f = await passInChild(tenantCluster.kubeconfig, hostCluster.kubeconfig);
       const row = [
         label,
         String(f.ms),
@@ -258,55 +199,35 @@ async function main(): Promise<void> {
 
     await pass('first pass');
     await pass('steady state');
-
-    const cmKind = { apiVersion: 'v1', kind: 'ConfigMap' };
-    const changed = indexes.filter((i) => i % 100 === 0);
-    await pool(changed, 16, async (i) => {
-      const cm = configMap(i, 'v2');
-      const current = await tenantApi.get(cmKind, cm.metadata.namespace, cm.metadata.name);
-      cm.metadata.resourceVersion = current?.metadata.resourceVersion;
-      await tenantApi.update(cm);
-    });
+    await changeOnePercent(clusters);
     await pass('1% changed');
-
-    await pool(changed, 16, async (i) => {
-      const { namespace, name } = configMap(i, 'v2').metadata;
-      const current = await tenantApi.get(cmKind, namespace, name);
-      await tenantApi.delete(cmKind, namespace, name, { uid: current?.metadata.uid ?? '' });
-    });
+    await deleteOnePercent(clusters);
     await pass('1% deleted');
     await pass('steady again');
-    await Promise.all([tenantApi.close(), hostApi.close()]);
 
-    const header = [
-      'pass',
-      'ms',
-      'C/U/D/S',
-      'reads/writes',
-      'decisions',
-      'complete',
-      'heap0',
-      'peakHeap',
-      'live',
-      'held',
-      'rss0',
-      'peakRss',
-      'maxRss',
-    ];
-    const widths = header.map((h, i) =>
-      Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)),
-    );
-    const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
     const flags = values['node-options'] ? ` child flags: ${values['node-options']}` : '';
     console.log(
-      `objects=${objects} pageSize=${pageSize} concurrency=${concurrency} kubernetes=v${state.version}${flags} (memory in MiB)`,
+      `objects=${objects} pageSize=${pageSize} concurrency=${concurrency} kubernetes=v${clusters.state.version}${flags} (memory in MiB)`,
     );
-    console.log(line(header));
-    for (const r of rows) console.log(line(r));
-  } finally {
-    await stopControlPlane(stateDir);
-    await rm(stateDir, { recursive: true, force: true });
-  }
+    printTable(
+      [
+        'pass',
+        'ms',
+        'C/U/D/S',
+        'reads/writes',
+        'decisions',
+        'complete',
+        'heap0',
+        'peakHeap',
+        'live',
+        'held',
+        'rss0',
+        'peakRss',
+        'maxRss',
+      ],
+      rows,
+    );
+  });
 }
 
 await (values.child ? childPass() : main());

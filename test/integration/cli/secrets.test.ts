@@ -9,32 +9,15 @@ import {
   createClusterApi,
   type KubeClusterApi,
 } from '../../../lib/adapters/kube/cluster-client.js';
-import type { CliIo } from '../../../lib/cli/io.js';
 import { run } from '../../../lib/cli/program.js';
 import { TENANT_CLUSTER } from '../../../lib/engine/index.js';
+import { captureIo } from '../../fixtures/capture-io.js';
 import { integrationClusters } from '../support/clusters.js';
 
 const secrets = mockClient(SecretsManagerClient);
 let tenantApi: KubeClusterApi;
 let hostApi: KubeClusterApi;
 const previousRegion = process.env.AWS_REGION;
-
-function capture() {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    env: {},
-  };
-  return { io, stdout: () => out, stderr: () => err };
-}
 
 beforeAll(async () => {
   process.env.AWS_REGION = 'eu-west-1';
@@ -91,8 +74,8 @@ afterAll(async () => {
 
 describe('tenantplane --secrets', () => {
   it('loads both kubeconfigs from Secrets Manager and runs the pass', async () => {
-    const c = capture();
-    const code = await run(['sync', 'cli-s', '--secrets', 'tp/cli-s/tenant,tp/cli-s/host'], c.io);
+    const c = captureIo();
+    const code = await run(['sync', 'cli-s', '--secrets', 'tp/cli-s/tenant,tp/cli-s/host'], c);
     expect(c.stderr()).toBe('');
     expect(code).toBe(0);
     expect(c.stdout()).toMatch(
@@ -107,8 +90,8 @@ describe('tenantplane --secrets', () => {
   });
 
   it('a missing secret fails with exit 1 naming the secret id', async () => {
-    const c = capture();
-    const code = await run(['status', 'cli-s', '--secrets', 'tp/missing,tp/missing'], c.io);
+    const c = captureIo();
+    const code = await run(['status', 'cli-s', '--secrets', 'tp/missing,tp/missing'], c);
     expect(code).toBe(1);
     expect(c.stderr()).toBe(
       'error: host kubeconfig secret tp/missing: secret not found (ResourceNotFoundException)\n',

@@ -5,15 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import type { ControlPlaneState } from '../../../lib/localcluster/index.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { isAlive } from '../../../lib/localcluster/process.js';
 
 async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -42,10 +34,10 @@ describe('a control plane tied to a process that is killed', () => {
       child.on('exit', (code) => reject(new Error(`the starter exited early (${code})`)));
     });
     const pids = [state.etcd.pid, state.clusters.tenant.pid, state.clusters.host.pid];
-    expect(pids.every(alive)).toBe(true);
+    expect(pids.every(isAlive)).toBe(true);
 
     child.kill('SIGKILL'); // no teardown hook can run
-    expect(await until(() => !pids.some(alive), 15_000)).toBe(true);
+    expect(await until(() => !pids.some(isAlive), 15_000)).toBe(true);
     expect(await until(() => !existsSync(stateDir), 5_000)).toBe(true);
   });
 });

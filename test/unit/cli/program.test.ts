@@ -1,30 +1,12 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { CliIo } from '../../../lib/cli/io.js';
 import { run } from '../../../lib/cli/program.js';
-
-function capture(): CliIo & { stdout: () => string; stderr: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    env: {},
-    stdout: () => out,
-    stderr: () => err,
-  };
-}
+import { captureIo } from '../../fixtures/capture-io.js';
 
 describe('tenantplane (in-process)', () => {
   it('prints help with examples and exit codes, exit 0', async () => {
-    const io = capture();
+    const io = captureIo();
     expect(await run(['--help'], io)).toBe(0);
     const help = io.stdout();
     for (const command of ['sync', 'plan', 'explain', 'status', 'name', 'trigger']) {
@@ -37,7 +19,7 @@ describe('tenantplane (in-process)', () => {
   it.each(['sync', 'plan', 'explain', 'status', 'name', 'trigger'])(
     '%s --help has examples',
     async (command) => {
-      const io = capture();
+      const io = captureIo();
       expect(await run([command, '--help'], io)).toBe(0);
       expect(io.stdout()).toContain(`Usage: tenantplane ${command}`);
       expect(io.stdout()).toContain(`$ tenantplane ${command}`);
@@ -45,7 +27,7 @@ describe('tenantplane (in-process)', () => {
   );
 
   it('refuses an unknown flag with exit 2 and one clear line', async () => {
-    const io = capture();
+    const io = captureIo();
     expect(await run(['sync', 'dev', '--bogus'], io)).toBe(2);
     expect(io.stderr()).toMatch(/^error: unknown option '--bogus'/);
     expect(io.stdout()).toBe('');
@@ -64,20 +46,20 @@ describe('tenantplane (in-process)', () => {
     [['frobnicate'], /unknown command 'frobnicate'/],
     [['name', 'a', 'b'], /missing required argument 'tenant'/],
   ])('%j is bad usage (exit 2)', async (argv, message) => {
-    const io = capture();
+    const io = captureIo();
     expect(await run(argv, io)).toBe(2);
     expect(io.stderr()).toMatch(message);
     expect(io.stderr()).not.toMatch(/\n\s+at /);
   });
 
   it('prints a host name', async () => {
-    const io = capture();
+    const io = captureIo();
     expect(await run(['name', 'nginx', 'default', 'dev'], io)).toBe(0);
     expect(io.stdout()).toBe('nginx-x-default-x-dev\n');
   });
 
   it('prints the version', async () => {
-    const io = capture();
+    const io = captureIo();
     expect(await run(['--version'], io)).toBe(0);
     expect(io.stdout()).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
@@ -93,7 +75,7 @@ describe('tenantplane trigger', () => {
     eventBridge
       .on(PutEventsCommand)
       .resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-9' }] });
-    const io = capture();
+    const io = captureIo();
     const client = new EventBridgeClient({ region: 'eu-west-1' });
     expect(
       await run(['trigger', 'dev', '--event-bus', 'tp-prod', '--dry-run'], io, {
@@ -112,7 +94,7 @@ describe('tenantplane trigger', () => {
 
   it('fails with exit 1 and one line when the bus refuses', async () => {
     eventBridge.on(PutEventsCommand).rejects(new Error('AccessDenied: not allowed'));
-    const io = capture();
+    const io = captureIo();
     const client = new EventBridgeClient({ region: 'eu-west-1' });
     expect(await run(['trigger', 'dev'], io, { eventBridgeClient: client })).toBe(1);
     expect(io.stderr()).toBe(
