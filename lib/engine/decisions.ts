@@ -6,27 +6,12 @@ import type {
   DecisionAction,
   DecisionCounts,
   DecisionSink,
-  ObjectError,
   PassResult,
 } from '../ports/index.js';
 
 /** Zero for every action. */
 export function emptyCounts(): DecisionCounts {
   return { Create: 0, Update: 0, Delete: 0, Skip: 0 };
-}
-
-/** An error's message, for humans; never the object it was about. */
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : 'unknown error';
-}
-
-/** One ObjectError as a line of text (status.lastPass.errors, logs). */
-export function formatObjectError(error: ObjectError): string {
-  const ref = error.tenantRef ?? error.hostRef;
-  const where = ref ? `${error.kind} ${ref.namespace}/${ref.name}` : error.kind;
-  const reason = error.reason ? ` (${error.reason})` : '';
-  return `${where}: ${error.message}${reason}`;
 }
 
 /**

@@ -1,8 +1,12 @@
 /**
  * Garbage collection: which managed host objects lost their tenant source, and deleting them
- * safely (uid precondition, managed objects of this tenant and kind only).
+ * safely: only this tenant's copies of this kind, only after a complete tenant listing, each with
+ * a uid precondition.
  */
+import { runPool } from '../common/index.js';
 import { type ClusterApi, isClusterError, type KubeObject } from '../ports/index.js';
+import { decide, type PassContext } from './pass-context.js';
+import type { KindRule } from './policy.js';
 import { type ReverseRef, reverseLookup } from './reverse-mapping.js';
 
 /** A host object to delete and why. */
@@ -17,27 +21,28 @@ export function sourceKey(virtualNamespace: string, virtualName: string): string
   return `${virtualNamespace}/${virtualName}`;
 }
 
-/** What the tenant listing of one kind showed. Only call GC with a complete listing. */
+/** What a complete tenant listing of one kind showed. */
 export interface TenantListing {
   tenant: string;
   kind: string;
-  /** Sources that should have a host copy (listed and not excluded). */
+  /** Sources that should have a host copy (listed and in scope). */
   desired: ReadonlySet<string>;
-  /** Every source listed, excluded ones included (to word the reason). */
+  /** Every source listed, out-of-scope ones included (to word the reason). */
   listed: ReadonlySet<string>;
 }
 
 /**
  * The host objects to delete: managed by tenantplane for exactly this tenant and kind (read from
- * their own metadata, whatever the LIST selector returned), whose source is not desired any more.
- * Objects without complete reverse-mapping metadata are never candidates.
+ * their own metadata, whatever the LIST returned), whose source is not desired any more. Objects
+ * without complete reverse-mapping metadata, or without a uid to make a precondition of, are
+ * never candidates.
  */
 export function planGc(hostObjects: readonly KubeObject[], listing: TenantListing): GcCandidate[] {
   const candidates: GcCandidate[] = [];
   for (const object of hostObjects) {
     const ref = reverseLookup(object);
     if (!ref || ref.tenant !== listing.tenant || ref.kind !== listing.kind) continue;
-    if (!object.metadata.uid) continue; // no uid, no precondition: never delete blind
+    if (!object.metadata.uid) continue;
     const key = sourceKey(ref.virtualNamespace, ref.virtualName);
     if (listing.desired.has(key)) continue;
     const what = `tenant ${ref.kind} ${key}`;
@@ -62,4 +67,46 @@ export async function deleteCandidate(hostApi: ClusterApi, candidate: GcCandidat
   } catch (error) {
     if (!isClusterError(error, 'NotFound')) throw error;
   }
+}
+
+async function deleteOne(ctx: PassContext, rule: KindRule, candidate: GcCandidate): Promise<void> {
+  if (!ctx.bounds.reserveWrite()) return;
+  const tenantRef = { namespace: candidate.ref.virtualNamespace, name: candidate.ref.virtualName };
+  const hostRef = {
+    namespace: candidate.object.metadata.namespace ?? ctx.hostNamespace,
+    name: candidate.object.metadata.name,
+  };
+  let failure: unknown;
+  if (!ctx.dryRun) {
+    try {
+      await deleteCandidate(ctx.hostApi, candidate);
+    } catch (error) {
+      failure = error;
+    }
+  }
+  decide(ctx, 'Delete', rule, { tenantRef, hostRef }, candidate.reason, failure);
+}
+
+/**
+ * Garbage-collects one kind, given the host objects listed for it and the tenant listing. Runs
+ * only from a complete listing: a listing that failed or that a bound cut short says nothing
+ * about the sources it did not reach, so it must never delete their copies.
+ * @returns whether GC ran, and how many candidates it found (a bound may leave some for the next
+ * pass).
+ */
+export async function collectGarbage(
+  ctx: PassContext,
+  rule: KindRule,
+  hostObjects: readonly KubeObject[],
+  listing: TenantListing & { complete: boolean },
+): Promise<{ ran: boolean; candidates: number }> {
+  if (!listing.complete || ctx.bounds.isStopped()) return { ran: false, candidates: 0 };
+  const candidates = planGc(hostObjects, listing);
+  await runPool(
+    candidates,
+    ctx.bounds.budget.concurrency,
+    (candidate) => deleteOne(ctx, rule, candidate),
+    () => ctx.bounds.isStopped(),
+  );
+  return { ran: true, candidates: candidates.length };
 }

@@ -1,12 +1,72 @@
-/** The pure sync engine. Depends only on `lib/ports`. */
-export * from './apply.js';
-export * from './decisions.js';
-export * from './errors.js';
-export * from './gc.js';
-export * from './label-selector.js';
-export * from './metadata.js';
-export * from './naming.js';
-export * from './pass.js';
-export * from './policy.js';
-export * from './reverse-mapping.js';
-export * from './transform.js';
+/**
+ * The pure sync engine: its public surface, listed explicitly so internals stay internal. Depends
+ * only on `lib/ports` and `lib/common`.
+ */
+
+// The TenantCluster kind is part of the engine's vocabulary; it is defined with the ports.
+export { TENANT_CLUSTER } from '../ports/index.js';
+export {
+  type ApplyContext,
+  type ApplyOutcome,
+  type ApplyPlan,
+  applyObject,
+  planApply,
+} from './apply.js';
+export { type Budget, DEFAULT_BUDGET } from './budget.js';
+export { DecisionRecorder, emptyCounts } from './decisions.js';
+export {
+  ClusterUnreachableError,
+  InvalidPolicyError,
+  PassError,
+  TenantClusterNotFoundError,
+} from './errors.js';
+export { type GcCandidate, planGc, type TenantListing } from './gc.js';
+export { compactHostObject } from './host-listing.js';
+export {
+  type LabelSelector,
+  LabelSelectorError,
+  matchesLabelSelector,
+  parseLabelSelector,
+} from './label-selector.js';
+export {
+  Annotations,
+  isReservedKey,
+  Labels,
+  MANAGED_BY_VALUE,
+  RESERVED_DOMAIN,
+} from './metadata.js';
+export { hostName } from './naming.js';
+export { formatObjectError } from './object-errors.js';
+export { type PassOptions, requestDelta, runPass } from './pass.js';
+export type { PassProgress } from './pass-context.js';
+export {
+  DEFAULT_TO_HOST,
+  type KindExclusions,
+  type KindRule,
+  parseSyncPolicy,
+  type SyncPolicy,
+} from './policy.js';
+export {
+  describeOccupant,
+  type Provenance,
+  provenance,
+  type SourceIdentity,
+} from './provenance.js';
+export {
+  type ReverseRef,
+  reverseLookup,
+  reverseMappingAnnotations,
+  reverseMappingLabels,
+} from './reverse-mapping.js';
+export {
+  type CompiledKindRule,
+  compileKindRule,
+  isExcluded,
+  TENANT_SYSTEM_NAMESPACES,
+} from './scope.js';
+export {
+  DEFAULT_STATUS_REPORT_INTERVAL_MS,
+  lastPassStatus,
+  statusReportDue,
+} from './status-report.js';
+export { ownedKeysOf, type TransformTarget, toHostObject } from './transform.js';

@@ -1,9 +1,13 @@
 /**
- * Every label and annotation key the engine reads or writes lives here, so the reverse mapping,
- * the anti-spoofing filter and GC selectors can never disagree about a key's spelling.
+ * Every label and annotation key tenantplane reads or writes lives here, so the reverse mapping,
+ * the anti-spoofing filter, GC and the Events can never disagree about a key's spelling.
  */
 
-/** Labels on every host object; they make host objects selectable (GC lists by them). */
+/**
+ * Labels on every host object: they make a tenant's copies selectable with kubectl. GC itself
+ * reads them from each listed object, because the pass lists the whole host namespace anyway (to
+ * see occupied names).
+ */
 export const Labels = {
   ManagedBy: 'app.kubernetes.io/managed-by',
   Tenant: 'tenantplane.io/tenant',
@@ -20,6 +24,17 @@ export const Annotations = {
   OwnedKeys: 'tenantplane.io/owned-keys',
   /** Digest of the tenant `spec`, so a field the tenant removed is noticed despite host defaults. */
   SpecHash: 'tenantplane.io/spec-hash',
+} as const;
+
+/**
+ * Annotations on the Kubernetes Events about a TenantCluster: they let tools find the Events
+ * about one host object without parsing messages.
+ */
+export const EventAnnotations = {
+  TenantRef: 'tenantplane.io/tenant-ref',
+  HostRef: 'tenantplane.io/host-ref',
+  Kind: 'tenantplane.io/kind',
+  PassId: 'tenantplane.io/pass-id',
 } as const;
 
 /** Value of the managed-by label on every host object the engine writes. */

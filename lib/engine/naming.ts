@@ -1,5 +1,5 @@
 /**
- * Deterministic host names (DESIGN.md §2). Frozen: changing this function renames every host
+ * Deterministic host names. Frozen: changing this function renames every host
  * object, so test vectors pin its exact output.
  */
 import { createHash } from 'node:crypto';

@@ -1,22 +1,10 @@
 /**
- * The SyncPolicy (TenantCluster.spec) and the planner rules that decide which tenant objects are
- * eligible for the host at all: system namespaces, built-in credential exclusions, and the
- * per-kind exclusions of the policy.
+ * The SyncPolicy (TenantCluster.spec): parsed and validated in one go, so an operator sees every
+ * problem at once. Which objects a rule then leaves out is `scope.ts`.
  */
-import type { KindRef, KubeObject } from '../ports/index.js';
+import { isDnsLabel, isRecord, tenantNameProblem } from '../common/index.js';
 import { InvalidPolicyError } from './errors.js';
-import {
-  type LabelSelector,
-  LabelSelectorError,
-  matchesLabelSelector,
-  parseLabelSelector,
-} from './label-selector.js';
-
-/** The TenantCluster kind on the host (cluster-scoped). */
-export const TENANT_CLUSTER: KindRef = {
-  apiVersion: 'tenantplane.io/v1alpha1',
-  kind: 'TenantCluster',
-};
+import { LabelSelectorError, parseLabelSelector } from './label-selector.js';
 
 /** Per-kind exclusions: a tenant object matching any of them is silently not synced. */
 export interface KindExclusions {
@@ -49,21 +37,9 @@ export const DEFAULT_TO_HOST: readonly KindRule[] = Object.freeze([
   { apiVersion: 'v1', kind: 'Secret' },
 ]);
 
-/** Tenant namespaces that belong to the tenant's control plane; never synced. */
-export const TENANT_SYSTEM_NAMESPACES: readonly string[] = Object.freeze([
-  'kube-system',
-  'kube-public',
-  'kube-node-lease',
-]);
-
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const API_VERSION = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?v[0-9]+((alpha|beta)[0-9]+)?$/;
 const KIND = /^[A-Za-z][A-Za-z0-9]{0,62}$/;
 const MAX_KINDS = 64;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function stringList(value: unknown, where: string, problems: string[]): string[] | undefined {
   if (value === undefined) return undefined;
@@ -139,21 +115,17 @@ function describe(value: unknown): string {
  */
 export function parseSyncPolicy(tenant: string, spec: unknown): SyncPolicy {
   const problems: string[] = [];
-  if (!DNS_LABEL.test(tenant) || tenant.length > 63) {
-    // The tenant name is a label value on every host object, so it must fit one.
+  const nameProblem = tenantNameProblem(tenant);
+  if (nameProblem) {
     problems.push(
-      `the TenantCluster name "${tenant}" must be a DNS-1123 label (at most 63 characters)`,
+      `the TenantCluster name "${tenant}" ${nameProblem} (it is a label value on every host object)`,
     );
   }
   if (!isRecord(spec)) {
     throw new InvalidPolicyError(tenant, [...problems, 'spec must be an object']);
   }
   const { hostNamespace, paused, toHost } = spec;
-  if (
-    typeof hostNamespace !== 'string' ||
-    !DNS_LABEL.test(hostNamespace) ||
-    hostNamespace.length > 63
-  ) {
+  if (typeof hostNamespace !== 'string' || !isDnsLabel(hostNamespace)) {
     problems.push(`spec.hostNamespace must be a DNS-1123 label, got ${describe(hostNamespace)}`);
   }
   if (paused !== undefined && typeof paused !== 'boolean') {
@@ -183,64 +155,4 @@ export function parseSyncPolicy(tenant: string, spec: unknown): SyncPolicy {
   }
   if (problems.length > 0) throw new InvalidPolicyError(tenant, problems);
   return { hostNamespace: hostNamespace as string, paused: paused === true, toHost: rules };
-}
-
-/** A KindRule prepared for matching many objects (the selector parsed once). */
-export interface CompiledKindRule {
-  rule: KindRule;
-  namespaces: ReadonlySet<string>;
-  names: ReadonlySet<string>;
-  selector: LabelSelector | undefined;
-}
-
-/** Prepares a rule for {@link isExcluded}. */
-export function compileKindRule(rule: KindRule): CompiledKindRule {
-  const selector = rule.exclude?.labelSelector;
-  return {
-    rule,
-    namespaces: new Set(rule.exclude?.namespaces ?? []),
-    names: new Set(rule.exclude?.names ?? []),
-    selector: selector === undefined ? undefined : parseLabelSelector(selector),
-  };
-}
-
-/**
- * Objects that never leave the tenant, whatever the policy says. Tenant credentials: the
- * `kube-root-ca.crt` ConfigMap every namespace gets and service-account token Secrets. And the
- * tenant control plane's own `default/kubernetes` Service and Endpoints, which point at the
- * tenant apiserver and mean nothing on the host.
- */
-export function isAlwaysExcluded(object: KubeObject): boolean {
-  if (object.apiVersion !== 'v1') return false;
-  const { namespace, name } = object.metadata;
-  switch (object.kind) {
-    case 'ConfigMap':
-      return name === 'kube-root-ca.crt';
-    case 'Secret':
-      return object.type === 'kubernetes.io/service-account-token';
-    case 'Service':
-    case 'Endpoints':
-      return namespace === 'default' && name === 'kubernetes';
-    default:
-      return false;
-  }
-}
-
-/** True when the tenant object lives in a tenant system namespace. */
-export function isSystemNamespace(namespace: string | undefined): boolean {
-  return namespace !== undefined && TENANT_SYSTEM_NAMESPACES.includes(namespace);
-}
-
-/**
- * True when the policy keeps `object` off the host: system namespace, built-in credential
- * exclusion, or the rule's own exclusions. Exclusion is policy, not a refusal, so it makes no
- * Decision.
- */
-export function isExcluded(rule: CompiledKindRule, object: KubeObject): boolean {
-  const { namespace, name, labels } = object.metadata;
-  if (isSystemNamespace(namespace)) return true;
-  if (isAlwaysExcluded(object)) return true;
-  if (namespace !== undefined && rule.namespaces.has(namespace)) return true;
-  if (rule.names.has(name)) return true;
-  return rule.selector !== undefined && matchesLabelSelector(rule.selector, labels);
 }

@@ -1,7 +1,7 @@
 /**
  * Reverse mapping: from a host object back to its tenant source, read from the metadata the
- * engine wrote (never re-derived from the host name, which may be hashed), plus provenance checks
- * that decide whether the engine may touch a host object.
+ * engine wrote (never re-derived from the host name, which may be hashed), and the metadata that
+ * makes it possible.
  */
 import type { KubeObject } from '../ports/index.js';
 import { Annotations, Labels, MANAGED_BY_VALUE } from './metadata.js';
@@ -60,49 +60,4 @@ export function reverseMappingAnnotations(
   };
   if (virtualUid) annotations[Annotations.VirtualUid] = virtualUid;
   return annotations;
-}
-
-/** The label selector (string) of the host objects managed for one tenant and kind: GC's scope. */
-export function managedSelector(tenant: string, kind: string): string {
-  return `${Labels.ManagedBy}=${MANAGED_BY_VALUE},${Labels.Tenant}=${tenant},${Labels.Kind}=${kind}`;
-}
-
-/** Who holds a host name, relative to the tenant source that wants it. */
-export type Provenance =
-  | { kind: 'same-source' }
-  | { kind: 'other-source'; ref: ReverseRef }
-  | { kind: 'foreign' };
-
-/**
- * Classifies an existing host object against the tenant source that maps to its name: the same
- * source (the engine may update it), another tenantplane source (a collision), or no tenantplane
- * source at all (a foreign object). Only `same-source` may ever be written.
- */
-export function provenance(
-  hostObject: KubeObject,
-  source: { tenant: string; kind: string; virtualNamespace: string; virtualName: string },
-): Provenance {
-  const ref = reverseLookup(hostObject);
-  if (!ref) return { kind: 'foreign' };
-  if (
-    ref.tenant === source.tenant &&
-    ref.kind === source.kind &&
-    ref.virtualNamespace === source.virtualNamespace &&
-    ref.virtualName === source.virtualName
-  ) {
-    return { kind: 'same-source' };
-  }
-  return { kind: 'other-source', ref };
-}
-
-/** Plain words for who occupies a host name, for Skip reasons. */
-export function describeOccupant(p: Provenance): string {
-  switch (p.kind) {
-    case 'same-source':
-      return 'this same tenant source';
-    case 'other-source':
-      return `${p.ref.kind} ${p.ref.virtualNamespace}/${p.ref.virtualName} of tenant cluster "${p.ref.tenant}" (a name collision)`;
-    case 'foreign':
-      return 'an object tenantplane does not manage (a foreign object)';
-  }
 }

@@ -3,32 +3,17 @@
  * and non-mutating: the input is deep-copied, never touched.
  */
 import { createHash } from 'node:crypto';
+import { isRecord, stableJson } from '../common/index.js';
 import type { KubeObject } from '../ports/index.js';
 import { Annotations, DROPPED_TENANT_ANNOTATIONS, isReservedKey } from './metadata.js';
 import { hostName } from './naming.js';
 import { reverseMappingAnnotations, reverseMappingLabels } from './reverse-mapping.js';
 
 /**
- * Metadata the server populates or the host owns. The desired object is built from scratch with
- * only name, namespace, labels and annotations, so all of these (and any unknown field) are
- * dropped; the list documents the contract of DESIGN.md §2.
+ * Top-level fields that are identity or host state, not content the engine owns: identity is
+ * rewritten, `status` belongs to the host.
  */
-export const STRIPPED_METADATA_FIELDS: readonly string[] = Object.freeze([
-  'resourceVersion',
-  'uid',
-  'selfLink',
-  'creationTimestamp',
-  'generation',
-  'managedFields',
-  'ownerReferences',
-  'finalizers',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'generateName',
-]);
-
-/** Top-level fields never copied: identity is rewritten, `status` belongs to the host. */
-const NON_CONTENT_FIELDS: ReadonlySet<string> = new Set([
+export const NON_CONTENT_FIELDS: ReadonlySet<string> = new Set([
   'apiVersion',
   'kind',
   'metadata',
@@ -36,10 +21,6 @@ const NON_CONTENT_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Fields of particular kinds that the host cluster allocates or binds (cluster IPs, node ports,
@@ -138,18 +119,6 @@ export function ownedKeysOf(hostObject: KubeObject): OwnedKeys {
   }
 }
 
-/** JSON with object keys sorted, so equal content always hashes equally. */
-export function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (isRecord(value)) {
-    const keys = Object.keys(value)
-      .filter((k) => value[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson(value[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 function specHash(spec: unknown): string {
   return createHash('sha256').update(stableJson(spec), 'utf8').digest('hex').slice(0, 16);
 }
@@ -171,7 +140,9 @@ export interface TransformTarget {
 
 /**
  * The desired host object for a tenant object: deep copy; host name from {@link hostName};
- * re-namespaced into the host namespace; server-populated and host-owned fields stripped;
+ * re-namespaced into the host namespace; server-populated and host-owned fields stripped (the
+ * metadata is built from scratch, so resourceVersion, uid, ownerReferences, finalizers and every
+ * other server or host field never reach it);
  * tenant-supplied reserved keys dropped (anti-spoofing) before the reverse-mapping labels and
  * annotations are merged in; the owned-keys annotation records the tenant keys carried over, so a
  * later update can remove the ones the tenant removed while keeping keys host controllers add.

@@ -1,0 +1,31 @@
+/** Reading the tenant's TenantCluster, the pass's policy and the home of its status. */
+import { errorMessage } from '../common/index.js';
+import {
+  type ClusterApi,
+  isClusterError,
+  type KubeObject,
+  TENANT_CLUSTER,
+} from '../ports/index.js';
+import { ClusterUnreachableError, PassError, TenantClusterNotFoundError } from './errors.js';
+
+/**
+ * Reads the TenantCluster named `tenant` from the host.
+ * @throws TenantClusterNotFoundError when it does not exist, ClusterUnreachableError when the host
+ * does not answer, PassError for any other failure; each with `cause`.
+ */
+export async function readTenantCluster(hostApi: ClusterApi, tenant: string): Promise<KubeObject> {
+  let object: KubeObject | undefined;
+  try {
+    object = await hostApi.get(TENANT_CLUSTER, undefined, tenant);
+  } catch (error) {
+    if (isClusterError(error, 'Transport'))
+      throw new ClusterUnreachableError('host', { cause: error });
+    if (isClusterError(error, 'NotFound'))
+      throw new TenantClusterNotFoundError(tenant, { cause: error });
+    throw new PassError(`could not read TenantCluster "${tenant}": ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+  if (!object) throw new TenantClusterNotFoundError(tenant);
+  return object;
+}

@@ -1,0 +1,127 @@
+/**
+ * The tenant side of a kind: its objects in all namespaces, page by page, taken in as work for
+ * the apply step. What a pass learns here (every source listed, every source wanted on the host)
+ * is what GC later compares the host against.
+ */
+import {
+  type ClusterApi,
+  type ClusterRole,
+  isClusterError,
+  type KindRef,
+  type KubeObject,
+  type ListPage,
+} from '../ports/index.js';
+import { ClusterUnreachableError } from './errors.js';
+import { sourceKey } from './gc.js';
+import type { PassContext } from './pass-context.js';
+import type { SourceIdentity } from './provenance.js';
+import { type CompiledKindRule, isExcluded } from './scope.js';
+import { toHostObject } from './transform.js';
+
+/** Pages of tenant listings; knows whether the tenant cluster has answered yet. */
+export class TenantLister {
+  private calls = 0;
+
+  constructor(
+    private readonly tenantApi: ClusterApi,
+    private readonly pageSize: number,
+  ) {}
+
+  /**
+   * One page of a kind in all namespaces.
+   * @throws ClusterUnreachableError when the very first tenant request of the pass fails at the
+   * transport level; later transport failures are per-kind trouble the next pass retries.
+   */
+  async page(kind: KindRef, continueToken: string | undefined): Promise<ListPage> {
+    this.calls += 1;
+    const first = this.calls === 1;
+    try {
+      return await this.tenantApi.list(kind, {
+        limit: this.pageSize,
+        ...(continueToken ? { continueToken } : {}),
+      });
+    } catch (error) {
+      if (first && isClusterError(error, 'Transport')) {
+        throw new ClusterUnreachableError('tenant' satisfies ClusterRole, { cause: error });
+      }
+      throw error;
+    }
+  }
+}
+
+/** One tenant object to apply: its desired host object and where it came from. */
+export interface ApplyItem {
+  desired: KubeObject;
+  source: SourceIdentity;
+}
+
+/** What the tenant listing of one kind has shown so far. */
+export class TenantView {
+  /** Sources that should have a host copy (listed and in scope). */
+  readonly desired = new Set<string>();
+  /** Every source listed, out-of-scope ones included (to word GC's reason). */
+  readonly listed = new Set<string>();
+  /** Tenant objects taken in. */
+  count = 0;
+  private reportedClusterScoped = false;
+
+  constructor(
+    private readonly ctx: PassContext,
+    private readonly compiled: CompiledKindRule,
+  ) {}
+
+  /**
+   * Takes in one page: checks each object, records it, and transforms the ones in scope. A
+   * malformed object or a failed transform is an error of that object, never of the page.
+   */
+  intake(items: readonly KubeObject[]): ApplyItem[] {
+    const { ctx } = this;
+    const { rule } = this.compiled;
+    const work: ApplyItem[] = [];
+    for (const object of items) {
+      this.count += 1;
+      ctx.objectsSeen[rule.kind] = (ctx.objectsSeen[rule.kind] ?? 0) + 1;
+      const name = object?.metadata?.name;
+      const namespace = object?.metadata?.namespace;
+      if (typeof name !== 'string' || name === '') {
+        ctx.errors.add(rule, new Error('a tenant object without a name was ignored'));
+        continue;
+      }
+      if (typeof namespace !== 'string' || namespace === '') {
+        this.reportClusterScoped();
+        continue;
+      }
+      const key = sourceKey(namespace, name);
+      this.listed.add(key);
+      if (isExcluded(this.compiled, object)) continue;
+      this.desired.add(key);
+      try {
+        const desired = toHostObject(object, {
+          tenant: ctx.tenant,
+          hostNamespace: ctx.hostNamespace,
+        });
+        const source = {
+          tenant: ctx.tenant,
+          kind: rule.kind,
+          virtualNamespace: namespace,
+          virtualName: name,
+        };
+        work.push({ desired, source });
+      } catch (error) {
+        ctx.errors.add(rule, error, { namespace, name });
+      }
+    }
+    return work;
+  }
+
+  /** Once per kind: a kind whose objects have no namespace cannot have a host namespace copy. */
+  private reportClusterScoped(): void {
+    if (this.reportedClusterScoped) return;
+    this.reportedClusterScoped = true;
+    const { kind } = this.compiled.rule;
+    this.ctx.errors.add(
+      this.compiled.rule,
+      new Error(`${kind} objects without a namespace cannot be synced; only namespaced kinds can`),
+    );
+  }
+}
