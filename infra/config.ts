@@ -5,58 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-
-export interface TenantBudgetConfig {
-  maxWrites?: number;
-  pageSize?: number;
-  concurrency?: number;
-  /** The function timeout; the pass deadline is derived from it at run time. */
-  timeoutSeconds?: number;
-}
-
-export interface TenantConfig {
-  /** The TenantCluster name (a Kubernetes object name). */
-  name: string;
-  /** An EventBridge Scheduler expression: `rate(5 minutes)` or `cron(0/10 * * * ? *)`. */
-  schedule: string;
-  /** Secrets Manager secret (name or ARN) with the tenant cluster's kubeconfig. */
-  tenantSecretId: string;
-  budget?: TenantBudgetConfig;
-  memoryMiB?: number;
-}
-
-export interface AlarmsConfig {
-  periodMinutes: number;
-  evaluationPeriods: number;
-  failedInvocationsThreshold: number;
-  incompletePassesThreshold: number;
-  skipsThreshold: number;
-  /** Create an SNS topic of this name in the shared stack and notify it. */
-  topicName?: string;
-  /** Or notify an existing topic. */
-  topicArn?: string;
-}
-
-export interface GlobalConfig {
-  hostSecretId: string;
-  eventBusName: string;
-  logRetentionDays: number;
-  alarms: AlarmsConfig;
-}
-
-export interface TenantsConfig {
-  global: GlobalConfig;
-  tenants: TenantConfig[];
-}
-
-export class TenantsConfigError extends Error {
-  readonly problems: string[];
-  constructor(origin: string, problems: string[]) {
-    super(`invalid tenants config ${origin}:\n  - ${problems.join('\n  - ')}`);
-    this.name = 'TenantsConfigError';
-    this.problems = problems;
-  }
-}
+import { z } from 'zod';
+import { isRecord, tenantNameProblem } from '../lib/common/index.js';
 
 /** CloudWatch Logs accepts only these retention periods. */
 export const LOG_RETENTION_DAYS = [
@@ -64,23 +14,7 @@ export const LOG_RETENTION_DAYS = [
   3653,
 ] as const;
 
-export const DEFAULT_ALARMS: AlarmsConfig = {
-  periodMinutes: 5,
-  evaluationPeriods: 1,
-  failedInvocationsThreshold: 1,
-  incompletePassesThreshold: 3,
-  skipsThreshold: 1,
-};
-
-const TENANT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
-const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/;
 const RATE = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;
-const EVENT_BUS_NAME = /^[A-Za-z0-9._-]{1,256}$/;
-const TOPIC_NAME = /^[A-Za-z0-9_-]{1,256}$/;
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Checks one schedule expression; returns the problem, or undefined when it is valid. */
 export function scheduleProblem(expression: string): string | undefined {
@@ -108,155 +42,189 @@ export function scheduleProblem(expression: string): string | undefined {
   return `must be rate(<n> <unit>) or cron(<6 fields>), got ${JSON.stringify(expression)}`;
 }
 
-/** Collects problems, each prefixed with where it is (the tenant) and the field. */
-class Checker {
-  constructor(
-    private readonly where: string,
-    readonly problems: string[] = [],
-  ) {}
-  fail(field: string, message: string): void {
-    this.problems.push(`${this.where}: ${field}: ${message}`);
-  }
-  string(
-    o: Obj,
-    field: string,
-    pattern: RegExp,
-    hint: string,
-    required = true,
-  ): string | undefined {
-    const v = o[field];
-    if (v === undefined) {
-      if (required) this.fail(field, 'is required');
-      return undefined;
-    }
-    if (typeof v !== 'string' || !pattern.test(v)) {
-      this.fail(field, `${hint}, got ${JSON.stringify(v)}`);
-      return undefined;
-    }
-    return v;
-  }
-  int(o: Obj, field: string, min: number, max: number, label = field): number | undefined {
-    const v = o[field];
-    if (v === undefined) return undefined;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-      this.fail(label, `must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
-      return undefined;
-    }
-    return v;
-  }
-  unknownKeys(o: Obj, known: readonly string[], prefix = ''): void {
-    for (const key of Object.keys(o))
-      if (!known.includes(key))
-        this.fail(prefix + key, `unknown field (known: ${known.join(', ')})`);
+// Every schema carries its own wording, so no zod default ("Invalid input: expected string,
+// received number") reaches the operator; the issue path supplies the tenant and the field.
+
+/** `is required` when the field is missing, else `<text>, got <the value>`. */
+const hint = (text: string) => ({
+  error: (issue: { input?: unknown }) =>
+    issue.input === undefined ? 'is required' : `${text}, got ${JSON.stringify(issue.input)}`,
+});
+
+/** A string that `ok` accepts; anything else is refused as not being `what`. */
+const stringWhere = (ok: (value: string) => boolean, what: string) =>
+  z.string(hint(what)).refine(ok, hint(what));
+
+const int = (min: number, max: number) => {
+  const h = hint(`must be an integer from ${min} to ${max}`);
+  return z.number(h).refine((v) => Number.isInteger(v) && v >= min && v <= max, h);
+};
+
+/** A string judged by a function that says what is wrong with it, like {@link scheduleProblem}. */
+const judged = (problem: (value: string) => string | undefined) =>
+  z
+    .string(hint('must be a string'))
+    .refine((v) => problem(v) === undefined, { error: (issue) => problem(issue.input as string) });
+
+/** A mapping with exactly these keys, listed in `known` order when an unknown one turns up. */
+function mapping<S extends z.ZodRawShape>(shape: S, what: string, known = Object.keys(shape)) {
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? `unknown field (known: ${known.join(', ')})` : what,
+  });
+}
+
+const secretId = stringWhere(
+  (v) =>
+    /^[A-Za-z0-9/_+=.@-]{1,512}$/.test(v) ||
+    /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/.test(v),
+  'must be a Secrets Manager secret name or ARN',
+);
+
+const tenantSchema = mapping(
+  {
+    /** The TenantCluster name, and a label value on every host object: a DNS-1123 label. */
+    name: judged(tenantNameProblem),
+    /** An EventBridge Scheduler expression: `rate(5 minutes)` or `cron(0/10 * * * ? *)`. */
+    schedule: judged((s) => scheduleProblem(s.trim())).transform((s) => s.trim()),
+    /** Secrets Manager secret (name or ARN) with the tenant cluster's kubeconfig. */
+    tenantSecretId: secretId,
+    memoryMiB: int(128, 10240).optional(),
+    budget: mapping(
+      {
+        maxWrites: int(1, 1_000_000).optional(),
+        pageSize: int(1, 10_000).optional(),
+        concurrency: int(1, 64).optional(),
+        /** The function timeout; the pass deadline is derived from it at run time. */
+        timeoutSeconds: int(10, 900).optional(),
+      },
+      'must be a mapping',
+    ).optional(),
+  },
+  'must be a mapping with name, schedule and tenantSecretId',
+  // The order the fields are written in; the shape's order is the order problems are reported.
+  ['name', 'schedule', 'tenantSecretId', 'budget', 'memoryMiB'],
+);
+
+const alarmsSchema = mapping(
+  {
+    periodMinutes: int(1, 1440).default(5),
+    evaluationPeriods: int(1, 100).default(1),
+    failedInvocationsThreshold: int(1, 100_000).default(1),
+    incompletePassesThreshold: int(1, 100_000).default(3),
+    skipsThreshold: int(1, 1_000_000).default(1),
+    /** Create an SNS topic of this name in the shared stack and notify it. */
+    topicName: stringWhere(
+      (v) => /^[A-Za-z0-9_-]{1,256}$/.test(v),
+      'must be an SNS topic name',
+    ).optional(),
+    /** Or notify an existing topic. */
+    topicArn: stringWhere(
+      (v) => /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/.test(v),
+      'must be an SNS topic ARN',
+    ).optional(),
+  },
+  'must be a mapping',
+).refine((a) => a.topicName === undefined || a.topicArn === undefined, {
+  error: 'set topicName (create a topic) or topicArn (use one), not both',
+  // Asked even when another alarm field is wrong, so the operator sees every problem at once.
+  when: (payload) => isRecord(payload.value),
+});
+
+const retentionHint = hint(`must be one of ${LOG_RETENTION_DAYS.join(', ')}`);
+
+const globalSchema = mapping(
+  {
+    hostSecretId: secretId,
+    eventBusName: stringWhere(
+      (v) => /^[A-Za-z0-9._-]{1,256}$/.test(v),
+      'must be an EventBridge bus name',
+    )
+      .refine((v) => v !== 'default', 'must be a custom bus, not default')
+      .default('tenantplane'),
+    logRetentionDays: z
+      .number(retentionHint)
+      .refine((v) => (LOG_RETENTION_DAYS as readonly number[]).includes(v), retentionHint)
+      .default(30),
+    alarms: alarmsSchema.prefault({}),
+  },
+  'is required (a mapping with hostSecretId)',
+);
+
+const configSchema = mapping(
+  {
+    global: globalSchema,
+    tenants: z
+      .array(tenantSchema, { error: 'is required (a non-empty list)' })
+      .min(1, { error: 'is required (a non-empty list)' }),
+  },
+  'must be a mapping with global and tenants',
+);
+
+// The types follow the schemas, so a field cannot be validated one way and typed another.
+export type TenantConfig = z.output<typeof tenantSchema>;
+export type TenantBudgetConfig = NonNullable<TenantConfig['budget']>;
+export type AlarmsConfig = z.output<typeof alarmsSchema>;
+export type GlobalConfig = z.output<typeof globalSchema>;
+export type TenantsConfig = z.output<typeof configSchema>;
+
+export const DEFAULT_ALARMS: AlarmsConfig = alarmsSchema.parse({});
+
+/** The config is invalid; `problems` has one line per problem, naming the tenant and field. */
+export class TenantsConfigError extends Error {
+  readonly problems: string[];
+  constructor(origin: string, problems: string[]) {
+    super(`invalid tenants config ${origin}:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'TenantsConfigError';
+    this.problems = problems;
   }
 }
 
-function secretId(c: Checker, o: Obj, field: string): string | undefined {
-  const v = o[field];
-  if (v === undefined) {
-    c.fail(field, 'is required');
-    return undefined;
-  }
-  if (typeof v !== 'string' || !(SECRET_NAME.test(v) || SECRET_ARN.test(v))) {
-    c.fail(field, `must be a Secrets Manager secret name or ARN, got ${JSON.stringify(v)}`);
-    return undefined;
-  }
-  return v;
+interface Problem {
+  path: PropertyKey[];
+  message: string;
 }
 
-function parseAlarms(c: Checker, raw: unknown): AlarmsConfig {
-  if (raw === undefined) return { ...DEFAULT_ALARMS };
-  if (!isObj(raw)) {
-    c.fail('alarms', 'must be a mapping');
-    return { ...DEFAULT_ALARMS };
-  }
-  c.unknownKeys(
-    raw,
-    [
-      'periodMinutes',
-      'evaluationPeriods',
-      'failedInvocationsThreshold',
-      'incompletePassesThreshold',
-      'skipsThreshold',
-      'topicName',
-      'topicArn',
-    ],
-    'alarms.',
-  );
-  const alarms: AlarmsConfig = {
-    periodMinutes: c.int(raw, 'periodMinutes', 1, 1440) ?? DEFAULT_ALARMS.periodMinutes,
-    evaluationPeriods: c.int(raw, 'evaluationPeriods', 1, 100) ?? DEFAULT_ALARMS.evaluationPeriods,
-    failedInvocationsThreshold:
-      c.int(raw, 'failedInvocationsThreshold', 1, 100000) ??
-      DEFAULT_ALARMS.failedInvocationsThreshold,
-    incompletePassesThreshold:
-      c.int(raw, 'incompletePassesThreshold', 1, 100000) ??
-      DEFAULT_ALARMS.incompletePassesThreshold,
-    skipsThreshold: c.int(raw, 'skipsThreshold', 1, 1000000) ?? DEFAULT_ALARMS.skipsThreshold,
-  };
-  const topicName = c.string(raw, 'topicName', TOPIC_NAME, 'must be an SNS topic name', false);
-  const topicArn = c.string(
-    raw,
-    'topicArn',
-    /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/,
-    'must be an SNS topic ARN',
-    false,
-  );
-  if (topicName !== undefined && topicArn !== undefined)
-    c.fail('alarms', 'set topicName (create a topic) or topicArn (use one), not both');
-  if (topicName !== undefined) alarms.topicName = topicName;
-  if (topicArn !== undefined) alarms.topicArn = topicArn;
-  return alarms;
+/**
+ * Rules across tenants, checked on the raw document rather than in the schema so that they are
+ * reported even when some other field is wrong.
+ */
+function crossTenantProblems(doc: unknown): Problem[] {
+  const found: Problem[] = [];
+  if (!isRecord(doc) || !Array.isArray(doc.tenants)) return found;
+  const host = isRecord(doc.global) ? doc.global.hostSecretId : undefined;
+  const seen = new Map<unknown, number>();
+  doc.tenants.forEach((raw: unknown, index) => {
+    if (!isRecord(raw)) return;
+    const first = seen.get(raw.name);
+    if (first !== undefined)
+      found.push({ path: ['tenants', index, 'name'], message: `duplicate of tenants[${first}]` });
+    else if (typeof raw.name === 'string') seen.set(raw.name, index);
+    if (typeof host === 'string' && raw.tenantSecretId === host)
+      found.push({
+        path: ['tenants', index, 'tenantSecretId'],
+        message: 'must not be the host secret',
+      });
+  });
+  return found;
 }
 
-function parseTenant(c: Checker, raw: unknown): TenantConfig | undefined {
-  if (!isObj(raw)) {
-    c.fail('(entry)', 'must be a mapping with name, schedule and tenantSecretId');
-    return undefined;
+/** The tenant a problem is about, so each tenant's problems read together; -1 for the rest. */
+const tenantIndex = ({ path }: Problem) =>
+  path[0] === 'tenants' && typeof path[1] === 'number' ? path[1] : -1;
+
+/** `tenants[2] (qa): budget.maxWrites: ...`, `global: hostSecretId: ...`, `config: tenants: ...` */
+function describeProblem(doc: unknown, problem: Problem): string {
+  const { path, message } = problem;
+  const index = tenantIndex(problem);
+  if (index >= 0) {
+    const raw = isRecord(doc) && Array.isArray(doc.tenants) ? doc.tenants[index] : undefined;
+    const label = isRecord(raw) && typeof raw.name === 'string' && raw.name ? ` (${raw.name})` : '';
+    return `tenants[${index}]${label}: ${path.slice(2).join('.') || '(entry)'}: ${message}`;
   }
-  c.unknownKeys(raw, ['name', 'schedule', 'tenantSecretId', 'budget', 'memoryMiB']);
-  const name = c.string(
-    raw,
-    'name',
-    TENANT_NAME,
-    "must be a Kubernetes object name (lowercase letters, digits, '-' and '.')",
-  );
-  if (name !== undefined && name.length > 253) c.fail('name', 'must be at most 253 characters');
-  let schedule: string | undefined;
-  if (raw.schedule === undefined) c.fail('schedule', 'is required');
-  else if (typeof raw.schedule !== 'string') c.fail('schedule', 'must be a string');
-  else {
-    const problem = scheduleProblem(raw.schedule.trim());
-    if (problem) c.fail('schedule', problem);
-    else schedule = raw.schedule.trim();
-  }
-  const tenantSecretId = secretId(c, raw, 'tenantSecretId');
-  const memoryMiB = c.int(raw, 'memoryMiB', 128, 10240);
-  let budget: TenantBudgetConfig | undefined;
-  if (raw.budget !== undefined) {
-    if (!isObj(raw.budget)) c.fail('budget', 'must be a mapping');
-    else {
-      const b = raw.budget;
-      c.unknownKeys(b, ['maxWrites', 'pageSize', 'concurrency', 'timeoutSeconds'], 'budget.');
-      budget = {};
-      const fields = [
-        ['maxWrites', 1, 1_000_000],
-        ['pageSize', 1, 10_000],
-        ['concurrency', 1, 64],
-        ['timeoutSeconds', 10, 900],
-      ] as const;
-      for (const [field, min, max] of fields) {
-        const v = c.int(b, field, min, max, `budget.${field}`);
-        if (v !== undefined) budget[field] = v;
-      }
-    }
-  }
-  if (name === undefined || schedule === undefined || tenantSecretId === undefined)
-    return undefined;
-  const tenant: TenantConfig = { name, schedule, tenantSecretId };
-  if (budget !== undefined) tenant.budget = budget;
-  if (memoryMiB !== undefined) tenant.memoryMiB = memoryMiB;
-  return tenant;
+  if (path[0] === 'global' && path.length > 1)
+    return `global: ${path.slice(1).join('.')}: ${message}`;
+  return ['config', path.join('.'), message].filter(Boolean).join(': ');
 }
 
 /** Parses and validates the config; throws {@link TenantsConfigError} listing every problem. */
@@ -269,62 +237,23 @@ export function parseTenantsConfig(text: string, origin = 'config/tenants.yaml')
       `not valid YAML: ${error instanceof Error ? error.message : String(error)}`,
     ]);
   }
-  const root = new Checker('config');
-  if (!isObj(doc))
-    throw new TenantsConfigError(origin, ['config: must be a mapping with global and tenants']);
-  root.unknownKeys(doc, ['global', 'tenants']);
-
-  const g = new Checker('global', root.problems);
-  let global: GlobalConfig | undefined;
-  if (!isObj(doc.global)) root.fail('global', 'is required (a mapping with hostSecretId)');
-  else {
-    const raw = doc.global;
-    g.unknownKeys(raw, ['hostSecretId', 'eventBusName', 'logRetentionDays', 'alarms']);
-    const hostSecretId = secretId(g, raw, 'hostSecretId');
-    const eventBusName =
-      g.string(raw, 'eventBusName', EVENT_BUS_NAME, 'must be an EventBridge bus name', false) ??
-      'tenantplane';
-    if (eventBusName === 'default') g.fail('eventBusName', 'must be a custom bus, not default');
-    let logRetentionDays = 30;
-    if (raw.logRetentionDays !== undefined) {
-      const v = raw.logRetentionDays;
-      if (typeof v !== 'number' || !(LOG_RETENTION_DAYS as readonly number[]).includes(v))
-        g.fail(
-          'logRetentionDays',
-          `must be one of ${LOG_RETENTION_DAYS.join(', ')}, got ${JSON.stringify(v)}`,
-        );
-      else logRetentionDays = v;
-    }
-    const alarms = parseAlarms(g, raw.alarms);
-    if (hostSecretId !== undefined)
-      global = { hostSecretId, eventBusName, logRetentionDays, alarms };
-  }
-
-  const tenants: TenantConfig[] = [];
-  if (!Array.isArray(doc.tenants) || doc.tenants.length === 0)
-    root.fail('tenants', 'is required (a non-empty list)');
-  else {
-    const seen = new Map<string, number>();
-    doc.tenants.forEach((raw: unknown, index: number) => {
-      const label = isObj(raw) && typeof raw.name === 'string' ? ` (${raw.name})` : '';
-      const c = new Checker(`tenants[${index}]${label}`, root.problems);
-      const tenant = parseTenant(c, raw);
-      if (isObj(raw) && typeof raw.name === 'string') {
-        const first = seen.get(raw.name);
-        if (first !== undefined) c.fail('name', `duplicate of tenants[${first}]`);
-        else seen.set(raw.name, index);
-      }
-      if (!tenant) return;
-      if (tenant.tenantSecretId === global?.hostSecretId)
-        c.fail('tenantSecretId', 'must not be the host secret');
-      tenants.push(tenant);
-    });
-  }
-  if (root.problems.length > 0 || global === undefined)
-    throw new TenantsConfigError(origin, root.problems);
-  return { global, tenants };
+  const result = configSchema.safeParse(doc);
+  const problems: Problem[] = (result.error?.issues ?? []).flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: [...issue.path, key], message: issue.message }))
+      : [issue],
+  );
+  problems.push(...crossTenantProblems(doc));
+  if (result.success && problems.length === 0) return result.data;
+  // Array sort is stable, so one tenant's problems keep the order its fields are checked in.
+  problems.sort((a, b) => tenantIndex(a) - tenantIndex(b));
+  throw new TenantsConfigError(
+    origin,
+    problems.map((problem) => describeProblem(doc, problem)),
+  );
 }
 
+/** Reads and validates the tenants config at `path`; throws {@link TenantsConfigError}. */
 export function loadTenantsConfig(path: string): TenantsConfig {
   return parseTenantsConfig(readFileSync(path, 'utf8'), path);
 }

@@ -36,5 +36,3 @@ export const SYNC_REQUESTED = 'SyncRequested';
 
 /** Default time kept in reserve after the pass deadline (status write, Events, metrics flush). */
 export const DEFAULT_SAFETY_MARGIN_MS = 10_000;
-/** Default lifetime of a cached kubeconfig in a warm function. */
-export const DEFAULT_SECRETS_MAX_AGE_SECONDS = 300;

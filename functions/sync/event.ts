@@ -3,6 +3,7 @@
  * direct invoke `{"tenant": "dev", "dryRun": true}`, or an EventBridge `SyncRequested` event with
  * `detail.tenant` (manual trigger). Anything else is rejected with a message saying what is wrong.
  */
+import { isRecord, tenantNameProblem } from '../../lib/common/index.js';
 import { SYNC_REQUESTED } from './contract.js';
 
 export interface SyncRequest {
@@ -30,16 +31,17 @@ export class TenantMismatchError extends Error {
   }
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'string' ? 'a string' : `a ${typeof value}`;
 }
 
-function request(payload: Obj, where: string, allowed: string[]): Omit<SyncRequest, 'trigger'> {
+function request(
+  payload: Record<string, unknown>,
+  where: string,
+  allowed: string[],
+): Omit<SyncRequest, 'trigger'> {
   for (const key of Object.keys(payload))
     if (!allowed.includes(key)) throw new InvalidSyncEventError(`unexpected field ${where}${key}`);
   const { tenant, dryRun } = payload;
@@ -48,13 +50,21 @@ function request(payload: Obj, where: string, allowed: string[]): Omit<SyncReque
     throw new InvalidSyncEventError(
       `${where}tenant must be a non-empty string, got ${describe(tenant)}`,
     );
+  // Refused here, with the reason, rather than later as a mismatch with the configured tenant.
+  const problem = tenantNameProblem(tenant);
+  if (problem !== undefined)
+    throw new InvalidSyncEventError(`${where}tenant ${JSON.stringify(tenant)} ${problem}`);
   if (dryRun !== undefined && typeof dryRun !== 'boolean')
     throw new InvalidSyncEventError(`${where}dryRun must be a boolean, got ${describe(dryRun)}`);
   return { tenant, dryRun: dryRun ?? false };
 }
 
+/**
+ * Validates what the sync function was invoked with.
+ * @throws InvalidSyncEventError saying what is wrong and what is expected.
+ */
 export function parseSyncEvent(event: unknown): SyncRequest {
-  if (!isObj(event))
+  if (!isRecord(event))
     throw new InvalidSyncEventError(`the event is ${describe(event)}, not an object`);
   if ('detail-type' in event || 'detail' in event) {
     const detailType = event['detail-type'];
@@ -62,7 +72,7 @@ export function parseSyncEvent(event: unknown): SyncRequest {
       throw new InvalidSyncEventError(
         `EventBridge detail-type ${JSON.stringify(detailType)} is not "${SYNC_REQUESTED}"`,
       );
-    if (!isObj(event.detail))
+    if (!isRecord(event.detail))
       throw new InvalidSyncEventError('EventBridge detail is not an object');
     return { ...request(event.detail, 'detail.', ['tenant', 'dryRun']), trigger: 'event' };
   }

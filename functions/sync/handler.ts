@@ -16,7 +16,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { KubernetesEventsSink } from '../../lib/adapters/events-sink.js';
+import { KubernetesEventsSink } from '../../lib/adapters/events/index.js';
 import { createClusterApi } from '../../lib/adapters/kube/cluster-client.js';
 import { SecretsManagerKubeconfigSource } from '../../lib/adapters/kubeconfig/secrets-manager-source.js';
 import { LogSink } from '../../lib/adapters/log-sink.js';

@@ -1,5 +1,6 @@
 /** The function's configuration, from its environment (set by infra/), validated. */
-import { DEFAULT_SAFETY_MARGIN_MS, DEFAULT_SECRETS_MAX_AGE_SECONDS, SyncEnv } from './contract.js';
+import { DEFAULT_SECRETS_MAX_AGE_SECONDS } from '../../lib/adapters/kubeconfig/secrets-manager-source.js';
+import { DEFAULT_SAFETY_MARGIN_MS, SyncEnv } from './contract.js';
 
 export interface SyncSettings {
   tenant: string;

@@ -8,6 +8,7 @@ import {
   PutEventsCommand,
   type PutEventsCommandOutput,
 } from '@aws-sdk/client-eventbridge';
+import { tenantNameProblem } from '../common/index.js';
 
 export const SYNC_REQUESTED_SOURCE = 'tenantplane.cli';
 export const SYNC_REQUESTED_DETAIL_TYPE = 'SyncRequested';
@@ -41,18 +42,18 @@ export class TriggerSyncError extends Error {
   }
 }
 
-/** Same rule as a Kubernetes object name (RFC 1123 subdomain), the TenantCluster's name. */
-const TENANT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
+/**
+ * Puts a `SyncRequested` event for `tenant` on the bus and returns its event id.
+ * @throws TriggerSyncError when the tenant name is invalid or the bus refuses the event. The name
+ * is checked before calling AWS: no tenant's rule could match it, so the event would vanish.
+ */
 export async function triggerSync(
   tenant: string,
   options: TriggerSyncOptions = {},
 ): Promise<TriggerSyncResult> {
-  if (!TENANT_NAME.test(tenant) || tenant.length > 253) {
-    throw new TriggerSyncError(
-      `invalid tenant name ${JSON.stringify(tenant)}: must be a Kubernetes object name (lowercase letters, digits, '-' and '.')`,
-    );
-  }
+  const problem = tenantNameProblem(tenant);
+  if (problem !== undefined)
+    throw new TriggerSyncError(`invalid tenant name ${JSON.stringify(tenant)}: ${problem}`);
   const eventBusName = options.eventBusName ?? DEFAULT_EVENT_BUS_NAME;
   const client = options.client ?? new EventBridgeClient({});
   const detail: SyncRequestedDetail = { tenant };

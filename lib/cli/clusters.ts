@@ -129,3 +129,20 @@ export function openClusters(flags: ClusterFlags, log: (line: string) => void): 
     },
   };
 }
+
+/**
+ * Runs `use` with the clusters the flags name and closes them however it ends: an open
+ * connection would keep the process alive after the command is done.
+ */
+export async function withClusters<T>(
+  flags: ClusterFlags,
+  log: (line: string) => void,
+  use: (clusters: Clusters) => Promise<T>,
+): Promise<T> {
+  const clusters = openClusters(flags, log);
+  try {
+    return await use(clusters);
+  } finally {
+    await clusters.close();
+  }
+}

@@ -3,8 +3,13 @@
  * objects in several virtual namespaces, created only the first time (create-if-absent, and not at
  * all once the TenantCluster exists, so a reader's edits and deletes are never undone).
  */
-import { hostName, TENANT_CLUSTER } from '../engine/index.js';
-import { type ClusterApi, isClusterError, type KubeObject } from '../ports/index.js';
+import { hostName } from '../engine/index.js';
+import {
+  type ClusterApi,
+  isClusterError,
+  type KubeObject,
+  TENANT_CLUSTER,
+} from '../ports/index.js';
 
 export const DEMO_TENANT = 'dev';
 export const DEMO_HOST_NAMESPACE = 'tenant-dev';
@@ -98,6 +103,7 @@ export async function createIfAbsent(api: ClusterApi, object: KubeObject): Promi
   }
 }
 
+/** A Namespace object named `name`, for {@link createIfAbsent}. */
 export function namespaceObject(name: string): KubeObject {
   return { apiVersion: NAMESPACE.apiVersion, kind: NAMESPACE.kind, metadata: { name } };
 }

@@ -2,6 +2,7 @@
  * How the command turns failures into an exit status and one plain sentence on stderr.
  */
 import { CommanderError } from 'commander';
+import { isClusterError } from '../ports/index.js';
 import { ExitCode } from './exit-codes.js';
 
 /** A bad argument or a bad combination of flags, found after commander's own parsing. */
@@ -18,6 +19,17 @@ export class CommandError extends Error {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CommandError';
   }
+}
+
+/**
+ * The error for a failed read of `what` on the host cluster. An unreachable host is named as
+ * such: the operator then fixes the connection, not the object.
+ */
+export function hostReadError(error: unknown, what: string): CommandError {
+  const message = isClusterError(error, 'Transport')
+    ? `the host cluster is unreachable: ${errorText(error)}`
+    : `could not read ${what}: ${errorText(error)}`;
+  return new CommandError(message, { cause: error });
 }
 
 /** The exit status for an error that ended a command. */
@@ -40,4 +52,13 @@ export function errorText(error: unknown, keepLines = false): string {
   const raw = error instanceof Error ? error.message : String(error);
   const text = keepLines ? raw.trim() : raw.replace(/\s*\n\s*/g, ' ').trim();
   return text === '' ? 'unknown error' : text;
+}
+
+/**
+ * The `error: ...` line for an error that ended a command. A local control plane that failed to
+ * start keeps its lines: they carry the log tail that says why.
+ */
+export function errorLine(error: unknown): string {
+  const keepLines = error instanceof Error && error.name === 'LocalClusterError';
+  return `error: ${errorText(error, keepLines)}\n`;
 }

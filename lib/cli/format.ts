@@ -2,6 +2,7 @@
  * Plain-text output: aligned tables (kubectl style), the pass summary, colors on a terminal only,
  * and the progress line on stderr.
  */
+import { plural } from '../common/index.js';
 import type { Decision, ObjectError, PassResult } from '../ports/index.js';
 import { formatDuration } from './duration.js';
 
@@ -10,6 +11,8 @@ export const OutputFormats = ['table', 'json'] as const;
 export type OutputFormat = (typeof OutputFormats)[number];
 
 export type Color = 'red' | 'green' | 'yellow' | 'cyan' | 'dim' | 'bold';
+/** Colors text, or leaves it plain; see {@link painter}. */
+export type Paint = (color: Color, text: string) => string;
 const SGR: Record<Color, [number, number]> = {
   red: [31, 39],
   green: [32, 39],
@@ -20,7 +23,7 @@ const SGR: Record<Color, [number, number]> = {
 };
 
 /** Paints text, or leaves it plain: `paint(enabled)('red', 'x')`. */
-export function painter(enabled: boolean): (color: Color, text: string) => string {
+export function painter(enabled: boolean): Paint {
   return (color, text) => {
     if (!enabled || text === '') return text;
     const [on, off] = SGR[color];
@@ -69,7 +72,7 @@ const ACTION_COLOR: Record<Decision['action'], Color> = {
 /** One line per decision: action, kind, tenant object, host object, reason (and error). */
 export function decisionTable(
   decisions: readonly Decision[],
-  paint: (color: Color, text: string) => string = painter(false),
+  paint: Paint = painter(false),
 ): string {
   const rows: string[][] = [['ACTION', 'KIND', 'TENANT OBJECT', 'HOST OBJECT', 'REASON']];
   for (const d of decisions) {
@@ -85,13 +88,12 @@ export function decisionTable(
   return formatTable(rows);
 }
 
-function plural(n: number, word: string, many = `${word}s`): string {
-  return `${n} ${n === 1 ? word : many}`;
-}
-
-/** `3 Create, 1 Update, 0 Delete, 2 Skip`. */
-export function countsText(counts: PassResult['counts']): string {
-  return `${counts.Create} Create, ${counts.Update} Update, ${counts.Delete} Delete, ${counts.Skip} Skip`;
+/**
+ * `3 Create, 1 Update, 0 Delete, 2 Skip`. A missing count reads 0, because `status.lastPass`
+ * as stored on a TenantCluster may leave some out.
+ */
+export function countsText(counts: Partial<PassResult['counts']>): string {
+  return `${counts.Create ?? 0} Create, ${counts.Update ?? 0} Update, ${counts.Delete ?? 0} Delete, ${counts.Skip ?? 0} Skip`;
 }
 
 /** `tenant 2 reads / 0 writes, host 5 reads / 3 writes`. */
@@ -111,10 +113,7 @@ function objectErrorLine(error: ObjectError): string {
  * The summary after the table: outcome, counts, objects seen, requests, errors. `dryRun` passes
  * say what they would have done.
  */
-export function passSummary(
-  result: PassResult,
-  paint: (color: Color, text: string) => string = painter(false),
-): string {
+export function passSummary(result: PassResult, paint: Paint = painter(false)): string {
   const lines: string[] = [];
   const what = result.dryRun ? 'Plan (dry run, nothing written)' : 'Pass';
   const outcome = result.complete
@@ -139,10 +138,7 @@ export function passSummary(
 }
 
 /** Output of a pass in table form: the decision table (or a line saying there are none) and the summary. */
-export function passReport(
-  result: PassResult,
-  paint: (color: Color, text: string) => string = painter(false),
-): string {
+export function passReport(result: PassResult, paint: Paint = painter(false)): string {
   const table =
     result.decisions.length > 0
       ? decisionTable(result.decisions, paint)
@@ -169,4 +165,29 @@ export function progressLine(write: (text: string) => void, enabled: boolean) {
       shown = false;
     },
   };
+}
+
+/**
+ * Runs `work` with a {@link progressLine}, cleared however `work` ends: a stale line would be
+ * mistaken for a pass still running, or mangle the error printed after it.
+ */
+export async function withProgressLine<T>(
+  write: (text: string) => void,
+  enabled: boolean,
+  work: (progress: ReturnType<typeof progressLine>) => Promise<T>,
+): Promise<T> {
+  const progress = progressLine(write, enabled);
+  try {
+    return await work(progress);
+  } finally {
+    progress.done();
+  }
+}
+
+/**
+ * A command's answer for `-o`: with `json` the record on one line, so a script reads it with one
+ * parse; otherwise the text `layout` returns.
+ */
+export function answer(output: OutputFormat, record: unknown, layout: () => string): string {
+  return output === 'json' ? `${JSON.stringify(record)}\n` : layout();
 }

@@ -9,6 +9,7 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
 }
 
+/** The real terminal: the process's stdout, stderr and environment. */
 export function processIo(): CliIo {
   return {
     out: (text) => {

@@ -1,5 +1,6 @@
 /** Flags shared by several commands, declared once so their spelling and help never drift. */
 import { type Command, Option } from 'commander';
+import { tenantNameProblem } from '../common/index.js';
 import type { Budget } from '../engine/index.js';
 import type { ClusterFlags } from './clusters.js';
 import { parseDuration, parseWholeNumber } from './duration.js';
@@ -91,15 +92,13 @@ export function budgetFromFlags(flags: BudgetFlags, now: number): Partial<Budget
   return budget;
 }
 
-/** A TenantCluster name: a DNS-1123 label (it is a label value on every host object). */
-const TENANT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-/** @throws UsageError unless `tenant` can name a TenantCluster. */
+/**
+ * Checks a tenant argument with the same rule as the config and the engine.
+ * @throws UsageError unless `tenant` can name a TenantCluster.
+ */
 export function checkTenantName(tenant: string): string {
-  if (!TENANT_NAME.test(tenant) || tenant.length > 63) {
-    throw new UsageError(
-      `invalid tenant cluster name ${JSON.stringify(tenant)}: it must be a DNS-1123 label (lowercase letters, digits and '-', at most 63 characters)`,
-    );
-  }
+  const problem = tenantNameProblem(tenant);
+  if (problem !== undefined)
+    throw new UsageError(`invalid tenant cluster name ${JSON.stringify(tenant)}: it ${problem}`);
   return tenant;
 }

@@ -7,9 +7,9 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { Command, CommanderError, Option } from 'commander';
 import { hostName } from '../engine/naming.js';
 import { type ClusterFlags, chooseKubeconfigs } from './clusters.js';
-import type { ExplainFlags } from './commands/explain.js';
+import type { ExplainFlags } from './commands/explain/index.js';
 import type { StatusFlags } from './commands/status.js';
-import { errorText, exitCodeForError, UsageError } from './errors.js';
+import { errorLine, exitCodeForError, UsageError } from './errors.js';
 import { EXIT_CODES_HELP, ExitCode } from './exit-codes.js';
 import { type CliIo, processIo } from './io.js';
 import {
@@ -161,7 +161,7 @@ ${CLUSTERS_HELP}`,
     )
     .action(async (target: string, flags: ExplainFlags) => {
       chooseKubeconfigs(flags);
-      const { explainCommand } = await import('./commands/explain.js');
+      const { explainCommand } = await import('./commands/explain/index.js');
       setExit(await explainCommand(target, flags, io));
     });
 
@@ -282,8 +282,7 @@ export async function run(
   } catch (error) {
     // commander already printed its own errors (and help/version output).
     if (!(error instanceof CommanderError)) {
-      const keepLines = error instanceof Error && error.name === 'LocalClusterError';
-      io.err(`error: ${errorText(error, keepLines)}\n`);
+      io.err(errorLine(error));
       if (error instanceof UsageError) io.err('(add --help for usage and examples)\n');
     }
     return exitCodeForError(error);

@@ -7,8 +7,9 @@
 import { execFile } from 'node:child_process';
 import { relative } from 'node:path';
 import { promisify } from 'node:util';
-import { KubernetesEventsSink } from '../adapters/events-sink.js';
+import { KubernetesEventsSink } from '../adapters/events/index.js';
 import { createClusterApi } from '../adapters/kube/cluster-client.js';
+import { plural } from '../common/index.js';
 import { requestDelta, runPass } from '../engine/index.js';
 import { ensureLocalClusters, LocalKubeconfigSource } from '../localcluster/index.js';
 import {
@@ -22,9 +23,10 @@ import {
   seedDemo,
   shellQuote,
 } from './demo.js';
-import { errorText } from './errors.js';
-import { painter, passReport, progressLine, requestsText } from './format.js';
-import { colorsEnabled, processIo } from './io.js';
+import { errorLine, errorText } from './errors.js';
+import { exitCodeForPass } from './exit-codes.js';
+import { painter, passReport, requestsText, withProgressLine } from './format.js';
+import { colorsEnabled, localLog, processIo } from './io.js';
 
 const io = processIo();
 const paint = painter(colorsEnabled(io));
@@ -33,7 +35,7 @@ const heading = (text: string) => say(`\n${paint('bold', `== ${text}`)}`);
 
 async function main(): Promise<number> {
   const t0 = Date.now();
-  const state = await ensureLocalClusters({ log: (line) => io.err(`[local] ${line}\n`) });
+  const state = await ensureLocalClusters({ log: localLog(io) });
   const source = new LocalKubeconfigSource(state);
   const tenantApi = createClusterApi(await source.load('tenant'));
   const hostApi = createClusterApi(await source.load('host'));
@@ -61,20 +63,16 @@ async function main(): Promise<number> {
     }
 
     heading(`One pass (what "npx tenantplane sync ${DEMO_TENANT}" does)`);
-    const progress = progressLine(io.err, io.stderrIsTTY);
     const hostBefore = hostApi.requestCount();
-    let result: Awaited<ReturnType<typeof runPass>>;
-    try {
-      result = await runPass({
+    const result = await withProgressLine(io.err, io.stderrIsTTY, (progress) =>
+      runPass({
         tenant: DEMO_TENANT,
         tenantApi,
         hostApi,
         sinks: [new KubernetesEventsSink({ hostApi, tenant: DEMO_TENANT })],
         onProgress: (p) => progress.update(p),
-      });
-    } finally {
-      progress.done();
-    }
+      }),
+    );
     const bookkeepingWrites =
       requestDelta(hostApi.requestCount(), hostBefore).writes - result.requests.host.writes;
     io.out(passReport(result, paint));
@@ -109,9 +107,7 @@ async function main(): Promise<number> {
     heading('Requests');
     say(`  setup (namespaces, TenantCluster, samples): ${requestsText(setup)}`);
     say(`  pass:                                      ${requestsText(result.requests)}`);
-    say(
-      `  after the pass (status.lastPass, Events):  host ${bookkeepingWrites} write${bookkeepingWrites === 1 ? '' : 's'}`,
-    );
+    say(`  after the pass (status.lastPass, Events):  host ${plural(bookkeepingWrites, 'write')}`);
     const objectWrites = setup.tenant.writes + setup.host.writes + result.requests.host.writes;
     if (objectWrites === 0) {
       say(
@@ -149,7 +145,7 @@ async function main(): Promise<number> {
     say(
       `\n(Local cluster state: ${rel.startsWith('..') ? state.stateDir : rel}; took ${((Date.now() - t0) / 1000).toFixed(1)} s.)`,
     );
-    return result.complete && result.errors.length === 0 ? 0 : 3;
+    return exitCodeForPass(result);
   } finally {
     await Promise.allSettled([tenantApi.close(), hostApi.close()]);
   }
@@ -158,8 +154,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const keepLines = error instanceof Error && error.name === 'LocalClusterError';
-    io.err(`error: ${errorText(error, keepLines)}\n`);
+    io.err(errorLine(error));
     process.exit(1);
   },
 );

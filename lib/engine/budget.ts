@@ -29,9 +29,13 @@ export function effectiveBudget(partial: Partial<Budget> = {}): Budget {
     pageSize: positive(partial.pageSize, DEFAULT_BUDGET.pageSize),
     concurrency: positive(partial.concurrency, DEFAULT_BUDGET.concurrency),
   };
-  if (partial.deadline !== undefined) budget.deadline = partial.deadline;
+  // A bound that is not a number fails closed (no writes, already past), never open.
+  if (partial.deadline !== undefined)
+    budget.deadline = Number.isNaN(partial.deadline) ? 0 : partial.deadline;
   if (partial.maxWrites !== undefined)
-    budget.maxWrites = Math.max(0, Math.floor(partial.maxWrites));
+    budget.maxWrites = Number.isNaN(partial.maxWrites)
+      ? 0
+      : Math.max(0, Math.floor(partial.maxWrites));
   return budget;
 }
 

@@ -1,14 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
-import { request } from 'node:https';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BinaryPaths, ensureBinaries } from './binaries.js';
+import { apiServerArgs, etcdArgs } from './daemons.js';
 import { LocalClusterError } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
-import { ensurePki, type Pki } from './pki.js';
+import { ensurePki } from './pki.js';
 import { freePort, isOurProcess, startDaemon, startReaper, stopProcess } from './process.js';
+import { adminTls, get, waitUntil } from './readiness.js';
 import { runCommand } from './run.js';
 import { KUBERNETES_VERSION } from './versions.js';
 
@@ -54,73 +53,6 @@ export const TENANT_CLUSTER_CRD = resolve(
 );
 
 const stateFile = (stateDir: string) => join(stateDir, 'state.json');
-
-/** The admin user's TLS material, read once for the many readiness probes. */
-interface AdminTls {
-  ca: Buffer;
-  cert: Buffer;
-  key: Buffer;
-}
-
-function adminTls(pki: Pki): AdminTls {
-  return {
-    ca: readFileSync(pki.caCert),
-    cert: readFileSync(pki.adminCert),
-    key: readFileSync(pki.adminKey),
-  };
-}
-
-/** One GET with a short timeout; with `tls`, over HTTPS as the admin user. */
-function get(url: string, tls?: AdminTls): Promise<{ status: number; body: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const req = (tls ? request : httpRequest)(url, { ...tls, timeout: 5000 }, (res) => {
-      let body = '';
-      res.on('data', (c) => {
-        body += c;
-      });
-      res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-async function logTail(file: string): Promise<string> {
-  try {
-    const text = await readFile(file, 'utf8');
-    return text.split('\n').slice(-15).join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
-
-async function waitUntil(
-  what: string,
-  probe: () => Promise<boolean>,
-  pid: number,
-  binary: string,
-  logFile: string,
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!(await isOurProcess(pid, binary))) {
-      throw new LocalClusterError(
-        `${what} exited during startup; last log lines (${logFile}):\n${await logTail(logFile)}`,
-      );
-    }
-    try {
-      if (await probe()) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new LocalClusterError(
-    `${what} was not ready within ${timeoutMs / 1000} s; last log lines (${logFile}):\n${await logTail(logFile)}`,
-  );
-}
 
 /**
  * Reads the state of a control plane started earlier and checks its processes still run and
@@ -205,21 +137,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
     const peerPort = await freePort();
     const etcdLog = join(stateDir, 'logs', 'etcd.log');
     log(`starting etcd on 127.0.0.1:${etcdPort}`);
-    const etcd = startDaemon(
-      binaries.etcd,
-      [
-        '--name=tenantplane-local',
-        `--data-dir=${join(stateDir, 'etcd')}`,
-        `--listen-client-urls=http://127.0.0.1:${etcdPort}`,
-        `--advertise-client-urls=http://127.0.0.1:${etcdPort}`,
-        `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
-        `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
-        `--initial-cluster=tenantplane-local=http://127.0.0.1:${peerPort}`,
-        '--unsafe-no-fsync',
-        '--log-level=warn',
-      ],
-      etcdLog,
-    );
+    const etcd = startDaemon(binaries.etcd, etcdArgs(stateDir, etcdPort, peerPort), etcdLog);
     if (etcd.pid === undefined) throw new LocalClusterError(`could not start ${binaries.etcd}`);
     started.push(etcd.pid);
     await waitUntil(
@@ -239,26 +157,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       log(`starting kube-apiserver '${name}' on https://127.0.0.1:${port}`);
       const child = startDaemon(
         binaries['kube-apiserver'],
-        [
-          `--etcd-servers=http://127.0.0.1:${etcdPort}`,
-          `--etcd-prefix=/${name}`,
-          '--bind-address=127.0.0.1',
-          '--advertise-address=127.0.0.1',
-          `--secure-port=${port}`,
-          '--endpoint-reconciler-type=none',
-          `--tls-cert-file=${pki.servingCert}`,
-          `--tls-private-key-file=${pki.servingKey}`,
-          `--client-ca-file=${pki.caCert}`,
-          '--service-account-issuer=https://kubernetes.default.svc',
-          `--service-account-key-file=${pki.serviceAccountPub}`,
-          `--service-account-signing-key-file=${pki.serviceAccountKey}`,
-          '--authorization-mode=RBAC',
-          `--service-cluster-ip-range=10.${96 + i}.0.0/16`,
-          '--disable-admission-plugins=ServiceAccount',
-          '--allow-privileged=true',
-          '--profiling=false',
-          `--cert-dir=${join(stateDir, 'pki', `certs-${name}`)}`,
-        ],
+        apiServerArgs({ stateDir, pki, name, index: i, port, etcdPort }),
         logFile,
       );
       if (child.pid === undefined)

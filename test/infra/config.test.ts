@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { REPO_ROOT } from '../../infra/bundle.js';
 import { parseTenantsConfig, scheduleProblem, TenantsConfigError } from '../../infra/config.js';
+import { MAX_TENANT_NAME_LENGTH, tenantNameProblem } from '../../lib/common/index.js';
+import { InvalidPolicyError } from '../../lib/engine/errors.js';
+import { parseSyncPolicy } from '../../lib/engine/policy.js';
 import { tenantsYaml } from './support.js';
 
 function problems(yaml: string): string[] {
@@ -59,7 +62,7 @@ describe('tenants config', () => {
     );
     expect(found).toEqual([
       'tenants[0] (dev): schedule: must be rate(<n> <unit>) or cron(<6 fields>), got "every 5m"',
-      `tenants[1] (Bad_Name): name: must be a Kubernetes object name (lowercase letters, digits, '-' and '.'), got "Bad_Name"`,
+      `tenants[1] (Bad_Name): name: ${tenantNameProblem('Bad_Name')}`,
       'tenants[2] (qa): tenantSecretId: is required',
       'tenants[2] (qa): memoryMiB: must be an integer from 128 to 10240, got 64',
       'tenants[2] (qa): budget.maxWrites: must be an integer from 1 to 1000000, got -1',
@@ -105,5 +108,74 @@ describe('tenants config', () => {
     expect(scheduleProblem('cron(*/5 * * * *)')).toMatch(/6 fields/);
     expect(scheduleProblem('cron(0 * * * * *)')).toMatch(/exactly one of day-of-month/);
     expect(scheduleProblem('*/5 * * * *')).toMatch(/must be rate/);
+  });
+
+  describe('tenant names: what the config accepts, a pass accepts', () => {
+    const longest = 'a'.repeat(MAX_TENANT_NAME_LENGTH);
+    const table: [string, string, boolean][] = [
+      ['a short label', 'dev', true],
+      ['a label with digits and dashes', 'team-a-2', true],
+      ['a 63-character label', longest, true],
+      ['a 64-character label', `${longest}a`, false],
+      ["a subdomain with '.'", 'team.dev', false],
+      ['uppercase', 'Dev', false],
+      ['an underscore', 'team_a', false],
+      ["a leading '-'", '-dev', false],
+    ];
+
+    function configAccepts(name: string): boolean {
+      try {
+        parseTenantsConfig(
+          tenantsYaml([`{name: "${name}", schedule: "rate(5 minutes)", tenantSecretId: "tp/t"}`]),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof TenantsConfigError) return false;
+        throw error;
+      }
+    }
+
+    function passAccepts(name: string): boolean {
+      try {
+        parseSyncPolicy(name, { hostNamespace: 'tenant-host' });
+        return true;
+      } catch (error) {
+        if (error instanceof InvalidPolicyError) return false;
+        throw error;
+      }
+    }
+
+    it.each(table)('%s (%s): accepted=%s by both', (_, name, accepted) => {
+      expect(configAccepts(name)).toBe(accepted);
+      expect(passAccepts(name)).toBe(accepted);
+    });
+
+    it('says why, naming the tenant and the field', () => {
+      expect(
+        problems(
+          tenantsYaml([`{name: "team.dev", schedule: "rate(5 minutes)", tenantSecretId: "tp/t"}`]),
+        ),
+      ).toEqual([`tenants[0] (team.dev): name: ${tenantNameProblem('team.dev')}`]);
+      const tooLong = `${longest}a`;
+      expect(
+        problems(
+          tenantsYaml([`{name: ${tooLong}, schedule: "rate(1 minute)", tenantSecretId: t}`]),
+        ),
+      ).toEqual([`tenants[0] (${tooLong}): name: ${tenantNameProblem(tooLong)}`]);
+    });
+  });
+
+  it('reports malformed sections and unknown fields where they are', () => {
+    expect(
+      problems(
+        'global: {hostSecretId: h, alarms: 5}\ncolour: blue\ntenants:\n  - 7\n  - {name: b, schedule: rate(1 minute), tenantSecretId: b, budget: {maxWrite: 5}}\n',
+      ),
+    ).toEqual([
+      'global: alarms: must be a mapping',
+      'config: colour: unknown field (known: global, tenants)',
+      'tenants[0]: (entry): must be a mapping with name, schedule and tenantSecretId',
+      'tenants[1] (b): budget.maxWrite: unknown field (known: maxWrites, pageSize, concurrency, timeoutSeconds)',
+    ]);
+    expect(problems('[1, 2]')).toEqual(['config: must be a mapping with global and tenants']);
   });
 });

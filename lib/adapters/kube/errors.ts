@@ -3,6 +3,7 @@
  * anything shaped like `@kubernetes/client-node`'s `ApiException` (numeric `code`, raw `body`,
  * `headers`) and on the errors `fetch` throws, so it is unit-tested without a server.
  */
+import { isRecord } from '../../common/index.js';
 import { ClusterError, ClusterErrorReason } from '../../ports/index.js';
 
 /** The failed response: what `ApiException` carries. */
@@ -28,10 +29,6 @@ export interface KubeStatus {
   reason?: string;
   code?: number;
   details?: { retryAfterSeconds?: number; causes?: { field?: string; message?: string }[] };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Parses a `Status` body (text or object); `undefined` when it is not one. */
@@ -84,40 +81,38 @@ export function retryAfterSeconds(
   return status?.details?.retryAfterSeconds;
 }
 
+/** `Status.reason`s that name a reason of ours; the server's word beats the status code. */
+const BY_STATUS_REASON: ReadonlyMap<string, ClusterErrorReason> = new Map(
+  (
+    [
+      ClusterErrorReason.NotFound,
+      ClusterErrorReason.AlreadyExists,
+      ClusterErrorReason.Conflict,
+      ClusterErrorReason.Forbidden,
+      ClusterErrorReason.Unauthorized,
+      ClusterErrorReason.Invalid,
+      ClusterErrorReason.TooManyRequests,
+    ] as const
+  ).map((reason) => [reason, reason]),
+);
+
+/** The fallback when the body is no `Status` with a known reason. */
+const BY_HTTP_CODE: ReadonlyMap<number, ClusterErrorReason> = new Map([
+  [400, ClusterErrorReason.Invalid],
+  [422, ClusterErrorReason.Invalid],
+  [401, ClusterErrorReason.Unauthorized],
+  [403, ClusterErrorReason.Forbidden],
+  [404, ClusterErrorReason.NotFound],
+  [409, ClusterErrorReason.Conflict],
+  [429, ClusterErrorReason.TooManyRequests],
+]);
+
 function reasonFor(code: number, statusReason: string | undefined): ClusterErrorReason {
-  switch (statusReason) {
-    case 'NotFound':
-      return ClusterErrorReason.NotFound;
-    case 'AlreadyExists':
-      return ClusterErrorReason.AlreadyExists;
-    case 'Conflict':
-      return ClusterErrorReason.Conflict;
-    case 'Forbidden':
-      return ClusterErrorReason.Forbidden;
-    case 'Unauthorized':
-      return ClusterErrorReason.Unauthorized;
-    case 'Invalid':
-      return ClusterErrorReason.Invalid;
-    case 'TooManyRequests':
-      return ClusterErrorReason.TooManyRequests;
-  }
-  switch (code) {
-    case 400:
-    case 422:
-      return ClusterErrorReason.Invalid;
-    case 401:
-      return ClusterErrorReason.Unauthorized;
-    case 403:
-      return ClusterErrorReason.Forbidden;
-    case 404:
-      return ClusterErrorReason.NotFound;
-    case 409:
-      return ClusterErrorReason.Conflict;
-    case 429:
-      return ClusterErrorReason.TooManyRequests;
-    default:
-      return ClusterErrorReason.Unknown;
-  }
+  return (
+    (statusReason === undefined ? undefined : BY_STATUS_REASON.get(statusReason)) ??
+    BY_HTTP_CODE.get(code) ??
+    ClusterErrorReason.Unknown
+  );
 }
 
 const MAX_BODY_IN_MESSAGE = 200;

@@ -6,6 +6,7 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse, YAMLParseError } from 'yaml';
+import { isRecord } from '../../common/index.js';
 import type { KubeconfigText } from '../../ports/index.js';
 import { KubeconfigError } from './kubeconfig-error.js';
 
@@ -18,10 +19,6 @@ export interface LoadedKubeconfig {
 }
 
 type Entry = { name: string; body: Record<string, unknown> };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** `[{name, <field>: {...}}]` entries with a string name; anything else is ignored. */
 function entries(list: unknown, field: string): Entry[] {

@@ -9,6 +9,7 @@
 
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { isRecord } from '../../common/index.js';
 import type { ClusterRole, KubeconfigSource, KubeconfigText } from '../../ports/index.js';
 import { KubeconfigSourceError } from './source-error.js';
 
@@ -22,10 +23,6 @@ export interface SecretsManagerKubeconfigSourceOptions {
   maxAgeSeconds?: number;
   /** The SDK client to use (default: a new one from the environment's region and credentials). */
   client?: SecretsManagerClient;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The AWS error of a Powertools `GetParameterError` (its `cause`), or the error itself. */

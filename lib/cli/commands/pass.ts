@@ -1,11 +1,11 @@
 /** `tenantplane sync` and `tenantplane plan`: one pass (or its dry run) from this machine. */
-import { KubernetesEventsSink } from '../../adapters/events-sink.js';
+import { KubernetesEventsSink } from '../../adapters/events/index.js';
 import { LogSink } from '../../adapters/log-sink.js';
 import { runPass } from '../../engine/index.js';
 import type { DecisionSink } from '../../ports/index.js';
-import { openClusters } from '../clusters.js';
+import { withClusters } from '../clusters.js';
 import { type ExitCode, exitCodeForPass } from '../exit-codes.js';
-import { painter, passReport, progressLine } from '../format.js';
+import { painter, passReport, withProgressLine } from '../format.js';
 import { type CliIo, colorsEnabled, jsonLines, localLog } from '../io.js';
 import { budgetFromFlags, checkTenantName, type PassFlags } from '../options.js';
 
@@ -13,6 +13,10 @@ export interface PassCommandOptions {
   dryRun: boolean;
 }
 
+/**
+ * Runs one pass (or, with `dryRun`, its plan) for `tenantArg` and prints its Decisions.
+ * @returns {@link ExitCode.Incomplete} when the pass left work for the next one.
+ */
 export async function passCommand(
   tenantArg: string,
   flags: PassFlags,
@@ -20,17 +24,14 @@ export async function passCommand(
   options: PassCommandOptions,
 ): Promise<ExitCode> {
   const tenant = checkTenantName(tenantArg);
-  const clusters = openClusters(flags, localLog(io));
-  try {
+  return withClusters(flags, localLog(io), async (clusters) => {
     const tenantApi = await clusters.tenant();
     const hostApi = await clusters.host();
     const sinks: DecisionSink[] = [];
     if (flags.output === 'json') sinks.push(new LogSink(jsonLines(io)));
     if (!options.dryRun) sinks.push(new KubernetesEventsSink({ hostApi, tenant }));
-    const progress = progressLine(io.err, io.stderrIsTTY);
-    let result: Awaited<ReturnType<typeof runPass>>;
-    try {
-      result = await runPass({
+    const result = await withProgressLine(io.err, io.stderrIsTTY, (progress) =>
+      runPass({
         tenant,
         tenantApi,
         hostApi,
@@ -38,13 +39,9 @@ export async function passCommand(
         dryRun: options.dryRun,
         budget: budgetFromFlags(flags, Date.now()),
         onProgress: (p) => progress.update(p, options.dryRun ? 'to write' : 'written'),
-      });
-    } finally {
-      progress.done();
-    }
+      }),
+    );
     if (flags.output === 'table') io.out(passReport(result, painter(colorsEnabled(io))));
     return exitCodeForPass(result);
-  } finally {
-    await clusters.close();
-  }
+  });
 }

@@ -1,19 +1,19 @@
 /** `tenantplane status <tenant>`: the TenantCluster's policy, last pass and recent Events. */
+import { type EventView, tenantClusterEvents } from '../../adapters/events/index.js';
+import { isRecord } from '../../common/index.js';
 import {
   InvalidPolicyError,
   parseSyncPolicy,
   type SyncPolicy,
-  TENANT_CLUSTER,
   TenantClusterNotFoundError,
 } from '../../engine/index.js';
-import { isClusterError, type KubeObject } from '../../ports/index.js';
-import type { ClusterFlags } from '../clusters.js';
-import { openClusters } from '../clusters.js';
+import { type KubeObject, TENANT_CLUSTER } from '../../ports/index.js';
+import { type ClusterFlags, withClusters } from '../clusters.js';
 import { formatDuration } from '../duration.js';
-import { CommandError, errorText } from '../errors.js';
-import { type EventView, eventTable, tenantClusterEvents } from '../events.js';
+import { errorText, hostReadError } from '../errors.js';
+import { eventTable } from '../event-table.js';
 import { ExitCode } from '../exit-codes.js';
-import { formatTable, painter } from '../format.js';
+import { answer, countsText, formatTable, painter } from '../format.js';
 import { type CliIo, colorsEnabled, localLog } from '../io.js';
 import { checkTenantName, type OutputFlags } from '../options.js';
 
@@ -46,11 +46,11 @@ export interface StatusReport {
 
 function lastPassOf(object: KubeObject): LastPass | undefined {
   const status = object.status;
-  if (typeof status !== 'object' || status === null) return undefined;
-  const lastPass = (status as Record<string, unknown>).lastPass;
-  return typeof lastPass === 'object' && lastPass !== null ? (lastPass as LastPass) : undefined;
+  if (!isRecord(status)) return undefined;
+  return isRecord(status.lastPass) ? (status.lastPass as LastPass) : undefined;
 }
 
+/** The plain-text status of a TenantCluster, `now` dating its Events. */
 export function statusText(report: StatusReport, now: number, paint = painter(false)): string {
   const rows: string[][] = [];
   rows.push(['TenantCluster:', report.tenant]);
@@ -75,11 +75,7 @@ export function statusText(report: StatusReport, now: number, paint = painter(fa
         ? paint('green', 'yes')
         : paint('yellow', `no: ${lp.incompleteReason ?? 'work was left for the next pass'}`),
     ]);
-    const c = lp.counts ?? {};
-    rows.push([
-      '  Decisions:',
-      `${c.Create ?? 0} Create, ${c.Update ?? 0} Update, ${c.Delete ?? 0} Delete, ${c.Skip ?? 0} Skip`,
-    ]);
+    rows.push(['  Decisions:', countsText(lp.counts ?? {})]);
     rows.push(['  Errors:', String(lp.errorCount ?? lp.errors?.length ?? 0)]);
     for (const e of lp.errors ?? []) rows.push(['', paint('red', e)]);
   }
@@ -90,27 +86,24 @@ export function statusText(report: StatusReport, now: number, paint = painter(fa
   return out;
 }
 
+/**
+ * Runs `status` for the TenantCluster `tenantArg` and prints the answer.
+ * @throws CommandError when the TenantCluster cannot be read; TenantClusterNotFoundError when it
+ *   does not exist.
+ */
 export async function statusCommand(
   tenantArg: string,
   flags: StatusFlags,
   io: CliIo,
 ): Promise<ExitCode> {
   const tenant = checkTenantName(tenantArg);
-  const clusters = openClusters(flags, localLog(io));
-  try {
+  return withClusters(flags, localLog(io), async (clusters) => {
     const hostApi = await clusters.host();
     let object: KubeObject | undefined;
     try {
       object = await hostApi.get(TENANT_CLUSTER, undefined, tenant);
     } catch (error) {
-      if (isClusterError(error, 'Transport')) {
-        throw new CommandError(`the host cluster is unreachable: ${errorText(error)}`, {
-          cause: error,
-        });
-      }
-      throw new CommandError(`could not read TenantCluster "${tenant}": ${errorText(error)}`, {
-        cause: error,
-      });
+      throw hostReadError(error, `TenantCluster "${tenant}"`);
     }
     if (!object) throw new TenantClusterNotFoundError(tenant);
     const report: StatusReport = { tenant, spec: object.spec, events: [] };
@@ -127,10 +120,11 @@ export async function statusCommand(
     } catch (error) {
       report.eventsError = errorText(error);
     }
-    if (flags.output === 'json') io.out(`${JSON.stringify(report)}\n`);
-    else io.out(statusText(report, Date.now(), painter(colorsEnabled(io))));
+    io.out(
+      answer(flags.output, report, () =>
+        statusText(report, Date.now(), painter(colorsEnabled(io))),
+      ),
+    );
     return ExitCode.Ok;
-  } finally {
-    await clusters.close();
-  }
+  });
 }

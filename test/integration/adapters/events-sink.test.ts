@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { KubernetesEventsSink, TENANT_CLUSTER_KIND } from '../../../lib/adapters/events-sink.js';
+import { KubernetesEventsSink } from '../../../lib/adapters/events/index.js';
 import {
   createClusterApi,
   type KubeClusterApi,
@@ -11,6 +11,7 @@ import {
   DecisionAction,
   type KubeObject,
   type PassResult,
+  TENANT_CLUSTER as TENANT_CLUSTER_KIND,
 } from '../../../lib/ports/index.js';
 import { integrationClusters } from '../support/clusters.js';
 

@@ -9,7 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll } from '@jest/globals';
-import { KubernetesEventsSink } from '../../../lib/adapters/events-sink.js';
+import { KubernetesEventsSink } from '../../../lib/adapters/events/index.js';
 import {
   createClusterApi,
   type KubeClusterApi,

@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { KubernetesEventsSink } from '../../../lib/adapters/events-sink.js';
+import { KubernetesEventsSink } from '../../../lib/adapters/events/index.js';
 import {
   createClusterApi,
   type KubeClusterApi,

@@ -2,6 +2,7 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { mockClient } from 'aws-sdk-client-mock';
 import { TriggerSyncError, triggerSync } from '../../../lib/adapters/eventbridge-trigger.js';
+import { MAX_TENANT_NAME_LENGTH, tenantNameProblem } from '../../../lib/common/index.js';
 
 const eventBridge = mockClient(EventBridgeClient);
 
@@ -75,5 +76,28 @@ describe('triggerSync', () => {
 
     await expect(triggerSync('Dev Team', { client })).rejects.toThrow('invalid tenant name');
     expect(eventBridge.commandCalls(PutEventsCommand)).toHaveLength(0);
+  });
+
+  it.each([
+    ['a 64-character name', 'a'.repeat(MAX_TENANT_NAME_LENGTH + 1)],
+    ["a subdomain with '.', which no tenant's rule could match", 'team.dev'],
+    ['uppercase', 'Dev'],
+  ])('refuses %s, with the reason, before calling AWS', async (_, tenant) => {
+    const client = new EventBridgeClient({ region: 'eu-west-1' });
+
+    await expect(triggerSync(tenant, { client })).rejects.toThrow(
+      `invalid tenant name ${JSON.stringify(tenant)}: ${tenantNameProblem(tenant)}`,
+    );
+    expect(eventBridge.commandCalls(PutEventsCommand)).toHaveLength(0);
+  });
+
+  it('accepts a 63-character name', async () => {
+    eventBridge
+      .on(PutEventsCommand)
+      .resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-3' }] });
+    const client = new EventBridgeClient({ region: 'eu-west-1' });
+    const tenant = 'a'.repeat(MAX_TENANT_NAME_LENGTH);
+
+    await expect(triggerSync(tenant, { client })).resolves.toMatchObject({ tenant });
   });
 });

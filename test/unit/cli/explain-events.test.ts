@@ -1,12 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  type Explanation,
-  explanationText,
-  kindRefFor,
-  parseHostRef,
-} from '../../../lib/cli/commands/explain.js';
+import { eventMentions, eventView } from '../../../lib/adapters/events/index.js';
+import type { Explanation } from '../../../lib/cli/commands/explain/gather.js';
+import { kindRefFor, parseHostRef } from '../../../lib/cli/commands/explain/index.js';
+import { explanationText } from '../../../lib/cli/commands/explain/render.js';
 import { UsageError } from '../../../lib/cli/errors.js';
-import { age, eventMentions, eventTable, eventView } from '../../../lib/cli/events.js';
+import { age, eventTable } from '../../../lib/cli/event-table.js';
 
 const hostRef = { namespace: 'tenant-dev', name: 'app-x-default-x-dev' };
 

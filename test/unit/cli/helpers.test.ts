@@ -5,6 +5,7 @@ import { formatDuration, parseDuration, parseWholeNumber } from '../../../lib/cl
 import { CommandError, errorText, exitCodeForError, UsageError } from '../../../lib/cli/errors.js';
 import { ExitCode, exitCodeForPass } from '../../../lib/cli/exit-codes.js';
 import { budgetFromFlags, checkTenantName } from '../../../lib/cli/options.js';
+import { MAX_TENANT_NAME_LENGTH, tenantNameProblem } from '../../../lib/common/index.js';
 import { TenantClusterNotFoundError } from '../../../lib/engine/index.js';
 
 describe('parseDuration', () => {
@@ -150,6 +151,16 @@ describe('checkTenantName', () => {
     expect(checkTenantName('dev-1')).toBe('dev-1');
     for (const bad of ['Dev', 'a.b', '-a', 'a'.repeat(64), '', 'a_b']) {
       expect(() => checkTenantName(bad)).toThrow(UsageError);
+    }
+  });
+
+  it('applies the one tenant-name rule, and says which part is broken', () => {
+    const longest = 'a'.repeat(MAX_TENANT_NAME_LENGTH);
+    expect(checkTenantName(longest)).toBe(longest);
+    for (const bad of [`${longest}a`, 'team.dev', 'Dev']) {
+      expect(() => checkTenantName(bad)).toThrow(
+        `invalid tenant cluster name ${JSON.stringify(bad)}: it ${tenantNameProblem(bad)}`,
+      );
     }
   });
 });

@@ -6,9 +6,21 @@
  * nor status, GC deletes with the uid precondition, and an in-sync object is not written.
  */
 import { describe, expect, it } from '@jest/globals';
+import { listHostObjects } from '../../../lib/engine/host-listing.js';
 import { compactHostObject, runPass } from '../../../lib/engine/index.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
-import { clusters, cm, decisionLines, HOST_NS, hn, hostCopyOf, TENANT } from './support.js';
+import { MemoryCluster } from '../fakes/memory-cluster.js';
+import {
+  CONFIGMAP,
+  clusters,
+  cm,
+  decisionLines,
+  HOST_NS,
+  hn,
+  hostCopyOf,
+  passContext,
+  TENANT,
+} from './support.js';
 
 const managedFields = [
   {
@@ -106,5 +118,47 @@ describe('a pass over host objects that carry managedFields and status', () => {
     const kept = hostApi.peek(same, HOST_NS, hn('default', 'same'));
     expect(kept?.metadata.managedFields).toEqual(managedFields);
     expect(kept?.status).toBeDefined();
+  });
+});
+
+describe('listHostObjects', () => {
+  const seeded = () =>
+    new MemoryCluster('host').seed(
+      asListed(hostCopyOf(cm('default', 'a')), 'uid-a'),
+      asListed(hostCopyOf(cm('default', 'b')), 'uid-b'),
+      asListed(hostCopyOf(cm('default', 'c')), 'uid-c'),
+      { ...CONFIGMAP, metadata: { namespace: 'elsewhere', name: 'x' } },
+    );
+
+  it('lists every page of the host namespace, compacted', async () => {
+    const hostApi = seeded();
+    const ctx = passContext({ hostApi, budget: { pageSize: 2 } });
+    const objects = await listHostObjects(ctx, CONFIGMAP);
+    expect(objects?.map((o) => o.metadata.name)).toEqual([
+      hn('default', 'a'),
+      hn('default', 'b'),
+      hn('default', 'c'),
+    ]);
+    expect(objects?.every((o) => !('managedFields' in o.metadata) && !('status' in o))).toBe(true);
+    expect(hostApi.callsOf('list').map((c) => [c.namespace, c.options?.limit])).toEqual([
+      [HOST_NS, 2],
+      [HOST_NS, 2],
+    ]);
+  });
+
+  it('is undefined when a bound stops the pass between pages', async () => {
+    let now = 0;
+    const hostApi = seeded();
+    hostApi.failWhen(() => {
+      now += 1_000;
+      return undefined;
+    });
+    const ctx = passContext({
+      hostApi,
+      budget: { pageSize: 2, deadline: 1_000 },
+      clock: { now: () => now },
+    });
+    expect(await listHostObjects(ctx, CONFIGMAP)).toBeUndefined();
+    expect(hostApi.callsOf('list')).toHaveLength(1);
   });
 });

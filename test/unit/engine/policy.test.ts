@@ -1,12 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  compileKindRule,
-  DEFAULT_TO_HOST,
-  InvalidPolicyError,
-  isExcluded,
-  parseSyncPolicy,
-} from '../../../lib/engine/index.js';
-import type { KubeObject } from '../../../lib/ports/index.js';
+import { DEFAULT_TO_HOST, InvalidPolicyError, parseSyncPolicy } from '../../../lib/engine/index.js';
 
 function problemsOf(spec: unknown, tenant = 'dev'): string[] {
   try {
@@ -17,12 +10,6 @@ function problemsOf(spec: unknown, tenant = 'dev'): string[] {
   }
   return [];
 }
-
-const cm = (namespace: string, name: string, labels?: Record<string, string>): KubeObject => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { namespace, name, ...(labels ? { labels } : {}) },
-});
 
 describe('parseSyncPolicy', () => {
   it('defaults to ConfigMaps and Secrets, not paused', () => {
@@ -115,53 +102,5 @@ describe('parseSyncPolicy', () => {
 
   it('rejects a tenant name that cannot be a label value', () => {
     expect(problemsOf({ hostNamespace: 'h' }, 'x'.repeat(64)).join()).toMatch(/TenantCluster name/);
-  });
-});
-
-describe('isExcluded', () => {
-  const rule = compileKindRule({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    exclude: { namespaces: ['private'], names: ['skip-me'], labelSelector: 'sync=off' },
-  });
-  const plain = compileKindRule({ apiVersion: 'v1', kind: 'ConfigMap' });
-
-  it.each<[string, KubeObject, boolean]>([
-    ['an ordinary object', cm('default', 'app'), false],
-    ['an excluded namespace', cm('private', 'app'), true],
-    ['an excluded name', cm('default', 'skip-me'), true],
-    ['a matching label selector', cm('default', 'app', { sync: 'off' }), true],
-    ['a non-matching label selector', cm('default', 'app', { sync: 'on' }), false],
-    ['kube-system', cm('kube-system', 'app'), true],
-    ['kube-public', cm('kube-public', 'app'), true],
-    ['kube-node-lease', cm('kube-node-lease', 'app'), true],
-    ['kube-root-ca.crt', cm('default', 'kube-root-ca.crt'), true],
-  ])('%s', (_name, object, expected) => {
-    expect(isExcluded(rule, object)).toBe(expected);
-  });
-
-  it('always excludes service-account token Secrets, never other Secrets', () => {
-    const secret = (type: string): KubeObject => ({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      type,
-      metadata: { namespace: 'default', name: 's' },
-    });
-    const secrets = compileKindRule({ apiVersion: 'v1', kind: 'Secret' });
-    expect(isExcluded(secrets, secret('kubernetes.io/service-account-token'))).toBe(true);
-    expect(isExcluded(secrets, secret('Opaque'))).toBe(false);
-    expect(isExcluded(plain, cm('default', 'kube-root-ca.crt'))).toBe(true);
-  });
-
-  it("always excludes the tenant apiserver's own default/kubernetes Service", () => {
-    const services = compileKindRule({ apiVersion: 'v1', kind: 'Service' });
-    const svc = (namespace: string, name: string): KubeObject => ({
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { namespace, name },
-    });
-    expect(isExcluded(services, svc('default', 'kubernetes'))).toBe(true);
-    expect(isExcluded(services, svc('team-a', 'kubernetes'))).toBe(false);
-    expect(isExcluded(services, svc('default', 'web'))).toBe(false);
   });
 });

@@ -1,6 +1,17 @@
 /** Shared builders for the engine's pass tests. */
+import { type Budget, effectiveBudget, PassBounds } from '../../../lib/engine/budget.js';
+import { DecisionRecorder } from '../../../lib/engine/decisions.js';
 import { hostName, TENANT_CLUSTER, toHostObject } from '../../../lib/engine/index.js';
-import type { Decision, DecisionSink, KubeObject, PassResult } from '../../../lib/ports/index.js';
+import { ObjectErrors } from '../../../lib/engine/object-errors.js';
+import type { PassContext } from '../../../lib/engine/pass-context.js';
+import { TenantLister } from '../../../lib/engine/tenant-listing.js';
+import type {
+  Clock,
+  Decision,
+  DecisionSink,
+  KubeObject,
+  PassResult,
+} from '../../../lib/ports/index.js';
 import { MemoryCluster, type MemoryClusterOptions } from '../fakes/memory-cluster.js';
 
 export const TENANT = 'dev';
@@ -96,4 +107,40 @@ export function hostSummary(hostApi: MemoryCluster): Array<{ ref: string; data?:
       ...(o.data === undefined ? {} : { data: o.data }),
     }))
     .sort((a, b) => a.ref.localeCompare(b.ref));
+}
+
+export interface PassContextOptions {
+  hostApi?: MemoryCluster;
+  tenantApi?: MemoryCluster;
+  dryRun?: boolean;
+  budget?: Partial<Budget>;
+  /** Defaults to a clock stopped at 2030-01-01T00:00:00Z. */
+  clock?: Clock;
+  sinks?: DecisionSink[];
+}
+
+/**
+ * The context one pass step runs in, as `runPass` builds it, for testing a step on its own:
+ * tenant `dev`, host namespace `tenant-dev`, pass id `pass-1`.
+ */
+export function passContext(options: PassContextOptions = {}): PassContext {
+  const budget = effectiveBudget(options.budget);
+  const bounds = new PassBounds(budget, options.clock ?? { now: () => Date.UTC(2030, 0, 1) });
+  return {
+    tenant: TENANT,
+    passId: 'pass-1',
+    hostNamespace: HOST_NS,
+    hostApi: options.hostApi ?? new MemoryCluster('host'),
+    tenantLister: new TenantLister(
+      options.tenantApi ?? new MemoryCluster('tenant'),
+      budget.pageSize,
+    ),
+    dryRun: options.dryRun === true,
+    bounds,
+    errors: new ObjectErrors(bounds),
+    recorder: new DecisionRecorder(options.sinks ?? []),
+    kindsStarted: new Set(),
+    objectsSeen: {},
+    onProgress: undefined,
+  };
 }

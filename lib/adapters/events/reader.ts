@@ -1,13 +1,17 @@
 /**
- * Reading the Decisions back from the Kubernetes Events the Events sink wrote on a
- * TenantCluster (for `status` and `explain`).
+ * Reading the Decisions back from the Events on TenantClusters (for `tenantplane status` and
+ * `tenantplane explain`). Events about a TenantCluster that other tools wrote are read too: they
+ * lack the sink's annotations, so they are matched by their message.
  */
-import { EVENTS_NAMESPACE, EventAnnotations } from '../adapters/events-sink.js';
-import { TENANT_CLUSTER } from '../engine/index.js';
-import type { ClusterApi, KubeObject, ObjectRef } from '../ports/index.js';
-import { formatTable } from './format.js';
-
-const EVENT_KIND = { apiVersion: 'v1', kind: 'Event' } as const;
+import { EventAnnotations } from '../../engine/metadata.js';
+import {
+  type ClusterApi,
+  EVENT,
+  type KubeObject,
+  type ObjectRef,
+  TENANT_CLUSTER,
+} from '../../ports/index.js';
+import { EVENTS_NAMESPACE } from './identity.js';
 
 /** The fields of a core/v1 Event the command shows. */
 export interface EventView {
@@ -24,7 +28,10 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** An Event object as an {@link EventView}. */
+/**
+ * An Event object as an {@link EventView}. Takes the latest time and the count from whichever
+ * of the core/v1 and events.k8s.io fields the writer filled in.
+ */
 export function eventView(event: KubeObject): EventView {
   const series = (event.series ?? {}) as Record<string, unknown>;
   const lastSeen =
@@ -51,7 +58,7 @@ async function listEvents(hostApi: ClusterApi, fieldSelector: string): Promise<E
   const events: KubeObject[] = [];
   let continueToken: string | undefined;
   do {
-    const page = await hostApi.list(EVENT_KIND, {
+    const page = await hostApi.list(EVENT, {
       namespace: EVENTS_NAMESPACE,
       fieldSelector,
       limit: 500,
@@ -96,26 +103,6 @@ export function eventMentions(event: EventView, hostRef: ObjectRef): boolean {
   const full = `${hostRef.namespace}/${hostRef.name}`;
   const annotated = event.annotations[EventAnnotations.HostRef];
   if (annotated !== undefined) return annotated === full;
+  // Bounded on both sides so that `ns/app` does not match inside `ns/app-2`.
   return new RegExp(`(^|[\\s"'(])${escapeRegExp(full)}($|[\\s"',.;:)])`).test(event.message);
-}
-
-/** `2m ago` style age of an ISO time relative to `now`. */
-export function age(iso: string, now: number): string {
-  const then = Date.parse(iso);
-  if (Number.isNaN(then)) return '<unknown>';
-  const s = Math.max(0, Math.round((now - then) / 1000));
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 120) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h}h`;
-  return `${Math.floor(h / 24)}d`;
-}
-
-/** Events as a table: LAST SEEN, TYPE, REASON, COUNT, MESSAGE. */
-export function eventTable(events: readonly EventView[], now: number): string {
-  const rows = [['LAST SEEN', 'TYPE', 'REASON', 'COUNT', 'MESSAGE']];
-  for (const e of events)
-    rows.push([age(e.lastSeen, now), e.type, e.reason, String(e.count), e.message]);
-  return formatTable(rows);
 }

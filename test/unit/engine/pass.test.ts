@@ -3,7 +3,7 @@
  * pass and the Decisions it made.
  */
 import { describe, expect, it } from '@jest/globals';
-import { Annotations, Labels, runPass } from '../../../lib/engine/index.js';
+import { Annotations, Labels, requestDelta, runPass } from '../../../lib/engine/index.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
 import {
   CONFIGMAP,
@@ -380,5 +380,24 @@ describe('metadata on the host', () => {
     expect(
       hostApi.peek({ apiVersion: 'v1', kind: 'Service' }, HOST_NS, 'web-x-default-x-dev')?.spec,
     ).not.toHaveProperty('selector');
+  });
+});
+
+describe('requestDelta', () => {
+  it.each([
+    {
+      name: 'requests made between two readings',
+      after: { reads: 7, writes: 3 },
+      before: { reads: 2, writes: 1 },
+      expected: { reads: 5, writes: 2 },
+    },
+    {
+      name: 'nothing in between',
+      after: { reads: 4, writes: 0 },
+      before: { reads: 4, writes: 0 },
+      expected: { reads: 0, writes: 0 },
+    },
+  ])('$name', ({ after, before, expected }) => {
+    expect(requestDelta(after, before)).toEqual(expected);
   });
 });

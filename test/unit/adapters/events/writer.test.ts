@@ -1,22 +1,18 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import {
-  decisionEventMessage,
-  decisionEventName,
   KubernetesEventsSink,
-  MAX_EVENT_MESSAGE,
   PASS_SUMMARY_REASON,
-  selectDecisionEvents,
-  TENANT_CLUSTER_KIND,
-} from '../../../lib/adapters/events-sink.js';
+} from '../../../../lib/adapters/events/index.js';
 import {
   ClusterError,
   ClusterErrorReason,
   type Decision,
   DecisionAction,
   type KubeObject,
-} from '../../../lib/ports/index.js';
-import { MemoryCluster } from '../fakes/memory-cluster.js';
-import { decision, passResult } from './support.js';
+  TENANT_CLUSTER as TENANT_CLUSTER_KIND,
+} from '../../../../lib/ports/index.js';
+import { MemoryCluster } from '../../fakes/memory-cluster.js';
+import { decision, passResult } from '../support.js';
 
 const EVENT = { apiVersion: 'v1', kind: 'Event' };
 const TC_UID = 'tc-uid-1';
@@ -195,26 +191,6 @@ describe('KubernetesEventsSink', () => {
     expect(decisionEvents(host)).toHaveLength(3);
   });
 
-  it('names Events deterministically from the TenantCluster uid and what the decision is about', () => {
-    const a = decision(Skip, 'app', { passId: 'p1' });
-    const b = decision(Skip, 'app', { passId: 'p2', dryRun: true });
-    expect(decisionEventName('dev', 'u1', a)).toBe(decisionEventName('dev', 'u1', b));
-    expect(decisionEventName('dev', 'u1', a)).toMatch(/^dev\.[0-9a-f]{16}$/);
-    expect(decisionEventName('dev', 'u2', a)).not.toBe(decisionEventName('dev', 'u1', a));
-    for (const change of [
-      { action: Delete },
-      { kind: 'Secret' },
-      { apiVersion: 'v2' },
-      { tenantRef: { namespace: 'default', name: 'other' } },
-      { hostRef: { namespace: 'tenant-dev', name: 'other' } },
-      { reason: 'another reason' },
-    ] satisfies Partial<Decision>[]) {
-      expect(decisionEventName('dev', 'u1', { ...a, ...change })).not.toBe(
-        decisionEventName('dev', 'u1', a),
-      );
-    }
-  });
-
   it('groups identical decisions of one pass into one Event with their count', async () => {
     const sink = new KubernetesEventsSink({ hostApi: host, tenant: 'dev', clock });
     await sink.passFinished(passResult([decision(Skip, 'x'), decision(Skip, 'x')]));
@@ -238,13 +214,6 @@ describe('KubernetesEventsSink', () => {
     expect(decisionEvents(host)[0]!.message).toContain(
       '(failed: admission webhook denied the request)',
     );
-  });
-
-  it('cuts messages to 1024 characters', () => {
-    const d = decision(Skip, 'a', { reason: 'x'.repeat(5000) });
-    const message = decisionEventMessage(d);
-    expect(message.length).toBe(MAX_EVENT_MESSAGE);
-    expect(message.endsWith('…')).toBe(true);
   });
 
   it('uses the decisions it was given when the pass result carries none', async () => {
@@ -311,21 +280,5 @@ describe('KubernetesEventsSink', () => {
     expect(conflicts).toBe(0);
     expect(sink.lastReport?.failures).toEqual([]);
     expect(decisionEvents(host)[0]!.count).toBe(2);
-  });
-});
-
-describe('selectDecisionEvents', () => {
-  it('orders Delete, Skip, then failed before successful, then pass order', () => {
-    const ds = [
-      decision(Update, 'u1'),
-      decision(Create, 'c1'),
-      decision(Create, 'c2', { error: 'denied' }),
-      decision(Skip, 's1'),
-      decision(Delete, 'd1'),
-    ];
-    const { selected, notEmitted } = selectDecisionEvents(ds, 4);
-    expect(selected.map((g) => g.decision.tenantRef.name)).toEqual(['d1', 's1', 'c2', 'c1']);
-    expect(notEmitted).toBe(1);
-    expect(selectDecisionEvents(ds, 0)).toEqual({ selected: [], notEmitted: 5 });
   });
 });

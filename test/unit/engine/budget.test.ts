@@ -1,9 +1,13 @@
 /**
- * The pass as a whole: budgets, pagination, concurrency, failures, dry run, status, sinks.
+ * Budget: effectiveBudget's defaults and clamping, and PassBounds (the write budget, the deadline
+ * latched when first seen, backing off on 429). Then the pass as a whole under its bounds:
+ * budgets, pagination, concurrency, failures, dry run, status, sinks.
  */
 import { describe, expect, it } from '@jest/globals';
+import { type Budget, effectiveBudget, PassBounds } from '../../../lib/engine/budget.js';
 import {
   ClusterUnreachableError,
+  DEFAULT_BUDGET,
   InvalidPolicyError,
   PassError,
   runPass,
@@ -25,6 +29,224 @@ import {
   secret,
   TENANT,
 } from './support.js';
+
+describe('effectiveBudget', () => {
+  const cases: Array<{ name: string; partial: Partial<Budget> | undefined; expected: Budget }> = [
+    { name: 'nothing given', partial: undefined, expected: { pageSize: 500, concurrency: 8 } },
+    { name: 'an empty budget', partial: {}, expected: { pageSize: 500, concurrency: 8 } },
+    {
+      name: 'explicit undefined means the default',
+      partial: { pageSize: undefined, concurrency: undefined, maxWrites: undefined },
+      expected: { pageSize: 500, concurrency: 8 },
+    },
+    {
+      name: 'values given are kept',
+      partial: { pageSize: 50, concurrency: 2, maxWrites: 10, deadline: 1_234 },
+      expected: { pageSize: 50, concurrency: 2, maxWrites: 10, deadline: 1_234 },
+    },
+    {
+      name: 'zero page size and concurrency clamp to 1',
+      partial: { pageSize: 0, concurrency: 0 },
+      expected: { pageSize: 1, concurrency: 1 },
+    },
+    {
+      name: 'negative page size and concurrency clamp to 1',
+      partial: { pageSize: -5, concurrency: -1 },
+      expected: { pageSize: 1, concurrency: 1 },
+    },
+    {
+      name: 'fractions round down',
+      partial: { pageSize: 2.9, concurrency: 3.5, maxWrites: 4.99 },
+      expected: { pageSize: 2, concurrency: 3, maxWrites: 4 },
+    },
+    {
+      name: 'a fraction below 1 clamps to 1',
+      partial: { pageSize: 0.5, concurrency: 0.2 },
+      expected: { pageSize: 1, concurrency: 1 },
+    },
+    {
+      name: 'non-finite page size and concurrency mean the default',
+      partial: { pageSize: Number.NaN, concurrency: Number.POSITIVE_INFINITY },
+      expected: { pageSize: 500, concurrency: 8 },
+    },
+    {
+      name: 'a write budget of 0 is kept (no writes at all)',
+      partial: { maxWrites: 0 },
+      expected: { pageSize: 500, concurrency: 8, maxWrites: 0 },
+    },
+    {
+      name: 'a negative write budget clamps to 0',
+      partial: { maxWrites: -3 },
+      expected: { pageSize: 500, concurrency: 8, maxWrites: 0 },
+    },
+    {
+      name: 'a deadline of 0 is kept',
+      partial: { deadline: 0 },
+      expected: { pageSize: 500, concurrency: 8, deadline: 0 },
+    },
+  ];
+  it.each(cases)('$name', ({ partial, expected }) => {
+    expect(effectiveBudget(partial)).toEqual(expected);
+  });
+
+  it('the defaults are frozen and never shared with a result', () => {
+    expect(Object.isFrozen(DEFAULT_BUDGET)).toBe(true);
+    const budget = effectiveBudget();
+    budget.pageSize = 1;
+    expect(effectiveBudget().pageSize).toBe(500);
+  });
+});
+
+describe('PassBounds', () => {
+  const DEADLINE = Date.parse('2030-01-01T00:01:00.000Z');
+
+  function bounds(budget: Partial<Budget> = {}, start = DEADLINE - 60_000) {
+    const clock = { time: start, now: () => clock.time };
+    return { clock, bounds: new PassBounds(effectiveBudget(budget), clock) };
+  }
+
+  const writeCases: Array<{
+    name: string;
+    maxWrites: number | undefined;
+    attempts: number;
+    expectedGranted: boolean[];
+    expectedReason: string | undefined;
+  }> = [
+    {
+      name: 'no write budget grants every write',
+      maxWrites: undefined,
+      attempts: 5,
+      expectedGranted: [true, true, true, true, true],
+      expectedReason: undefined,
+    },
+    {
+      name: 'a budget of 2 grants 2, then refuses',
+      maxWrites: 2,
+      attempts: 4,
+      expectedGranted: [true, true, false, false],
+      expectedReason: 'the write budget of 2 writes was spent',
+    },
+    {
+      name: 'a budget of 1 speaks in the singular',
+      maxWrites: 1,
+      attempts: 2,
+      expectedGranted: [true, false],
+      expectedReason: 'the write budget of 1 write was spent',
+    },
+    {
+      name: 'a budget of 0 refuses the first write',
+      maxWrites: 0,
+      attempts: 1,
+      expectedGranted: [false],
+      expectedReason: 'the write budget of 0 writes was spent',
+    },
+    {
+      name: 'a budget exactly spent is not yet a stop',
+      maxWrites: 2,
+      attempts: 2,
+      expectedGranted: [true, true],
+      expectedReason: undefined,
+    },
+  ];
+  it.each(writeCases)('$name', ({ maxWrites, attempts, expectedGranted, expectedReason }) => {
+    const { bounds: b } = bounds(maxWrites === undefined ? {} : { maxWrites });
+    const granted = Array.from({ length: attempts }, () => b.reserveWrite());
+    expect(granted).toEqual(expectedGranted);
+    expect(b.writes).toBe(expectedGranted.filter(Boolean).length);
+    expect(b.stopReason).toBe(expectedReason);
+    expect(b.isStopped()).toBe(expectedReason !== undefined);
+  });
+
+  it('stops at the deadline, not before, and latches it', () => {
+    const { clock, bounds: b } = bounds({ deadline: DEADLINE });
+    expect(b.isStopped()).toBe(false);
+    clock.time = DEADLINE - 1;
+    expect(b.isStopped()).toBe(false);
+    expect(b.stopReason).toBeUndefined();
+    clock.time = DEADLINE;
+    expect(b.isStopped()).toBe(true);
+    expect(b.stopReason).toBe('the pass deadline (2030-01-01T00:01:00.000Z) was reached');
+    // A clock that goes back does not undo the stop.
+    clock.time = DEADLINE - 30_000;
+    expect(b.isStopped()).toBe(true);
+  });
+
+  it('a passed deadline is only a reason once it has been seen', () => {
+    const { clock, bounds: b } = bounds({ deadline: DEADLINE });
+    clock.time = DEADLINE + 1;
+    expect(b.stopReason).toBeUndefined();
+    expect(b.isStopped()).toBe(true);
+    expect(b.stopReason).toMatch(/deadline/);
+  });
+
+  it('the deadline seen first stays the reason when the write budget is spent later', () => {
+    const { clock, bounds: b } = bounds({ deadline: DEADLINE, maxWrites: 1 });
+    clock.time = DEADLINE;
+    expect(b.isStopped()).toBe(true);
+    expect(b.reserveWrite()).toBe(true);
+    expect(b.reserveWrite()).toBe(false);
+    expect(b.stopReason).toMatch(/^the pass deadline .* was reached$/);
+  });
+
+  it('the write budget spent first stays the reason when the deadline passes later', () => {
+    const { clock, bounds: b } = bounds({ deadline: DEADLINE, maxWrites: 0 });
+    expect(b.reserveWrite()).toBe(false);
+    clock.time = DEADLINE + 1;
+    expect(b.isStopped()).toBe(true);
+    expect(b.stopReason).toBe('the write budget of 0 writes was spent');
+  });
+
+  const throttleCases: Array<{ name: string; error: unknown; expectedReason: string | undefined }> =
+    [
+      {
+        name: 'a 429 with Retry-After',
+        error: new ClusterError('TooManyRequests', 'slow down', { retryAfterSeconds: 5 }),
+        expectedReason:
+          'an API server asked for less load (429 Too Many Requests, retry after 5 s), so the pass stopped early',
+      },
+      {
+        name: 'a 429 without Retry-After',
+        error: new ClusterError('TooManyRequests', 'slow down'),
+        expectedReason:
+          'an API server asked for less load (429 Too Many Requests), so the pass stopped early',
+      },
+      {
+        name: 'a Conflict',
+        error: new ClusterError('Conflict', 'modified'),
+        expectedReason: undefined,
+      },
+      {
+        name: 'a Forbidden',
+        error: new ClusterError('Forbidden', 'no'),
+        expectedReason: undefined,
+      },
+      {
+        name: 'a plain Error that mentions 429',
+        error: new Error('429 Too Many Requests'),
+        expectedReason: undefined,
+      },
+      { name: 'not an error at all', error: 'TooManyRequests', expectedReason: undefined },
+    ];
+  it.each(throttleCases)('backOffIfThrottled: $name', ({ error, expectedReason }) => {
+    const { bounds: b } = bounds();
+    b.backOffIfThrottled(error);
+    expect(b.stopReason).toBe(expectedReason);
+    expect(b.isStopped()).toBe(expectedReason !== undefined);
+  });
+
+  it('a 429 after another bound keeps the first reason; a 429 first stays the reason', () => {
+    const throttled = new ClusterError('TooManyRequests', 'slow down');
+    const spent = bounds({ maxWrites: 0 }).bounds;
+    spent.reserveWrite();
+    spent.backOffIfThrottled(throttled);
+    expect(spent.stopReason).toMatch(/write budget/);
+
+    const first = bounds({ maxWrites: 0 }).bounds;
+    first.backOffIfThrottled(throttled);
+    first.reserveWrite();
+    expect(first.stopReason).toMatch(/429/);
+  });
+});
 
 const many = (n: number, ns = 'default') =>
   Array.from({ length: n }, (_, i) => cm(ns, `cm-${String(i).padStart(3, '0')}`));

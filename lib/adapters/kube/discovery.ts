@@ -1,0 +1,96 @@
+/**
+ * API discovery: which REST resource serves a kind, and whether it is namespaced. Cached per
+ * apiVersion for the client's lifetime because every request needs it and it rarely changes; a
+ * kind the cache does not know triggers one fresh look, since a CRD may have been added since.
+ */
+import { isRecord } from '../../common/index.js';
+import {
+  ClusterError,
+  ClusterErrorReason,
+  isClusterError,
+  type KindRef,
+} from '../../ports/index.js';
+import { apiVersionPath, type ResourceInfo } from './rest-paths.js';
+
+/** GETs a path of the API server and returns its JSON body. */
+export type GetJson = (path: string) => Promise<unknown>;
+
+/**
+ * The kinds of a discovery document (an `APIResourceList`), by kind. Subresources such as
+ * `configmaps/status` are left out: they are not where a kind's objects live.
+ */
+export function resourcesByKind(body: unknown): Map<string, ResourceInfo> {
+  const map = new Map<string, ResourceInfo>();
+  const resources = isRecord(body) && Array.isArray(body.resources) ? body.resources : [];
+  for (const r of resources) {
+    if (!isRecord(r) || typeof r.name !== 'string' || typeof r.kind !== 'string') continue;
+    if (r.name.includes('/')) continue;
+    map.set(r.kind, { name: r.name, namespaced: r.namespaced === true });
+  }
+  return map;
+}
+
+/** The discovery cache of one API server. */
+export class DiscoveryCache {
+  private readonly server: string;
+  private readonly get: GetJson;
+  /** Pending or settled discovery per apiVersion, so concurrent callers share one request. */
+  private readonly byVersion = new Map<string, Promise<Map<string, ResourceInfo>>>();
+
+  /**
+   * @param server The API server URL, for messages.
+   * @param get How discovery documents are fetched (the client's request plumbing).
+   */
+  constructor(server: string, get: GetJson) {
+    this.server = server;
+    this.get = get;
+  }
+
+  /**
+   * The REST resource of `kind`.
+   * @throws ClusterError `NotFound` when the server does not serve the kind or its apiVersion.
+   */
+  async resource(kind: KindRef): Promise<ResourceInfo> {
+    let cached = this.byVersion.get(kind.apiVersion);
+    let fresh = false;
+    if (!cached) {
+      cached = this.discover(kind.apiVersion);
+      fresh = true;
+    }
+    let found = (await cached).get(kind.kind);
+    if (!found && !fresh) {
+      this.byVersion.delete(kind.apiVersion);
+      found = (await this.discover(kind.apiVersion)).get(kind.kind);
+    }
+    if (!found) {
+      throw new ClusterError(
+        ClusterErrorReason.NotFound,
+        `${this.server} does not serve kind ${kind.kind} in ${kind.apiVersion}`,
+      );
+    }
+    return found;
+  }
+
+  private discover(apiVersion: string): Promise<Map<string, ResourceInfo>> {
+    const pending = (async () => {
+      try {
+        return resourcesByKind(await this.get(apiVersionPath(apiVersion)));
+      } catch (error) {
+        if (isClusterError(error, 'NotFound')) {
+          throw new ClusterError(
+            ClusterErrorReason.NotFound,
+            `${this.server} does not serve API version ${apiVersion}`,
+            { status: 404, cause: error },
+          );
+        }
+        throw error;
+      }
+    })();
+    this.byVersion.set(apiVersion, pending);
+    // A failure is not cached (the next call asks again), unless a newer discovery replaced it.
+    pending.catch(() => {
+      if (this.byVersion.get(apiVersion) === pending) this.byVersion.delete(apiVersion);
+    });
+    return pending;
+  }
+}

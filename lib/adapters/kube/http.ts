@@ -1,0 +1,174 @@
+/**
+ * One HTTP request to the API server through `@kubernetes/client-node`'s generated
+ * `Configuration`: its auth methods (every kind a kubeconfig holds), its undici-based HTTP library
+ * and its middleware. Bodies go out and come back as plain JSON, not the library's model classes,
+ * because the engine needs objects exactly as the server sent them.
+ *
+ * Every request has a bounded timeout so a hung server cannot eat a Lambda's deadline, and every
+ * failure is a typed {@link ClusterError}.
+ */
+import {
+  ApiException,
+  type Configuration,
+  createConfiguration,
+  HttpMethod,
+  type KubeConfig,
+  type Middleware as PromiseMiddleware,
+  type RequestContext,
+  ServerConfiguration,
+} from '@kubernetes/client-node';
+import { ClusterError, ClusterErrorReason, type RequestCount } from '../../ports/index.js';
+import { clusterErrorFromResponse, clusterErrorFromTransport } from './errors.js';
+import { type QueryValues, queryParams } from './rest-paths.js';
+
+/** How every request of a {@link KubeHttp} is sent. */
+export interface HttpSettings {
+  /** Per-request timeout in milliseconds. */
+  timeoutMs: number;
+  /** User-Agent header. */
+  userAgent: string;
+}
+
+/** One request: method, path below the server URL, query and JSON body. */
+export interface RequestSpec {
+  method: HttpMethod;
+  path: string;
+  query?: QueryValues;
+  /** Sent as JSON; omitted for requests without a body. */
+  body?: unknown;
+  /** Default `application/json`; a merge patch needs its own type. */
+  contentType?: string;
+}
+
+type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
+
+/** The request plumbing of one API server: auth, timeout, connection pool and request counts. */
+export class KubeHttp {
+  readonly server: string;
+  readonly context: string;
+  private readonly configuration: Configuration;
+  private readonly timeoutMs: number;
+  private readonly counts: RequestCount = { reads: 0, writes: 0 };
+  /** One connection pool for the client's lifetime (the library would make one per request). */
+  private dispatcher: Dispatcher | undefined;
+
+  /**
+   * @param kubeConfig The loaded kubeconfig, its context selected; it authenticates each request.
+   * @param server The API server URL of that context.
+   * @param context The context's name, for messages.
+   */
+  constructor(kubeConfig: KubeConfig, server: string, context: string, settings: HttpSettings) {
+    this.server = server;
+    this.context = context;
+    this.timeoutMs = settings.timeoutMs;
+    // Middleware runs after credentials are fetched: a request that never left is not counted,
+    // and the timeout bounds the exchange with the server, not an exec plugin's run.
+    const counting: PromiseMiddleware = {
+      pre: async (ctx) => {
+        if (ctx.getHttpMethod() === HttpMethod.GET) this.counts.reads += 1;
+        else this.counts.writes += 1;
+        ctx.setHeaderParam('User-Agent', settings.userAgent);
+        ctx.setSignal(AbortSignal.timeout(this.timeoutMs));
+        return ctx;
+      },
+      post: async (rsp) => rsp,
+    };
+    this.configuration = createConfiguration({
+      baseServer: new ServerConfiguration<Record<string, string>>(server, {}),
+      authMethods: { default: kubeConfig },
+      promiseMiddleware: [counting],
+    });
+  }
+
+  /** Requests sent so far: GETs are reads, everything else writes. */
+  requestCount(): RequestCount {
+    return { ...this.counts };
+  }
+
+  /** Drops pooled connections (and any still connecting). No request may follow. */
+  async close(): Promise<void> {
+    const dispatcher = this.dispatcher;
+    this.dispatcher = undefined;
+    // destroy, not close: close waits for a connection attempt that a timeout already abandoned.
+    if (dispatcher) await dispatcher.destroy();
+  }
+
+  /**
+   * Sends `spec` and returns the parsed JSON body (`undefined` for an empty one).
+   * @throws ClusterError for an error status, no response, no credentials or a non-JSON body.
+   */
+  async request(spec: RequestSpec): Promise<unknown> {
+    const description = { server: this.server, method: spec.method, path: spec.path };
+    const ctx = this.configuration.baseServer.makeRequestContext(spec.path, spec.method);
+    for (const [key, value] of queryParams(spec.query)) ctx.setQueryParam(key, value);
+    ctx.setHeaderParam('Accept', 'application/json');
+    if (spec.body !== undefined) {
+      ctx.setHeaderParam('Content-Type', spec.contentType ?? 'application/json');
+      ctx.setBody(JSON.stringify(spec.body));
+    }
+    try {
+      await this.configuration.authMethods.default?.applySecurityAuthentication(ctx);
+    } catch (error) {
+      // Exec plugins and token files fail here; their output may hold credentials: name only.
+      const name = error instanceof Error ? error.name : 'error';
+      throw new ClusterError(
+        ClusterErrorReason.Unauthorized,
+        `cannot get credentials for ${this.server} from kubeconfig context ${JSON.stringify(this.context)} (${name})`,
+        { cause: error },
+      );
+    }
+    this.shareDispatcher(ctx);
+
+    let status: number;
+    let headers: Record<string, string>;
+    let text: string;
+    try {
+      let prepared = ctx;
+      for (const middleware of this.configuration.middleware) {
+        prepared = await middleware.pre(prepared).toPromise();
+      }
+      let response = await this.configuration.httpApi.send(prepared).toPromise();
+      for (const middleware of this.configuration.middleware) {
+        response = await middleware.post(response).toPromise();
+      }
+      status = response.httpStatusCode;
+      headers = response.headers;
+      text = await response.body.text();
+    } catch (error) {
+      throw clusterErrorFromTransport(error, description, this.timeoutMs);
+    }
+
+    if (status >= 200 && status <= 299) {
+      if (text.trim() === '') return undefined;
+      try {
+        return JSON.parse(text);
+      } catch (error) {
+        throw new ClusterError(
+          ClusterErrorReason.Unknown,
+          `${spec.method} ${spec.path} on ${this.server} returned a body that is not JSON`,
+          { status, cause: error },
+        );
+      }
+    }
+    const exception = new ApiException<string>(
+      status,
+      `HTTP ${status} from ${spec.method} ${spec.path}`,
+      text,
+      headers,
+    );
+    throw clusterErrorFromResponse(exception, description, exception);
+  }
+
+  /** The library builds a new connection pool per request; keep the first and reuse it. */
+  private shareDispatcher(ctx: RequestContext): void {
+    const created = ctx.getDispatcher();
+    if (created === undefined) return;
+    if (this.dispatcher === undefined) {
+      this.dispatcher = created;
+    } else if (created !== this.dispatcher) {
+      ctx.setDispatcher(this.dispatcher);
+      // `created` never opened a connection; closing it releases nothing but keeps things tidy.
+      void created.destroy().catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * The command lines of the local daemons. Flags that work without a network (after
+ * controller-runtime's envtest): one etcd, and per cluster a kube-apiserver on loopback with its
+ * own etcd prefix, RBAC, and no endpoint reconciler or ServiceAccount admission (no
+ * controller-manager runs).
+ */
+import { join } from 'node:path';
+import type { Pki } from './pki.js';
+
+/** etcd on loopback, data in `stateDir`; fsync off, since the data is throw-away or a demo. */
+export function etcdArgs(stateDir: string, etcdPort: number, peerPort: number): string[] {
+  return [
+    '--name=tenantplane-local',
+    `--data-dir=${join(stateDir, 'etcd')}`,
+    `--listen-client-urls=http://127.0.0.1:${etcdPort}`,
+    `--advertise-client-urls=http://127.0.0.1:${etcdPort}`,
+    `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
+    `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+    `--initial-cluster=tenantplane-local=http://127.0.0.1:${peerPort}`,
+    '--unsafe-no-fsync',
+    '--log-level=warn',
+  ];
+}
+
+/** Where and as what one kube-apiserver runs. */
+export interface ApiServerSpec {
+  stateDir: string;
+  pki: Pki;
+  name: string;
+  /** The cluster's position, which gives it its own service IP range. */
+  index: number;
+  port: number;
+  etcdPort: number;
+}
+
+/** One kube-apiserver of the local control plane. */
+export function apiServerArgs({
+  stateDir,
+  pki,
+  name,
+  index,
+  port,
+  etcdPort,
+}: ApiServerSpec): string[] {
+  return [
+    `--etcd-servers=http://127.0.0.1:${etcdPort}`,
+    `--etcd-prefix=/${name}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${port}`,
+    '--endpoint-reconciler-type=none',
+    `--tls-cert-file=${pki.servingCert}`,
+    `--tls-private-key-file=${pki.servingKey}`,
+    `--client-ca-file=${pki.caCert}`,
+    '--service-account-issuer=https://kubernetes.default.svc',
+    `--service-account-key-file=${pki.serviceAccountPub}`,
+    `--service-account-signing-key-file=${pki.serviceAccountKey}`,
+    '--authorization-mode=RBAC',
+    `--service-cluster-ip-range=10.${96 + index}.0.0/16`,
+    '--disable-admission-plugins=ServiceAccount',
+    '--allow-privileged=true',
+    '--profiling=false',
+    `--cert-dir=${join(stateDir, 'pki', `certs-${name}`)}`,
+  ];
+}
