@@ -1,27 +1,45 @@
 /**
  * Apply: converge one host object on its desired state. Create-only creation, updates only when
- * the engine-owned content differs (carrying the observed resourceVersion), and a provenance
- * check first, so an object the engine does not own is never clobbered.
+ * the engine-owned content differs (carrying the observed resourceVersion) and the difference is
+ * not the host's recorded rewrite of the same desired object (`write-record.ts`), a replacement
+ * (delete, then create) when an update can never succeed (`replace.ts`), and a provenance check
+ * first, so an object the engine does not own is never clobbered.
  */
 import { type ClusterApi, isClusterError, type KubeObject } from '../ports/index.js';
-import { updateBody } from './drift.js';
 import { describeOccupant, provenance, type SourceIdentity } from './provenance.js';
+import {
+  immutableFields,
+  predictedImmutableFields,
+  replaceCopy,
+  replacementCause,
+  sourceRecreated,
+} from './replace.js';
+import { createBody, planUpdate } from './write-record.js';
 
 /** What applying one object should do, decided without any request. */
 export type ApplyPlan =
   | { action: 'Create' }
   | { action: 'Update'; body: KubeObject; changed: string[] }
+  | { action: 'Replace'; fields: string[]; recreated: boolean }
   | { action: 'InSync' }
   | { action: 'Skip'; reason: string };
 
+/** What a pass knows about an object from earlier passes (see `retry-backoff.ts`). */
+export interface ApplyHints {
+  /** Fields a previous pass found immutable for this very desired object: replace at once. */
+  replace?: string[];
+}
+
 /**
  * Plans one object against what the host has at its name (`undefined`: nothing). Refuses (Skip)
- * whenever the existing object is not this source's copy.
+ * whenever the existing object is not this source's copy; replaces this source's copy when an
+ * update cannot express the change (an immutable field, predicted or learned from a refusal).
  */
 export function planApply(
   desired: KubeObject,
   observed: KubeObject | undefined,
   source: SourceIdentity,
+  hints: ApplyHints = {},
 ): ApplyPlan {
   if (!observed) return { action: 'Create' };
   const p = provenance(observed, source);
@@ -32,17 +50,40 @@ export function planApply(
       reason: `host name ${namespace}/${name} is occupied by ${describeOccupant(p)}; left it untouched`,
     };
   }
-  const { body, changed } = updateBody(desired, observed);
-  return changed.length === 0 ? { action: 'InSync' } : { action: 'Update', body, changed };
+  const update = planUpdate(desired, observed);
+  if (update.action === 'InSync') return { action: 'InSync' };
+  const fields = hints.replace ?? predictedImmutableFields(desired, observed);
+  if (fields.length > 0) {
+    return { action: 'Replace', fields, recreated: sourceRecreated(desired, observed) };
+  }
+  return update;
+}
+
+/** One write of a replacement, as its Decision records it. */
+export interface DecidedWrite {
+  action: 'Delete' | 'Create';
+  reason: string;
+  error?: unknown;
+  /** The delete found the copy gone already. */
+  alreadyGone?: boolean;
 }
 
 /**
  * What applying one object did: a Decision to record (`decided`; `error` set when its write
- * failed, the decision stands), nothing to do (`in-sync`), or a needed write the budget refused
- * (`deferred`, the next pass does it).
+ * failed, the decision stands; `replaceNeeded` when the host refused the update as immutable and
+ * the budget left no room to replace the copy in this pass), the two Decisions of a replacement
+ * (`replaced`), nothing to do (`in-sync`), or a needed write the budget refused (`deferred`, the
+ * next pass does it).
  */
 export type ApplyOutcome =
-  | { result: 'decided'; action: 'Create' | 'Update' | 'Skip'; reason: string; error?: unknown }
+  | {
+      result: 'decided';
+      action: 'Create' | 'Update' | 'Skip';
+      reason: string;
+      error?: unknown;
+      replaceNeeded?: string[];
+    }
+  | { result: 'replaced'; decisions: DecidedWrite[] }
   | { result: 'in-sync' }
   | { result: 'deferred' };
 
@@ -50,8 +91,8 @@ export type ApplyOutcome =
 export interface ApplyContext {
   hostApi: ClusterApi;
   dryRun: boolean;
-  /** Asks the pass for one more write; false when the write budget is spent. */
-  reserveWrite: () => boolean;
+  /** Asks the pass for `count` more writes (default 1), all or none; false when refused. */
+  reserveWrite: (count?: number) => boolean;
 }
 
 /**
@@ -75,20 +116,69 @@ async function write(
   return { result: 'decided', action, reason };
 }
 
+/** Deletes (uid + resourceVersion preconditions) and recreates a copy; two Decisions. */
+async function replace(
+  ctx: ApplyContext,
+  desired: KubeObject,
+  observed: KubeObject,
+  cause: string,
+): Promise<ApplyOutcome> {
+  const outcome = await replaceCopy(
+    {
+      dryRun: ctx.dryRun,
+      delete: (copy) =>
+        ctx.hostApi.delete(copy, copy.metadata.namespace, copy.metadata.name, {
+          uid: copy.metadata.uid as string,
+          ...(copy.metadata.resourceVersion
+            ? { resourceVersion: copy.metadata.resourceVersion }
+            : {}),
+        }),
+      create: () => ctx.hostApi.create(createBody(desired)),
+    },
+    observed,
+    cause,
+  );
+  const decisions: DecidedWrite[] = [{ action: 'Delete', ...outcome.deleted }];
+  if (outcome.created) decisions.push({ action: 'Create', ...outcome.created });
+  return { result: 'replaced', decisions };
+}
+
+/** An update; when the host refuses it as immutable, the copy is replaced if the budget allows. */
+async function update(
+  ctx: ApplyContext,
+  plan: Extract<ApplyPlan, { action: 'Update' }>,
+  desired: KubeObject,
+  observed: KubeObject,
+  source: SourceIdentity,
+): Promise<ApplyOutcome> {
+  const reason = `host copy differs from the tenant source in ${plan.changed.join(', ')}`;
+  const outcome = await write(ctx, 'Update', reason, () => ctx.hostApi.update(plan.body));
+  if (outcome.result !== 'decided') return outcome;
+  const fields = immutableFields(outcome.error);
+  if (!fields) return outcome;
+  if (!ctx.reserveWrite(2)) return { ...outcome, replaceNeeded: fields };
+  const cause = replacementCause(source, fields, sourceRecreated(desired, observed));
+  return replace(ctx, desired, observed, `the host refused the update because ${cause}`);
+}
+
 /** Carries out a plan that needs no create. */
-function settle(ctx: ApplyContext, plan: Exclude<ApplyPlan, { action: 'Create' }>) {
+function settle(
+  ctx: ApplyContext,
+  plan: Exclude<ApplyPlan, { action: 'Create' }>,
+  desired: KubeObject,
+  observed: KubeObject,
+  source: SourceIdentity,
+): Promise<ApplyOutcome> | ApplyOutcome {
   switch (plan.action) {
     case 'InSync':
-      return { result: 'in-sync' } as const;
+      return { result: 'in-sync' };
     case 'Skip':
-      return { result: 'decided', action: 'Skip', reason: plan.reason } as const;
+      return { result: 'decided', action: 'Skip', reason: plan.reason };
     case 'Update':
-      return write(
-        ctx,
-        'Update',
-        `host copy differs from the tenant source in ${plan.changed.join(', ')}`,
-        () => ctx.hostApi.update(plan.body),
-      );
+      return update(ctx, plan, desired, observed, source);
+    case 'Replace':
+      if (!ctx.reserveWrite(2)) return { result: 'deferred' };
+      return replace(ctx, desired, observed, replacementCause(source, plan.fields, plan.recreated));
   }
 }
 
@@ -105,11 +195,12 @@ export async function applyObject(
   desired: KubeObject,
   observed: KubeObject | undefined,
   source: SourceIdentity,
+  hints: ApplyHints = {},
 ): Promise<ApplyOutcome> {
-  const plan = planApply(desired, observed, source);
-  if (plan.action !== 'Create') return settle(ctx, plan);
+  const plan = planApply(desired, observed, source, hints);
+  if (plan.action !== 'Create') return settle(ctx, plan, desired, observed as KubeObject, source);
   const reason = `no host copy of tenant ${source.kind} ${source.virtualNamespace}/${source.virtualName} yet`;
-  const created = await write(ctx, 'Create', reason, () => ctx.hostApi.create(desired));
+  const created = await write(ctx, 'Create', reason, () => ctx.hostApi.create(createBody(desired)));
   if (created.result !== 'decided' || !isClusterError(created.error, 'AlreadyExists'))
     return created;
   // The name was taken after the listing: whoever holds it now decides.
@@ -120,8 +211,8 @@ export async function applyObject(
     const error = new Error('the host name was taken and released again during the create');
     return { result: 'decided', action: 'Create', reason, error };
   }
-  const again = planApply(desired, existing, source);
+  const again = planApply(desired, existing, source, hints);
   return again.action === 'Create'
     ? { result: 'decided', action: 'Create', reason }
-    : settle(ctx, again);
+    : settle(ctx, again, desired, existing, source);
 }

@@ -1,7 +1,8 @@
 /**
  * The bounds of one pass (deadline, write budget, page size, concurrency) and the stop state they
- * drive: once a bound is hit, no new work starts, work in flight finishes, and the first bound hit
- * is the reason the pass reports.
+ * drive: once the deadline (or a 429) is hit, no new work starts, work in flight finishes, and the
+ * first bound hit is the reason the pass reports. A spent write budget only defers writes: the
+ * pass still lists every kind, so every kind's garbage collection runs, within its share.
  */
 import { plural } from '../common/index.js';
 import { type Clock, isClusterError } from '../ports/index.js';
@@ -16,6 +17,11 @@ export interface Budget {
   pageSize: number;
   /** Writes in flight at once. */
   concurrency: number;
+  /**
+   * Milliseconds after `deadline` for what follows the work: status, Events, releasing the lease
+   * (default `DEFAULT_REPORT_RESERVE_MS`). Every request ends by `deadline` + this reserve.
+   */
+  reportReserveMs?: number;
 }
 
 /** Defaults for the budget fields a caller leaves out. */
@@ -43,16 +49,29 @@ export function effectiveBudget(partial: Partial<Budget> = {}): Budget {
 export class PassBounds {
   /** Writes started so far (dry runs count would-be writes, so they stop where a real pass would). */
   writes = 0;
+  /** Needed writes the budget refused this pass: the next pass makes them. */
+  deferred = 0;
+  /** Why the pass stopped starting work (deadline, 429, halt). */
   private reason: string | undefined;
+  /** Whether the write budget ran out before anything stopped the pass. */
+  private spentFirst = false;
+  /** Total writes the kind being synced may reach (see {@link beginKind}). */
+  private kindLimit: number | undefined;
 
   constructor(
     readonly budget: Budget,
     private readonly clock: Clock,
   ) {}
 
-  /** Why the pass stopped early, once a bound was hit. */
+  /**
+   * Why the pass is short of complete because of a bound: the first one hit. A spent write budget
+   * does not stop the pass (listings and the write-free rest of the work go on, so every kind is
+   * listed and garbage-collected), but it leaves writes for the next pass.
+   */
   get stopReason(): string | undefined {
-    return this.reason;
+    if (!this.spentFirst) return this.reason;
+    const { maxWrites = 0 } = this.budget;
+    return `the write budget of ${plural(maxWrites, 'write')} was spent`;
   }
 
   /**
@@ -69,15 +88,55 @@ export class PassBounds {
     return false;
   }
 
-  /** Takes one write from the budget; false (and the pass stops) when it is spent. */
-  reserveWrite(): boolean {
+  /**
+   * Starts kind `index` (0-based) of the `count` kinds of the policy: it may spend the budget
+   * except a fair share, floor(maxWrites / count), kept for each kind after it. So every kind gets
+   * at least its share in every pass (when maxWrites >= count), and what a kind leaves unused goes
+   * to the kinds after it. Deletes come first within a kind (`kind-writes.ts`).
+   */
+  beginKind(index: number, count: number): void {
     const { maxWrites } = this.budget;
-    if (maxWrites !== undefined && this.writes >= maxWrites) {
-      this.reason ??= `the write budget of ${plural(maxWrites, 'write')} was spent`;
+    if (maxWrites === undefined || count <= 1) {
+      this.kindLimit = undefined;
+      return;
+    }
+    const share = Math.floor(maxWrites / count);
+    this.kindLimit = maxWrites - Math.max(0, count - index - 1) * share;
+  }
+
+  /** Ends the current kind's share: later work draws on the whole budget again. */
+  endKind(): void {
+    this.kindLimit = undefined;
+  }
+
+  /** Writes that may still start now (the current kind's share included); Infinity unbounded. */
+  get writesLeft(): number {
+    const limit = Math.min(this.budget.maxWrites ?? Infinity, this.kindLimit ?? Infinity);
+    return Math.max(0, limit - this.writes);
+  }
+
+  /** Records `count` needed writes left for the next pass because the budget is spent. */
+  defer(count = 1): void {
+    this.deferred += count;
+    if (this.reason === undefined) this.spentFirst = true;
+  }
+
+  /**
+   * Takes `count` writes (default 1) from the budget, all or none: false when they do not fit in
+   * what is left (the writes are deferred to the next pass; the pass itself goes on).
+   */
+  reserveWrite(count = 1): boolean {
+    if (count > this.writesLeft) {
+      this.defer(count);
       return false;
     }
-    this.writes += 1;
+    this.writes += count;
     return true;
+  }
+
+  /** Stops the pass for a reason of its own (e.g. the policy changed underneath it). */
+  halt(reason: string): void {
+    this.reason ??= reason;
   }
 
   /**

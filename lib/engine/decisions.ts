@@ -1,5 +1,7 @@
 /**
  * Recording Decisions during a pass: counts, ordered list, and delivery to sinks as each is made.
+ * The counts are honest: a Decision whose write failed is counted in `failed`, a delete that found
+ * its object gone in `alreadyGone`, and only what was carried out in `counts`.
  */
 import type {
   Decision,
@@ -20,7 +22,12 @@ export function emptyCounts(): DecisionCounts {
  */
 export class DecisionRecorder {
   readonly decisions: Decision[] = [];
+  /** Decisions carried out (dry runs: that would be carried out), per action. */
   readonly counts: DecisionCounts = emptyCounts();
+  /** Decisions whose write failed, per action. */
+  readonly failed: DecisionCounts = emptyCounts();
+  /** Deletes that found their object already gone. */
+  alreadyGone = 0;
   private readonly sinks: readonly DecisionSink[];
   private readonly onSinkError: (error: unknown) => void;
 
@@ -32,7 +39,10 @@ export class DecisionRecorder {
   /** Records a decision and delivers it. */
   record(decision: Decision): void {
     this.decisions.push(decision);
-    this.counts[decision.action satisfies DecisionAction] += 1;
+    const action: DecisionAction = decision.action;
+    if (decision.error !== undefined) this.failed[action] += 1;
+    else if (decision.alreadyGone === true) this.alreadyGone += 1;
+    else this.counts[action] += 1;
     for (const sink of this.sinks) {
       try {
         sink.decision(decision);
@@ -40,6 +50,15 @@ export class DecisionRecorder {
         this.onSinkError(error);
       }
     }
+  }
+
+  /** The pass result's counts: `counts`, `failed` and `alreadyGone`. */
+  tally(): Pick<PassResult, 'counts' | 'failed' | 'alreadyGone'> {
+    return {
+      counts: { ...this.counts },
+      failed: { ...this.failed },
+      alreadyGone: this.alreadyGone,
+    };
   }
 
   /** Calls every sink's `passFinished`, containing failures. */

@@ -47,3 +47,25 @@ export class ClusterUnreachableError extends PassError {
     this.role = role;
   }
 }
+
+/**
+ * The tenant kubeconfig now reaches a different tenant cluster than the one this TenantCluster
+ * synced before (a secret rotated to the wrong value, a cluster rebuilt behind the same endpoint).
+ * Syncing it would delete every copy whose source this cluster lacks and create its objects under
+ * this tenant's labels, so the pass writes nothing until an operator accepts the new cluster.
+ */
+export class TenantClusterChangedError extends PassError {
+  readonly tenant: string;
+  readonly recordedId: string;
+  readonly observedId: string;
+
+  constructor(tenant: string, recordedId: string, observedId: string) {
+    super(
+      `TenantCluster "${tenant}" was synced from tenant cluster ${recordedId} (uid of its kube-system namespace), but its kubeconfig now reaches ${observedId}; nothing was written. If the new cluster is the right one, accept it with: kubectl annotate tenantcluster ${tenant} tenantplane.io/accept-tenant-cluster-id=${observedId} --overwrite`,
+    );
+    this.name = 'TenantClusterChangedError';
+    this.tenant = tenant;
+    this.recordedId = recordedId;
+    this.observedId = observedId;
+  }
+}

@@ -5,6 +5,8 @@
  */
 import { runPool } from '../common/index.js';
 import { type ClusterApi, isClusterError, type KubeObject } from '../ports/index.js';
+import { deleteAttempt, oldestFirst } from './convergence.js';
+import { guardDeletes } from './delete-guard.js';
 import { decide, type PassContext } from './pass-context.js';
 import type { KindRule } from './policy.js';
 import { type ReverseRef, reverseLookup } from './reverse-mapping.js';
@@ -14,6 +16,8 @@ export interface GcCandidate {
   object: KubeObject;
   ref: ReverseRef;
   reason: string;
+  /** The source is gone from a complete listing (not excluded): the mass-delete guard counts it. */
+  vanished: boolean;
 }
 
 /** The key of a tenant source within one kind: `<virtual namespace>/<name>`. */
@@ -43,48 +47,72 @@ export function planGc(hostObjects: readonly KubeObject[], listing: TenantListin
     const ref = reverseLookup(object);
     if (!ref || ref.tenant !== listing.tenant || ref.kind !== listing.kind) continue;
     if (!object.metadata.uid) continue;
+    // Already being deleted (a host finalizer holds it): deleting again would only repeat itself.
+    if (object.metadata.deletionTimestamp) continue;
     const key = sourceKey(ref.virtualNamespace, ref.virtualName);
     if (listing.desired.has(key)) continue;
     const what = `tenant ${ref.kind} ${key}`;
-    const reason = listing.listed.has(key)
-      ? `${what} is excluded from syncing by the sync policy`
-      : `${what} no longer exists`;
-    candidates.push({ object, ref, reason });
+    const vanished = !listing.listed.has(key);
+    const reason = vanished
+      ? `${what} no longer exists`
+      : `${what} is excluded from syncing by the sync policy`;
+    candidates.push({ object, ref, reason, vanished });
   }
   return candidates;
 }
 
 /**
  * Deletes one candidate with a uid precondition, so a host object recreated under the same name
- * in the meantime is never deleted by mistake. An object already gone counts as deleted.
+ * in the meantime is never deleted by mistake. An object already gone is reported as such.
  */
-export async function deleteCandidate(hostApi: ClusterApi, candidate: GcCandidate): Promise<void> {
+export async function deleteCandidate(
+  hostApi: ClusterApi,
+  candidate: GcCandidate,
+): Promise<'deleted' | 'already-gone'> {
   const { metadata } = candidate.object;
   try {
     await hostApi.delete(candidate.object, metadata.namespace, metadata.name, {
       uid: metadata.uid as string,
+      ...(metadata.resourceVersion ? { resourceVersion: metadata.resourceVersion } : {}),
     });
   } catch (error) {
     if (!isClusterError(error, 'NotFound')) throw error;
+    return 'already-gone';
   }
+  return 'deleted';
 }
 
 async function deleteOne(ctx: PassContext, rule: KindRule, candidate: GcCandidate): Promise<void> {
-  if (!ctx.bounds.reserveWrite()) return;
   const tenantRef = { namespace: candidate.ref.virtualNamespace, name: candidate.ref.virtualName };
   const hostRef = {
     namespace: candidate.object.metadata.namespace ?? ctx.hostNamespace,
     name: candidate.object.metadata.name,
   };
+  // A delete the host keeps refusing backs off instead of spending the budget every pass.
+  const attempt = deleteAttempt(ctx, rule, candidate.object, { tenantRef, hostRef });
+  if (!attempt || !ctx.bounds.reserveWrite()) return;
   let failure: unknown;
+  let gone = false;
   if (!ctx.dryRun) {
     try {
-      await deleteCandidate(ctx.hostApi, candidate);
+      gone = (await deleteCandidate(ctx.hostApi, candidate)) === 'already-gone';
     } catch (error) {
       failure = error;
     }
   }
-  decide(ctx, 'Delete', rule, { tenantRef, hostRef }, candidate.reason, failure);
+  attempt.done(failure);
+  const reason = gone ? `${candidate.reason}; the host copy was already gone` : candidate.reason;
+  decide(ctx, 'Delete', rule, { tenantRef, hostRef }, reason, failure, gone);
+}
+
+function isCopyOf(object: KubeObject, listing: TenantListing): boolean {
+  const ref = reverseLookup(object);
+  return ref?.tenant === listing.tenant && ref.kind === listing.kind;
+}
+
+/** This tenant's copies of the kind that a host finalizer holds in deletion. */
+function terminatingCopies(hostObjects: readonly KubeObject[], listing: TenantListing): number {
+  return hostObjects.filter((o) => isCopyOf(o, listing) && o.metadata.deletionTimestamp).length;
 }
 
 /**
@@ -101,7 +129,29 @@ export async function collectGarbage(
   listing: TenantListing & { complete: boolean },
 ): Promise<{ ran: boolean; candidates: number }> {
   if (!listing.complete || ctx.bounds.isStopped()) return { ran: false, candidates: 0 };
-  const candidates = planGc(hostObjects, listing);
+  const planned = planGc(hostObjects, listing);
+  ctx.terminating.count += terminatingCopies(hostObjects, listing);
+  if (planned.length === 0) return { ran: true, candidates: 0 };
+  const changed = await ctx.recheckPolicy();
+  if (changed) {
+    ctx.bounds.halt(changed);
+    return { ran: false, candidates: 0 };
+  }
+  const managed = hostObjects.filter((o) => isCopyOf(o, listing)).length;
+  const verdict = guardDeletes(
+    ctx.tenant,
+    rule.kind,
+    planned,
+    managed,
+    ctx.deleteGuard,
+    ctx.confirmedDeletes,
+  );
+  if (verdict.held) {
+    ctx.errors.kindIncomplete(rule, verdict.held.reason);
+    ctx.warnings.push(verdict.held.warning);
+  }
+  // Oldest first, so under a write budget no orphan waits behind newer ones (README "Bounds").
+  const candidates = oldestFirst(verdict.allowed);
   await runPool(
     candidates,
     ctx.bounds.budget.concurrency,

@@ -3,7 +3,8 @@
  * ones, so a name occupied by a foreign object or another tenant's copy is seen and decided (a
  * Skip) without a write. GC narrows this to the tenant's own copies itself (`planGc`).
  */
-import type { KubeObject } from '../ports/index.js';
+import type { KubeObject, ListPage } from '../ports/index.js';
+import { restartExpired } from './expired-listing.js';
 import type { PassContext } from './pass-context.js';
 import type { KindRule } from './policy.js';
 
@@ -24,23 +25,34 @@ export function compactHostObject(object: KubeObject): KubeObject {
 
 /**
  * Lists every page of a kind in the host namespace, compacted. `undefined` when a bound stopped
- * the pass before the listing finished. A failed request throws (the caller records it).
+ * the pass before the listing finished. A failed request throws (the caller records it); an
+ * expired continue token restarts the listing once.
  */
 export async function listHostObjects(
   ctx: PassContext,
   rule: KindRule,
 ): Promise<KubeObject[] | undefined> {
-  const items: KubeObject[] = [];
+  let items: KubeObject[] = [];
   let continueToken: string | undefined;
-  do {
+  const restarted = new Set<string>();
+  for (;;) {
     if (ctx.bounds.isStopped()) return undefined;
-    const page = await ctx.hostApi.list(rule, {
-      namespace: ctx.hostNamespace,
-      limit: ctx.bounds.budget.pageSize,
-      ...(continueToken ? { continueToken } : {}),
-    });
+    let page: ListPage;
+    try {
+      page = await ctx.hostApi.list(rule, {
+        namespace: ctx.hostNamespace,
+        limit: ctx.bounds.budget.pageSize,
+        ...(continueToken ? { continueToken } : {}),
+      });
+    } catch (error) {
+      // An expired continue token: start again from the first page, once (expired-listing.ts).
+      if (!continueToken || !restartExpired(restarted, rule, error)) throw error;
+      items = [];
+      continueToken = undefined;
+      continue;
+    }
     for (const object of page.items) items.push(compactHostObject(object));
     continueToken = page.continueToken;
-  } while (continueToken);
-  return items;
+    if (!continueToken) return items;
+  }
 }

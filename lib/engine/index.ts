@@ -13,14 +13,29 @@ export {
   planApply,
 } from './apply.js';
 export { type Budget, DEFAULT_BUDGET } from './budget.js';
+export {
+  type Condition,
+  type ConditionInput,
+  ConditionReason,
+  type ConditionStatus,
+  ConditionType,
+  conditionsPatch,
+  conditionTime,
+  mergeConditions,
+  passConditions,
+  recordedConditions,
+} from './conditions.js';
+export { DEFAULT_REPORT_RESERVE_MS, passEndDeadline, workDeadline } from './deadlines.js';
 export { DecisionRecorder, emptyCounts } from './decisions.js';
 export {
   ClusterUnreachableError,
   InvalidPolicyError,
   PassError,
+  TenantClusterChangedError,
   TenantClusterNotFoundError,
 } from './errors.js';
 export { type GcCandidate, planGc, type TenantListing } from './gc.js';
+export { runPass } from './guarded-pass.js';
 export { compactHostObject } from './host-listing.js';
 export {
   type LabelSelector,
@@ -28,19 +43,29 @@ export {
   matchesLabelSelector,
   parseLabelSelector,
 } from './label-selector.js';
+export { type Remembered, readRemembered } from './lifecycle.js';
 export {
   Annotations,
   isReservedKey,
   Labels,
   MANAGED_BY_VALUE,
   RESERVED_DOMAIN,
+  TenantClusterKeys,
 } from './metadata.js';
 export { hostName } from './naming.js';
 export { formatObjectError } from './object-errors.js';
-export { type PassOptions, requestDelta, runPass } from './pass.js';
+export { type PassOptions, requestDelta } from './pass.js';
 export type { PassProgress } from './pass-context.js';
 export {
+  failureConditions,
+  failureReason,
+  type PassFailureReportOptions,
+  reportPassFailure,
+} from './pass-failure.js';
+export {
+  DEFAULT_DELETE_GUARD,
   DEFAULT_TO_HOST,
+  type DeleteGuardPolicy,
   type KindExclusions,
   type KindRule,
   parseSyncPolicy,

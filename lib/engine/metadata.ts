@@ -24,6 +24,10 @@ export const Annotations = {
   OwnedKeys: 'tenantplane.io/owned-keys',
   /** Digest of the tenant `spec`, so a field the tenant removed is noticed despite host defaults. */
   SpecHash: 'tenantplane.io/spec-hash',
+  /** Digest of the desired object the engine last wrote (see `write-record.ts`). */
+  AppliedHash: 'tenantplane.io/applied-hash',
+  /** Digest of the copy's content as the host stored that desired object (`write-record.ts`). */
+  StoredHash: 'tenantplane.io/stored-hash',
 } as const;
 
 /**
@@ -62,3 +66,13 @@ export function isReservedKey(key: string): boolean {
   const prefix = key.slice(0, slash).toLowerCase();
   return prefix === RESERVED_DOMAIN || prefix.endsWith(`.${RESERVED_DOMAIN}`);
 }
+
+/** Keys on the TenantCluster itself: the engine's finalizer and the operator's acknowledgements. */
+export const TenantClusterKeys = {
+  /** Holds a deleted TenantCluster until a pass has removed every host copy of its tenant. */
+  HostCleanupFinalizer: 'tenantplane.io/host-cleanup',
+  /** Set to the new tenant cluster identity to accept a different tenant cluster deliberately. */
+  AcceptTenantClusterId: 'tenantplane.io/accept-tenant-cluster-id',
+  /** `<Kind>:<token>[,...]`: confirms one mass delete the guard stopped (the token names the set). */
+  ConfirmDeletes: 'tenantplane.io/confirm-deletes',
+} as const;

@@ -12,6 +12,7 @@ import {
   type ObjectRef,
 } from '../ports/index.js';
 import type { PassBounds } from './budget.js';
+import { stallNote } from './deadlines.js';
 
 /** The API's reason for a failure (`NotFound`, `Forbidden`...), when it came from a cluster. */
 export function clusterReason(error: unknown): string | undefined {
@@ -29,8 +30,12 @@ export function formatObjectError(error: ObjectError): string {
 /** The failures of one pass, and the kinds it could not finish. */
 export class ObjectErrors {
   readonly errors: ObjectError[] = [];
-  /** `<Kind>: <why>` for every kind left unfinished; non-empty makes the pass incomplete. */
+  /**
+   * `<Kind>: <why>` for every kind left unfinished, and `the <side> cluster stalled (...)` once per
+   * cluster that stopped answering; non-empty makes the pass incomplete.
+   */
   readonly incompleteKinds: string[] = [];
+  private readonly stalled = new Set<ClusterRole>();
 
   /** A 429 among the errors stops the pass (see {@link PassBounds.backOffIfThrottled}). */
   constructor(private readonly bounds: PassBounds) {}
@@ -44,6 +49,17 @@ export class ObjectErrors {
     if (reason) entry.reason = reason;
     this.errors.push(entry);
     this.bounds.backOffIfThrottled(error);
+    // Object errors come from host requests (writes, re-reads); the tenant is only listed.
+    this.noteStall('host', error);
+  }
+
+  /** A server that stopped answering stops the pass (more requests would only wait too). */
+  private noteStall(side: ClusterRole, error: unknown): void {
+    const note = stallNote(side, error);
+    if (note === undefined || this.stalled.has(side)) return;
+    this.stalled.add(side);
+    this.incompleteKinds.push(note);
+    this.bounds.halt(`${note}, so the pass stopped early`);
   }
 
   /** A kind's listing failed: one error naming the side, and the kind is left incomplete. */
@@ -54,6 +70,7 @@ export class ObjectErrors {
       reason: clusterReason(error) ?? 'Unknown',
     });
     this.bounds.backOffIfThrottled(error);
+    this.noteStall(side, error);
     this.kindIncomplete(kind, why);
   }
 

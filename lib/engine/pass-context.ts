@@ -2,13 +2,28 @@
  * What every step of a pass shares: the tenant and where its copies go, both clusters, the
  * budget, the error aggregate and the Decision recorder. One object, so the steps stay functions.
  */
+
+import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../common/index.js';
-import type { ClusterApi, DecisionAction, ObjectRef } from '../ports/index.js';
+import {
+  type Clock,
+  type ClusterApi,
+  type DecisionAction,
+  type DecisionSink,
+  type KindRef,
+  type KubeObject,
+  type ObjectRef,
+  type PassWarning,
+  systemClock,
+} from '../ports/index.js';
 import type { PassBounds } from './budget.js';
-import type { DecisionRecorder } from './decisions.js';
-import type { ObjectErrors } from './object-errors.js';
-import type { KindRule } from './policy.js';
-import type { TenantLister } from './tenant-listing.js';
+import { type Convergence, newConvergence } from './convergence.js';
+import { DecisionRecorder } from './decisions.js';
+import { confirmedTokens } from './delete-guard.js';
+import { policyRecheck } from './lifecycle.js';
+import { ObjectErrors } from './object-errors.js';
+import { DEFAULT_DELETE_GUARD, type DeleteGuardPolicy, type SyncPolicy } from './policy.js';
+import { TenantLister } from './tenant-listing.js';
 
 /** Progress after each page of a kind. */
 export interface PassProgress {
@@ -36,6 +51,22 @@ export interface PassContext {
   /** Tenant objects seen, per kind started. */
   objectsSeen: Record<string, number>;
   onProgress: ((progress: PassProgress) => void) | undefined;
+  /** Host copies found terminating (held by a host finalizer): left alone, counted. */
+  terminating: { count: number };
+  /** What the operator must act on (one Warning Event each). */
+  warnings: PassWarning[];
+  /** The mass-delete guard of the policy, and the one-shot confirmations on the TenantCluster. */
+  deleteGuard: DeleteGuardPolicy;
+  confirmedDeletes: ReadonlySet<string>;
+  /**
+   * Writes to the TenantCluster itself (finalizer, remembered kinds and namespaces): bookkeeping,
+   * kept out of `requests` like the status report, so `requests` is what the sync cost.
+   */
+  bookkeeping: { writes: number };
+  /** Retry memory and the kinds sharing the write budget (`convergence.ts`); absent in bare tests. */
+  convergence?: Convergence;
+  /** Re-reads the policy before GC; says why GC must wait when it changed (see lifecycle.ts). */
+  recheckPolicy: () => Promise<string | undefined>;
 }
 
 /**
@@ -45,10 +76,11 @@ export interface PassContext {
 export function decide(
   ctx: PassContext,
   action: DecisionAction,
-  rule: KindRule,
+  rule: KindRef,
   refs: { tenantRef: ObjectRef; hostRef: ObjectRef },
   reason: string,
   error?: unknown,
+  alreadyGone = false,
 ): void {
   ctx.recorder.record({
     action,
@@ -61,6 +93,49 @@ export function decide(
     passId: ctx.passId,
     dryRun: ctx.dryRun,
     ...(error === undefined ? {} : { error: errorMessage(error) }),
+    ...(alreadyGone ? { alreadyGone: true } : {}),
   });
   if (error !== undefined) ctx.errors.add(rule, error, refs.tenantRef, refs.hostRef);
+}
+
+/** What a pass knows when it builds its context. */
+export interface PassContextInputs {
+  tenant: string;
+  tenantApi: ClusterApi;
+  hostApi: ClusterApi;
+  passId?: string;
+  dryRun: boolean;
+  bounds: PassBounds;
+  sinks?: DecisionSink[];
+  onProgress?: (progress: PassProgress) => void;
+  tenantCluster: KubeObject;
+  policy: SyncPolicy;
+  /** Dates the retry memory (default: the system clock). */
+  clock?: Clock;
+}
+
+/** The context of a new pass, with nothing spent or decided yet. */
+export function newPassContext(inputs: PassContextInputs): PassContext {
+  const { tenant, hostApi, bounds, policy, tenantCluster } = inputs;
+  return {
+    tenant,
+    passId: inputs.passId ?? randomUUID(),
+    hostNamespace: policy.hostNamespace,
+    hostApi,
+    tenantLister: new TenantLister(inputs.tenantApi, bounds.budget.pageSize),
+    dryRun: inputs.dryRun,
+    bounds,
+    errors: new ObjectErrors(bounds),
+    recorder: new DecisionRecorder(inputs.sinks ?? []),
+    kindsStarted: new Set(),
+    objectsSeen: {},
+    onProgress: inputs.onProgress,
+    terminating: { count: 0 },
+    warnings: [],
+    deleteGuard: policy.deleteGuard ?? DEFAULT_DELETE_GUARD,
+    confirmedDeletes: confirmedTokens(tenantCluster.metadata.annotations),
+    recheckPolicy: policyRecheck(hostApi, tenant, policy),
+    bookkeeping: { writes: 0 },
+    convergence: newConvergence(tenantCluster.status, policy.toHost, inputs.clock ?? systemClock),
+  };
 }

@@ -1,9 +1,3 @@
-/**
- * The convergence pass, as the product describes it: read the TenantCluster, parse its policy,
- * sync each `toHost` kind in order within the budget (list, transform, apply, garbage-collect,
- * aggregate errors, record Decisions), report in status, and hand the result to the sinks.
- */
-import { randomUUID } from 'node:crypto';
 import {
   type Clock,
   type ClusterApi,
@@ -13,15 +7,12 @@ import {
   systemClock,
 } from '../ports/index.js';
 import { type Budget, effectiveBudget, PassBounds } from './budget.js';
-import { DecisionRecorder, emptyCounts } from './decisions.js';
-import { ObjectErrors } from './object-errors.js';
-import type { PassContext, PassProgress } from './pass-context.js';
+import { convergenceStatus } from './convergence.js';
+import { newPassContext, type PassContext, type PassProgress } from './pass-context.js';
 import { parseSyncPolicy } from './policy.js';
-import { compileKindRule } from './scope.js';
 import { reportStatus } from './status-report.js';
-import { syncKind } from './sync-kind.js';
-import { readTenantCluster } from './tenant-cluster.js';
-import { TenantLister } from './tenant-listing.js';
+import { readTenantCluster, tenantClusterFacts } from './tenant-cluster.js';
+import { readTenantClusterId, syncTenant } from './tenant-lifecycle.js';
 
 export interface PassOptions {
   tenant: string;
@@ -42,8 +33,12 @@ export interface PassOptions {
 }
 
 /** Requests made between two readings of `ClusterApi.requestCount()`. */
-export function requestDelta(after: RequestCount, before: RequestCount): RequestCount {
-  return { reads: after.reads - before.reads, writes: after.writes - before.writes };
+export function requestDelta(
+  after: RequestCount,
+  before: RequestCount,
+  bookkeeping = 0,
+): RequestCount {
+  return { reads: after.reads - before.reads, writes: after.writes - before.writes - bookkeeping };
 }
 
 /** Why the pass is incomplete, in plain words; `undefined` when it is complete. */
@@ -84,26 +79,11 @@ export async function runPass(options: PassOptions): Promise<PassResult> {
   const policy = parseSyncPolicy(tenant, tenantCluster.spec);
 
   const bounds = new PassBounds(budget, clock);
-  const ctx: PassContext = {
-    tenant,
-    passId: options.passId ?? randomUUID(),
-    hostNamespace: policy.hostNamespace,
-    hostApi,
-    tenantLister: new TenantLister(tenantApi, budget.pageSize),
-    dryRun,
-    bounds,
-    errors: new ObjectErrors(bounds),
-    recorder: new DecisionRecorder(options.sinks ?? []),
-    kindsStarted: new Set(),
-    objectsSeen: {},
-    onProgress: options.onProgress,
-  };
-  if (!policy.paused) {
-    for (const rule of policy.toHost) {
-      if (bounds.isStopped()) break;
-      await syncKind(ctx, compileKindRule(rule));
-    }
-  }
+  const ctx = newPassContext({ ...options, dryRun, bounds, tenantCluster, policy });
+
+  const lifecycle = policy.paused
+    ? {}
+    : await syncTenant(ctx, tenantCluster, policy, () => readTenantClusterId(tenantApi));
 
   const finishedAtMs = clock.now();
   const reason = incompleteReason(
@@ -118,23 +98,28 @@ export async function runPass(options: PassOptions): Promise<PassResult> {
     finishedAt: new Date(finishedAtMs).toISOString(),
     durationMs: Math.max(0, finishedAtMs - startedAtMs),
     complete: reason === undefined,
-    counts: { ...emptyCounts(), ...ctx.recorder.counts },
+    ...ctx.recorder.tally(),
     objectsSeen: ctx.objectsSeen,
     errors: ctx.errors.errors,
     requests: {
       tenant: requestDelta(tenantApi.requestCount(), tenantBefore),
-      host: requestDelta(hostApi.requestCount(), hostBefore),
+      host: requestDelta(hostApi.requestCount(), hostBefore, ctx.bookkeeping.writes),
     },
     decisions: ctx.recorder.decisions,
   };
   if (reason !== undefined) result.incompleteReason = reason;
+  if (ctx.terminating.count > 0) result.terminating = ctx.terminating.count;
+  if (ctx.warnings.length > 0) result.warnings = ctx.warnings;
+  if (lifecycle.copiesLeft !== undefined) result.cleanup = { copiesLeft: lifecycle.copiesLeft };
   if (policy.paused) result.note = 'the sync policy is paused; nothing was synced';
-  if (tenantCluster.metadata.uid) result.tenantClusterUid = tenantCluster.metadata.uid;
+  Object.assign(result, tenantClusterFacts(tenantCluster));
 
   result.statusWritten = false;
   if (!dryRun && !policy.paused) {
-    await reportStatus(hostApi, tenantCluster.status, result, options.statusReportIntervalMs);
+    const more = convergenceStatus(ctx);
+    await reportStatus(hostApi, tenantCluster.status, result, options.statusReportIntervalMs, more);
   }
+  await lifecycle.release?.();
   await ctx.recorder.finish(result);
   return result;
 }

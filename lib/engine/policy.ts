@@ -27,9 +27,26 @@ export interface KindRule {
 export interface SyncPolicy {
   hostNamespace: string;
   paused: boolean;
+  /** The mass-delete guard (see `delete-guard.ts`); absent means {@link DEFAULT_DELETE_GUARD}. */
+  deleteGuard?: DeleteGuardPolicy;
   /** Kinds to copy, in the order a pass processes them. */
   toHost: KindRule[];
 }
+
+/**
+ * How many of a kind's copies whose sources vanished one pass may delete: at most `maxPercent`
+ * of the tenant's copies of the kind, when it has at least `minCopies`.
+ */
+export interface DeleteGuardPolicy {
+  maxPercent: number;
+  minCopies: number;
+}
+
+/** By default a pass may not delete more than half of a kind's copies (of 20 or more). */
+export const DEFAULT_DELETE_GUARD: Readonly<DeleteGuardPolicy> = Object.freeze({
+  maxPercent: 50,
+  minCopies: 20,
+});
 
 /** The kinds synced when `toHost` is omitted: ConfigMaps and Secrets. */
 export const DEFAULT_TO_HOST: readonly KindRule[] = Object.freeze([
@@ -107,6 +124,30 @@ function describe(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
+function parseDeleteGuard(value: unknown, problems: string[]): DeleteGuardPolicy {
+  const guard = { ...DEFAULT_DELETE_GUARD };
+  if (!isRecord(value)) {
+    problems.push('spec.deleteGuard must be an object with maxPercent and minCopies');
+    return guard;
+  }
+  const { maxPercent, minCopies } = value;
+  if (maxPercent !== undefined) {
+    if (typeof maxPercent !== 'number' || !(maxPercent >= 0 && maxPercent <= 100))
+      problems.push(
+        `spec.deleteGuard.maxPercent must be a number from 0 to 100, got ${describe(maxPercent)}`,
+      );
+    else guard.maxPercent = maxPercent;
+  }
+  if (minCopies !== undefined) {
+    if (!Number.isInteger(minCopies) || (minCopies as number) < 0)
+      problems.push(
+        `spec.deleteGuard.minCopies must be a whole number >= 0, got ${describe(minCopies)}`,
+      );
+    else guard.minCopies = minCopies as number;
+  }
+  return guard;
+}
+
 /**
  * Parses and validates `TenantCluster.spec` into a SyncPolicy, applying the defaults (not paused;
  * ConfigMaps and Secrets). Collects every problem rather than stopping at the first, so an
@@ -125,6 +166,8 @@ export function parseSyncPolicy(tenant: string, spec: unknown): SyncPolicy {
     throw new InvalidPolicyError(tenant, [...problems, 'spec must be an object']);
   }
   const { hostNamespace, paused, toHost } = spec;
+  const deleteGuard =
+    spec.deleteGuard === undefined ? undefined : parseDeleteGuard(spec.deleteGuard, problems);
   if (typeof hostNamespace !== 'string' || !isDnsLabel(hostNamespace)) {
     problems.push(`spec.hostNamespace must be a DNS-1123 label, got ${describe(hostNamespace)}`);
   }
@@ -154,5 +197,11 @@ export function parseSyncPolicy(tenant: string, spec: unknown): SyncPolicy {
     }
   }
   if (problems.length > 0) throw new InvalidPolicyError(tenant, problems);
-  return { hostNamespace: hostNamespace as string, paused: paused === true, toHost: rules };
+  const policy: SyncPolicy = {
+    hostNamespace: hostNamespace as string,
+    paused: paused === true,
+    toHost: rules,
+  };
+  if (deleteGuard) policy.deleteGuard = deleteGuard;
+  return policy;
 }

@@ -1,46 +1,30 @@
 /**
  * One kind of the policy, start to end: list the host side, take in the tenant side page by page
- * and apply each page, then garbage-collect if the tenant listing was complete.
+ * and apply each page, then garbage-collect if the tenant listing was complete. Under a write
+ * budget the applies wait for GC (`kind-writes.ts`): deletes come first within the kind's share.
  */
-import { runPool } from '../common/index.js';
-import type { KubeObject, ListPage } from '../ports/index.js';
-import { applyObject } from './apply.js';
+import { type KubeObject, type ListPage, withRequestDeadline } from '../ports/index.js';
+import { workDeadline } from './deadlines.js';
 import { PassError } from './errors.js';
 import { collectGarbage } from './gc.js';
 import { listHostObjects } from './host-listing.js';
-import { decide, type PassContext } from './pass-context.js';
-import type { KindRule } from './policy.js';
+import { KindWriter } from './kind-writes.js';
+import type { PassContext } from './pass-context.js';
 import type { CompiledKindRule } from './scope.js';
-import { type ApplyItem, TenantView } from './tenant-listing.js';
+import { TenantView } from './tenant-listing.js';
 
-async function applyOne(
-  ctx: PassContext,
-  rule: KindRule,
-  { desired, source }: ApplyItem,
-  observed: KubeObject | undefined,
-): Promise<void> {
-  const tenantRef = { namespace: source.virtualNamespace, name: source.virtualName };
-  const hostRef = { namespace: ctx.hostNamespace, name: desired.metadata.name };
-  const applyContext = {
-    hostApi: ctx.hostApi,
-    dryRun: ctx.dryRun,
-    reserveWrite: () => ctx.bounds.reserveWrite(),
-  };
-  try {
-    const outcome = await applyObject(applyContext, desired, observed, source);
-    if (outcome.result !== 'decided') return;
-    decide(ctx, outcome.action, rule, { tenantRef, hostRef }, outcome.reason, outcome.error);
-  } catch (error) {
-    // Only the race re-read can throw; the object stays undecided and the next pass retries it.
-    ctx.errors.add(rule, error, tenantRef, hostRef);
-  }
-}
+// Applying one object (and the copy a host finalizer holds in deletion) lives in kind-writes.ts.
 
 /**
  * Converges one kind. Listing failures and bounds are recorded on the context (errors, incomplete
  * kinds, stop reason), never thrown; only pass-level failures (the tenant unreachable) throw.
  */
-export async function syncKind(ctx: PassContext, compiled: CompiledKindRule): Promise<void> {
+export function syncKind(ctx: PassContext, compiled: CompiledKindRule): Promise<void> {
+  // Every request of the kind's work ends by the pass deadline (a stalled server included).
+  return withRequestDeadline(workDeadline(ctx.bounds.budget), () => syncKindWithin(ctx, compiled));
+}
+
+async function syncKindWithin(ctx: PassContext, compiled: CompiledKindRule): Promise<void> {
   const { rule } = compiled;
   const { bounds, errors } = ctx;
   ctx.kindsStarted.add(rule.kind);
@@ -55,6 +39,7 @@ export async function syncKind(ctx: PassContext, compiled: CompiledKindRule): Pr
   if (!hostObjects) return;
   const byName = new Map(hostObjects.map((o) => [o.metadata.name, o]));
   const view = new TenantView(ctx, compiled);
+  const writer = new KindWriter(ctx, rule, byName);
   const writesBefore = bounds.writes;
   const progress = () =>
     ctx.onProgress?.({
@@ -74,16 +59,11 @@ export async function syncKind(ctx: PassContext, compiled: CompiledKindRule): Pr
       errors.listingFailed(rule, 'tenant', error, why);
       break;
     }
-    const work = view.intake(page.items);
-    await runPool(
-      work,
-      bounds.budget.concurrency,
-      (item) => applyOne(ctx, rule, item, byName.get(item.desired.metadata.name)),
-      () => bounds.isStopped(),
-    );
+    await writer.offer(view.intake(page.items));
     progress();
     continueToken = page.continueToken;
-    if (bounds.stopReason) break;
+    // A spent write budget does not end the listing: GC needs it complete.
+    if (bounds.isStopped()) break;
     if (!continueToken) {
       complete = true;
       break;
@@ -96,8 +76,10 @@ export async function syncKind(ctx: PassContext, compiled: CompiledKindRule): Pr
     listed: view.listed,
     complete,
   });
+  await writer.flush();
+  writer.finish(view.desired, hostObjects, complete);
   if (!gc.ran) {
-    if (bounds.stopReason) {
+    if (bounds.isStopped()) {
       errors.kindIncomplete(
         rule,
         'stopped before it finished, so its garbage collection was skipped',
@@ -106,5 +88,5 @@ export async function syncKind(ctx: PassContext, compiled: CompiledKindRule): Pr
     return;
   }
   if (gc.candidates > 0) progress();
-  if (bounds.stopReason) errors.kindIncomplete(rule, 'stopped during garbage collection');
+  if (bounds.isStopped()) errors.kindIncomplete(rule, 'stopped during garbage collection');
 }

@@ -4,6 +4,7 @@ import {
   type ClusterApi,
   isClusterError,
   type KubeObject,
+  type PassResult,
   TENANT_CLUSTER,
 } from '../ports/index.js';
 import { ClusterUnreachableError, PassError, TenantClusterNotFoundError } from './errors.js';
@@ -28,4 +29,18 @@ export async function readTenantCluster(hostApi: ClusterApi, tenant: string): Pr
   }
   if (!object) throw new TenantClusterNotFoundError(tenant);
   return object;
+}
+
+/**
+ * What a pass result records of the TenantCluster it read: its uid (for the sinks) and its
+ * `metadata.generation` (reported as `status.observedGeneration`).
+ */
+export function tenantClusterFacts(
+  object: KubeObject,
+): Pick<PassResult, 'tenantClusterUid' | 'tenantClusterGeneration'> {
+  const { uid, generation } = object.metadata;
+  return {
+    ...(uid ? { tenantClusterUid: uid } : {}),
+    ...(typeof generation === 'number' ? { tenantClusterGeneration: generation } : {}),
+  };
 }

@@ -12,6 +12,7 @@ import {
   type ListPage,
 } from '../ports/index.js';
 import { ClusterUnreachableError } from './errors.js';
+import { restartExpired } from './expired-listing.js';
 import { sourceKey } from './gc.js';
 import type { PassContext } from './pass-context.js';
 import type { SourceIdentity } from './provenance.js';
@@ -21,6 +22,8 @@ import { toHostObject } from './transform.js';
 /** Pages of tenant listings; knows whether the tenant cluster has answered yet. */
 export class TenantLister {
   private calls = 0;
+  /** Kinds whose listing restarted after an expired continue token this pass. */
+  private readonly restarted = new Set<string>();
 
   constructor(
     private readonly tenantApi: ClusterApi,
@@ -28,9 +31,12 @@ export class TenantLister {
   ) {}
 
   /**
-   * One page of a kind in all namespaces.
+   * One page of a kind in all namespaces. A continue token the server no longer honours (410
+   * Gone, `Expired`) restarts the kind's listing from its first page, once per kind and pass (the
+   * view skips what it already took in); a second expiry gives up (`restartExpired`).
    * @throws ClusterUnreachableError when the very first tenant request of the pass fails at the
-   * transport level; later transport failures are per-kind trouble the next pass retries.
+   * transport level (a timeout is a stalled server, not an unreachable one); later transport
+   * failures are per-kind trouble the next pass retries.
    */
   async page(kind: KindRef, continueToken: string | undefined): Promise<ListPage> {
     this.calls += 1;
@@ -41,8 +47,11 @@ export class TenantLister {
         ...(continueToken ? { continueToken } : {}),
       });
     } catch (error) {
-      if (first && isClusterError(error, 'Transport')) {
+      if (first && isClusterError(error, 'Transport') && !error.timedOut) {
         throw new ClusterUnreachableError('tenant' satisfies ClusterRole, { cause: error });
+      }
+      if (continueToken && restartExpired(this.restarted, kind, error)) {
+        return this.page(kind, undefined);
       }
       throw error;
     }
@@ -91,12 +100,20 @@ export class TenantView {
         this.reportClusterScoped();
         continue;
       }
+      if (!this.ofRuleKind(object)) continue;
+      // A source being deleted in the tenant is gone already as far as the host is concerned.
+      if (object.metadata.deletionTimestamp) continue;
       const key = sourceKey(namespace, name);
+      // Taken in before the listing restarted (an expired continue token): applied already.
+      if (this.listed.has(key)) continue;
       this.listed.add(key);
       if (isExcluded(this.compiled, object)) continue;
       this.desired.add(key);
       try {
-        const desired = toHostObject(object, {
+        // The rule, not the listed item, says what is written: an aggregated API in the tenant
+        // controls what its items claim to be.
+        const item = { ...object, apiVersion: rule.apiVersion, kind: rule.kind };
+        const desired = toHostObject(item, {
           tenant: ctx.tenant,
           hostNamespace: ctx.hostNamespace,
         });
@@ -112,6 +129,25 @@ export class TenantView {
       }
     }
     return work;
+  }
+
+  /** An item that claims another apiVersion or kind than its rule is an error, never a write. */
+  private ofRuleKind(object: KubeObject): boolean {
+    const { rule } = this.compiled;
+    const claimed = {
+      apiVersion: object.apiVersion ?? rule.apiVersion,
+      kind: object.kind ?? rule.kind,
+    };
+    if (claimed.apiVersion === rule.apiVersion && claimed.kind === rule.kind) return true;
+    const { namespace, name } = object.metadata;
+    this.ctx.errors.add(
+      rule,
+      new Error(
+        `the tenant listing of ${rule.kind} (${rule.apiVersion}) returned an item that claims to be ${claimed.kind} (${claimed.apiVersion}); it was not synced`,
+      ),
+      { namespace: namespace ?? '', name },
+    );
+    return false;
   }
 
   /** Once per kind: a kind whose objects have no namespace cannot have a host namespace copy. */

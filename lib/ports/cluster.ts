@@ -78,6 +78,12 @@ export interface ClusterApi {
     name: string,
     status: Record<string, unknown>,
   ): Promise<KubeObject>;
+  /**
+   * Whether the cluster serves `kind` as a namespaced resource (API discovery). Optional: a
+   * client without it is trusted to serve only namespaced kinds.
+   * @throws ClusterError `NotFound` when the cluster does not serve the kind at all.
+   */
+  namespaced?(kind: KindRef): Promise<boolean>;
   /** Requests this client has made so far (reads and writes). */
   requestCount(): RequestCount;
 }

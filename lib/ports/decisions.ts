@@ -31,6 +31,8 @@ export interface Decision {
   dryRun: boolean;
   /** Set when the action was attempted and failed (the decision stands, the write did not). */
   error?: string;
+  /** A Delete that found the host object gone already: nothing was deleted by this pass. */
+  alreadyGone?: boolean;
 }
 
 export type DecisionCounts = Record<DecisionAction, number>;
@@ -58,7 +60,12 @@ export interface PassResult {
   incompleteReason?: string;
   /** Something an operator should know about a pass that is not an error, e.g. a paused policy. */
   note?: string;
+  /** Decisions carried out, per action: failed ones and already-gone deletes are not in here. */
   counts: DecisionCounts;
+  /** Decisions whose write failed, per action (counted apart from `counts`). */
+  failed?: DecisionCounts;
+  /** Deletes that found their host object already gone (counted apart from `counts.Delete`). */
+  alreadyGone?: number;
   /** Tenant objects seen, per kind. */
   objectsSeen: Record<string, number>;
   errors: ObjectError[];
@@ -66,8 +73,23 @@ export interface PassResult {
   decisions: Decision[];
   /** Whether the pass wrote `status.lastPass` (unchanged steady passes skip it; see the engine). */
   statusWritten?: boolean;
+  /** Host copies found already terminating (held by a host finalizer): neither deleted again nor decided. */
+  terminating?: number;
+  /** Things an operator must act on, each written as one Warning Event (e.g. a stopped mass delete). */
+  warnings?: PassWarning[];
+  /** Set while a deleted TenantCluster waits for its host copies to be removed. */
+  cleanup?: { copiesLeft: number };
   /** uid of the TenantCluster the pass read, so sinks that refer to it need not read it again. */
   tenantClusterUid?: string;
+  /** `metadata.generation` of the TenantCluster the pass read (`status.observedGeneration`). */
+  tenantClusterGeneration?: number;
+}
+
+/** Something a pass stopped short of, that only an operator can resolve. */
+export interface PassWarning {
+  /** CamelCase, as an Event reason, e.g. `MassDeleteGuard`. */
+  reason: string;
+  message: string;
 }
 
 /**

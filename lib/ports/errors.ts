@@ -10,6 +10,8 @@ export const ClusterErrorReason = {
   Unauthorized: 'Unauthorized',
   Invalid: 'Invalid',
   TooManyRequests: 'TooManyRequests',
+  /** 410 Gone: a continue token (or watch resourceVersion) too old for the server to honour. */
+  Expired: 'Expired',
   Transport: 'Transport',
   Unknown: 'Unknown',
 } as const;
@@ -20,6 +22,10 @@ export interface ClusterErrorOptions {
   status?: number;
   /** Seconds from a `Retry-After` header (TooManyRequests). */
   retryAfterSeconds?: number;
+  /** No answer in time: the server stalled (a Transport error), it did not refuse. */
+  timedOut?: boolean;
+  /** Field paths the server named (`Status.details.causes[].field`). */
+  fields?: string[];
   cause?: unknown;
 }
 
@@ -28,6 +34,10 @@ export class ClusterError extends Error {
   readonly reason: ClusterErrorReason;
   readonly status: number | undefined;
   readonly retryAfterSeconds: number | undefined;
+  /** True when the request got no answer in time (see {@link ClusterErrorOptions.timedOut}). */
+  readonly timedOut: boolean;
+  /** Field paths the server's answer named, if any. */
+  readonly fields: readonly string[];
 
   constructor(reason: ClusterErrorReason, message: string, options: ClusterErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -35,6 +45,8 @@ export class ClusterError extends Error {
     this.reason = reason;
     this.status = options.status;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.timedOut = options.timedOut === true;
+    this.fields = options.fields ?? [];
   }
 }
 

@@ -9,6 +9,7 @@ import {
   EVENT,
   type KubeObject,
   type PassResult,
+  type PassWarning,
   TENANT_CLUSTER,
 } from '../../ports/index.js';
 import type { DecisionGroup } from './flood-control.js';
@@ -18,6 +19,7 @@ import {
   EVENTS_NAMESPACE,
   PASS_SUMMARY_REASON,
   passSummaryEventName,
+  warningEventName,
 } from './identity.js';
 import { decisionEventMessage, passSummaryMessage } from './messages.js';
 
@@ -61,6 +63,22 @@ export function decisionEventSpec(about: TenantClusterRef, group: DecisionGroup)
       [EventAnnotations.Kind]: d.kind,
       [EventAnnotations.PassId]: d.passId,
     },
+  };
+}
+
+/** The Warning Event of something a pass stopped short of (e.g. the mass-delete guard). */
+export function warningEventSpec(
+  about: TenantClusterRef,
+  warning: PassWarning,
+  passId: string,
+): EventSpec {
+  return {
+    name: warningEventName(about.tenant, about.uid, warning),
+    reason: warning.reason,
+    type: 'Warning',
+    message: warning.message,
+    occurrences: 1,
+    annotations: { [EventAnnotations.PassId]: passId },
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isRecord } from '../../common/index.js';
-import type { Decision, KubeObject, PassResult } from '../../ports/index.js';
+import type { Decision, KubeObject, PassResult, PassWarning } from '../../ports/index.js';
 
 /** `source.component` and `reportingComponent` of every Event. */
 export const EVENT_COMPONENT = 'tenantplane-sync';
@@ -44,6 +44,14 @@ export function decisionEventName(tenant: string, tenantClusterUid: string, d: D
  * Deterministic name of a pass's summary Event: passes with the same outcome share one Event
  * (it is bumped), so a steady state costs no new Events; the pass id is deliberately left out.
  */
+/**
+ * Event name of a pass warning: the same warning (same reason and message) pass after pass bumps
+ * one Event, like a persistent Skip, instead of piling up new ones.
+ */
+export function warningEventName(tenant: string, tenantClusterUid: string, w: PassWarning): string {
+  return `${tenant}.${hash([tenantClusterUid, 'warning', w.reason, w.message])}`;
+}
+
 export function passSummaryEventName(
   tenant: string,
   tenantClusterUid: string,

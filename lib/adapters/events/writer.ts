@@ -27,6 +27,7 @@ import {
   type EventSpec,
   passSummaryEventSpec,
   type TenantClusterRef,
+  warningEventSpec,
 } from './event-object.js';
 import { DEFAULT_MAX_EVENTS_PER_PASS, selectDecisionEvents } from './flood-control.js';
 
@@ -146,7 +147,10 @@ export class KubernetesEventsSink implements DecisionSink {
     const { selected, notEmitted } = selectDecisionEvents(decisions, this.max);
     report.notEmitted = notEmitted;
 
-    const specs = selected.map((group) => decisionEventSpec(about, group));
+    const specs = [
+      ...(result.warnings ?? []).map((w) => warningEventSpec(about, w, result.passId)),
+      ...selected.map((group) => decisionEventSpec(about, group)),
+    ];
     await runPool(specs, this.concurrency, async (spec: EventSpec) => {
       try {
         const outcome = await createOrBumpEvent(this.hostApi, this.clock, spec, about);

@@ -109,6 +109,11 @@ class KubeClusterClient implements KubeClusterApi {
     return this.http.close();
   }
 
+  /** Whether discovery says `kind` is namespaced; NotFound when the kind is not served. */
+  async namespaced(kind: KindRef): Promise<boolean> {
+    return (await this.discovery.resource(kind)).namespaced;
+  }
+
   async list(kind: KindRef, options: ListOptions = {}): Promise<ListPage> {
     const resource = await this.discovery.resource(kind);
     const path = collectionPath(kind, resource, options.namespace, true);

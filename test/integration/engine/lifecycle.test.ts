@@ -136,9 +136,9 @@ describe('a tenant through its life', () => {
       expect(result.complete).toBe(true);
       expect(result.requests.host.writes).toBe(0);
       expect(result.requests.tenant.writes).toBe(0);
-      // TenantCluster GET + one host LIST; one tenant LIST.
+      // TenantCluster GET + one host LIST; the tenant identity GET + one tenant LIST.
       expect(result.requests.host.reads).toBe(2);
-      expect(result.requests.tenant.reads).toBe(1);
+      expect(result.requests.tenant.reads).toBe(2);
       // Nothing at all is written: no objects, no Events, and status.lastPass keeps the last
       // pass that acted (a clean no-op pass only refreshes it after the report interval).
       expect(result.statusWritten).toBe(false);
@@ -191,30 +191,32 @@ describe('a tenant through its life', () => {
       startedAt: last?.startedAt,
       finishedAt: last?.finishedAt,
       complete: true,
-      counts: { Create: 0, Update: 0, Delete: 1, Skip: 0 },
+      counts: { create: 0, update: 0, delete: 1, skip: 0 },
       errorCount: 0,
     });
     expect(status.lastPass).not.toHaveProperty('incompleteReason');
 
-    const out = await kubectl(['get', 'tenantclusters', t.name]);
+    const out = await kubectl(['get', 'tenantclusters', t.name, '-o', 'wide']);
     const [header, row, ...rest] = out.trim().split('\n');
     expect(rest).toEqual([]);
     const columns = header?.split(/\s{2,}/);
     expect(columns).toEqual([
       'NAME',
       'HOST-NAMESPACE',
-      'PAUSED',
+      'READY',
       'LAST-PASS',
+      'AGE',
+      'REASON',
+      'PAUSED',
       'COMPLETE',
       'CREATED',
       'UPDATED',
       'DELETED',
       'SKIPPED',
       'ERRORS',
-      'AGE',
     ]);
     const cells = row?.split(/\s{2,}/);
-    expect(cells?.slice(0, 3)).toEqual([t.name, t.hostNamespace, 'false']);
-    expect(cells?.slice(4, 10)).toEqual(['true', '0', '0', '1', '0', '0']);
+    expect(cells?.slice(0, 3)).toEqual([t.name, t.hostNamespace, 'True']);
+    expect(cells?.slice(5)).toEqual(['Converged', 'false', 'true', '0', '0', '1', '0', '0']);
   });
 });

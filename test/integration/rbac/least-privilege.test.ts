@@ -277,6 +277,13 @@ describe('the bounds of the restricted identities', () => {
       tenant.delete(CONFIGMAP, VNS, 'app', { uid: source.metadata.uid as string }),
     );
     await expectForbidden('list an ungranted kind', () => tenant.list(POD));
+    // Its one GET is the kube-system namespace (the tenant cluster's identity), nothing else.
+    expect((await tenant.get(NAMESPACE, undefined, 'kube-system'))?.metadata.name).toBe(
+      'kube-system',
+    );
+    await expectForbidden('get another namespace', () =>
+      tenant.get(NAMESPACE, undefined, 'default'),
+    );
     expect((await admin.tenant.get(CONFIGMAP, VNS, 'app'))?.data).toEqual({ color: 'red' });
     expect(await admin.tenant.get(CONFIGMAP, VNS, `rbac-probe-${RUN}`)).toBeUndefined();
   });

@@ -175,7 +175,13 @@ describe('deleteCandidate', () => {
     const candidate = candidateFor(hostApi, 'gone');
     await deleteCandidate(hostApi, candidate);
     expect(sent).toEqual([
-      { name: hn('default', 'gone'), preconditions: { uid: candidate.object.metadata.uid } },
+      {
+        name: hn('default', 'gone'),
+        preconditions: {
+          uid: candidate.object.metadata.uid,
+          resourceVersion: candidate.object.metadata.resourceVersion,
+        },
+      },
     ]);
     expect(hostApi.objects(CONFIGMAP)).toEqual([]);
   });
@@ -189,11 +195,11 @@ describe('deleteCandidate', () => {
     expect(hostApi.objects(CONFIGMAP)).toHaveLength(1);
   });
 
-  it('an object already gone counts as deleted', async () => {
+  it('an object already gone is reported as such, not as deleted', async () => {
     const hostApi = new MemoryCluster('host').seed(hostCopyOf(cm('default', 'gone')));
     const candidate = candidateFor(hostApi, 'gone');
-    hostApi.remove(CONFIGMAP, HOST_NS, hn('default', 'gone'));
-    await expect(deleteCandidate(hostApi, candidate)).resolves.toBeUndefined();
+    await expect(deleteCandidate(hostApi, candidate)).resolves.toBe('deleted');
+    await expect(deleteCandidate(hostApi, candidate)).resolves.toBe('already-gone');
   });
 
   it('any other failure is thrown', async () => {
@@ -225,8 +231,8 @@ describe('collectGarbage', () => {
   });
 
   it('does nothing once the pass is stopped', async () => {
-    const { hostApi, ctx, host } = setup(['gone'], { budget: { maxWrites: 0 } });
-    ctx.bounds.reserveWrite();
+    const { hostApi, ctx, host } = setup(['gone']);
+    ctx.bounds.halt('stopped for the test');
     const gc = await collectGarbage(ctx, RULE, host, { ...listing([]), complete: true });
     expect(gc).toEqual({ ran: false, candidates: 0 });
     expect(hostApi.calls).toEqual([]);

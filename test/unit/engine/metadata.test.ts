@@ -61,6 +61,8 @@ describe('metadata constants', () => {
       VirtualUid: 'tenantplane.io/virtual-uid',
       OwnedKeys: 'tenantplane.io/owned-keys',
       SpecHash: 'tenantplane.io/spec-hash',
+      AppliedHash: 'tenantplane.io/applied-hash',
+      StoredHash: 'tenantplane.io/stored-hash',
     });
   });
 

@@ -81,7 +81,9 @@ describe('decide', () => {
       expect(ctx.recorder.decisions).toEqual([
         expect.objectContaining({ action: 'Update', error: expectedMessage }),
       ]);
-      expect(ctx.recorder.counts.Update).toBe(1);
+      // Counted apart: a failed write is not an Update made.
+      expect(ctx.recorder.counts.Update).toBe(0);
+      expect(ctx.recorder.failed.Update).toBe(1);
       expect(ctx.errors.errors).toEqual([
         {
           kind: 'ConfigMap',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   DEFAULT_STATUS_REPORT_INTERVAL_MS,
+  lastPassStatus,
   runPass,
   statusReportDue,
   TENANT_CLUSTER,
@@ -17,7 +18,7 @@ function lastPass(overrides: Record<string, unknown> = {}): Record<string, unkno
     durationMs: 1000,
     complete: true,
     incompleteReason: null,
-    counts: { Create: 0, Update: 0, Delete: 0, Skip: 0 },
+    counts: { create: 0, update: 0, delete: 0, skip: 0 },
     errorCount: 0,
     errors: [],
     ...overrides,
@@ -50,7 +51,7 @@ describe('statusReportDue', () => {
     {
       name: 'same outcome, keys in the server order (sorted) and no incompleteReason',
       recorded: {
-        ...lastPass({ counts: { Create: 0, Delete: 0, Skip: 0, Update: 0 } }),
+        ...lastPass({ counts: { create: 0, delete: 0, skip: 0, update: 0 } }),
         incompleteReason: undefined,
       },
       next: lastPass(),
@@ -66,7 +67,7 @@ describe('statusReportDue', () => {
     },
     {
       name: 'the previous pass decided something, this one nothing',
-      recorded: lastPass({ counts: { Create: 0, Update: 1, Delete: 0, Skip: 0 } }),
+      recorded: lastPass({ counts: { create: 0, update: 1, delete: 0, skip: 0 } }),
       next: lastPass(),
       now: finished + MINUTE,
       due: false,
@@ -74,7 +75,7 @@ describe('statusReportDue', () => {
     {
       name: 'this pass decided something',
       recorded: lastPass(),
-      next: lastPass({ counts: { Create: 0, Update: 0, Delete: 0, Skip: 1 } }),
+      next: lastPass({ counts: { create: 0, update: 0, delete: 0, skip: 1 } }),
       now: finished + MINUTE,
       due: true,
     },
@@ -155,5 +156,19 @@ describe('status.lastPass writes of a pass', () => {
       await runPass({ tenant: TENANT, tenantApi, hostApi, statusReportIntervalMs: 0 });
     }
     expect(hostApi.callsOf('patchStatus')).toHaveLength(3);
+  });
+});
+
+describe('lastPassStatus', () => {
+  it('writes the counts in lowerCamelCase', async () => {
+    const { tenantApi, hostApi } = clusters([cm('default', 'a')], [], { toHost: [CONFIGMAP] });
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi, dryRun: true });
+    expect(lastPassStatus(result).counts).toEqual({
+      create: 1,
+      update: 0,
+      delete: 0,
+      skip: 0,
+      alreadyGone: 0,
+    });
   });
 });

@@ -1,7 +1,12 @@
 /** Shared builders for the engine's pass tests. */
 import { type Budget, effectiveBudget, PassBounds } from '../../../lib/engine/budget.js';
 import { DecisionRecorder } from '../../../lib/engine/decisions.js';
-import { hostName, TENANT_CLUSTER, toHostObject } from '../../../lib/engine/index.js';
+import {
+  hostName,
+  TENANT_CLUSTER,
+  TenantClusterKeys,
+  toHostObject,
+} from '../../../lib/engine/index.js';
 import { ObjectErrors } from '../../../lib/engine/object-errors.js';
 import type { PassContext } from '../../../lib/engine/pass-context.js';
 import { TenantLister } from '../../../lib/engine/tenant-listing.js';
@@ -9,6 +14,7 @@ import type {
   Clock,
   Decision,
   DecisionSink,
+  KindRef,
   KubeObject,
   PassResult,
 } from '../../../lib/ports/index.js';
@@ -19,11 +25,29 @@ export const HOST_NS = 'tenant-dev';
 export const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 export const SECRET = { apiVersion: 'v1', kind: 'Secret' };
 
-export function tenantCluster(spec: Record<string, unknown> = {}, name = TENANT): KubeObject {
+/**
+ * An established TenantCluster: it carries the engine's finalizer and remembers the kinds and
+ * host namespace of its spec, as after its first pass, so a test pass makes no bookkeeping writes.
+ * `fresh` gives one no pass has seen yet.
+ */
+export function tenantCluster(
+  spec: Record<string, unknown> = {},
+  name = TENANT,
+  fresh = false,
+): KubeObject {
+  const full = { hostNamespace: HOST_NS, ...spec };
+  if (fresh) return { ...TENANT_CLUSTER, metadata: { name }, spec: full };
+  const toHost = Array.isArray(spec.toHost) ? (spec.toHost as KindRef[]) : [CONFIGMAP, SECRET];
   return {
     ...TENANT_CLUSTER,
-    metadata: { name },
-    spec: { hostNamespace: HOST_NS, ...spec },
+    metadata: { name, finalizers: [TenantClusterKeys.HostCleanupFinalizer] },
+    spec: full,
+    status: {
+      syncedKinds: toHost
+        .filter((k) => typeof k?.apiVersion === 'string' && typeof k?.kind === 'string')
+        .map((k) => ({ apiVersion: k.apiVersion, kind: k.kind })),
+      hostNamespaces: [full.hostNamespace],
+    },
   };
 }
 
@@ -142,5 +166,11 @@ export function passContext(options: PassContextOptions = {}): PassContext {
     kindsStarted: new Set(),
     objectsSeen: {},
     onProgress: undefined,
+    terminating: { count: 0 },
+    warnings: [],
+    deleteGuard: { maxPercent: 50, minCopies: 20 },
+    confirmedDeletes: new Set(),
+    recheckPolicy: async () => undefined,
+    bookkeeping: { writes: 0 },
   };
 }
