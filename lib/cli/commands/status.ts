@@ -2,19 +2,22 @@
 import { type EventView, tenantClusterEvents } from '../../adapters/events/index.js';
 import { isRecord } from '../../common/index.js';
 import {
+  type Condition,
   InvalidPolicyError,
   parseSyncPolicy,
+  recordedConditions,
   type SyncPolicy,
   TenantClusterNotFoundError,
 } from '../../engine/index.js';
 import { type KubeObject, TENANT_CLUSTER } from '../../ports/index.js';
 import { type ClusterFlags, withClusters } from '../clusters.js';
+import { conditionRows } from '../condition-rows.js';
 import { formatDuration } from '../duration.js';
 import { errorText, hostReadError } from '../errors.js';
 import { eventTable } from '../event-table.js';
 import { ExitCode } from '../exit-codes.js';
 import { answer, countsText, formatTable, painter } from '../format.js';
-import { type CliIo, colorsEnabled, localLog } from '../io.js';
+import { type CliIo, colorsEnabled } from '../io.js';
 import { checkTenantName, type OutputFlags } from '../options.js';
 
 export interface StatusFlags extends ClusterFlags, OutputFlags {
@@ -29,7 +32,7 @@ export interface LastPass {
   durationMs?: number;
   complete?: boolean;
   incompleteReason?: string;
-  counts?: Partial<Record<'Create' | 'Update' | 'Delete' | 'Skip', number>>;
+  counts?: Partial<Record<'create' | 'update' | 'delete' | 'skip', number>>;
   errorCount?: number;
   errors?: string[];
 }
@@ -40,6 +43,10 @@ export interface StatusReport {
   policy?: SyncPolicy;
   policyError?: string;
   lastPass?: LastPass;
+  /** `status.conditions` (Ready, Degraded). */
+  conditions?: Condition[];
+  /** Set while the TenantCluster is being deleted: the host copies a pass still has to remove. */
+  deleting?: { copiesLeft: number | undefined };
   events: EventView[];
   eventsError?: string;
 }
@@ -62,6 +69,19 @@ export function statusText(report: StatusReport, now: number, paint = painter(fa
   } else {
     rows.push(['Policy:', paint('red', `invalid: ${report.policyError}`)]);
   }
+  if (report.deleting) {
+    const left = report.deleting.copiesLeft;
+    rows.push([
+      'Deleting:',
+      paint(
+        'yellow',
+        left === undefined
+          ? 'yes; waiting for a pass to remove its host copies'
+          : `${left} ${left === 1 ? 'copy' : 'copies'} left`,
+      ),
+    ]);
+  }
+  rows.push(...conditionRows(report.conditions ?? [], paint));
   const lp = report.lastPass;
   if (!lp) {
     rows.push(['Last pass:', `none yet (run: tenantplane sync ${report.tenant})`]);
@@ -75,7 +95,9 @@ export function statusText(report: StatusReport, now: number, paint = painter(fa
         ? paint('green', 'yes')
         : paint('yellow', `no: ${lp.incompleteReason ?? 'work was left for the next pass'}`),
     ]);
-    rows.push(['  Decisions:', countsText(lp.counts ?? {})]);
+    const c = lp.counts ?? {};
+    const counts = { Create: c.create, Update: c.update, Delete: c.delete, Skip: c.skip };
+    rows.push(['  Decisions:', countsText(counts)]);
     rows.push(['  Errors:', String(lp.errorCount ?? lp.errors?.length ?? 0)]);
     for (const e of lp.errors ?? []) rows.push(['', paint('red', e)]);
   }
@@ -97,7 +119,7 @@ export async function statusCommand(
   io: CliIo,
 ): Promise<ExitCode> {
   const tenant = checkTenantName(tenantArg);
-  return withClusters(flags, localLog(io), async (clusters) => {
+  return withClusters(flags, io, async (clusters) => {
     const hostApi = await clusters.host();
     let object: KubeObject | undefined;
     try {
@@ -115,6 +137,13 @@ export async function statusCommand(
     }
     const lastPass = lastPassOf(object);
     if (lastPass) report.lastPass = lastPass;
+    if (object.metadata.deletionTimestamp) {
+      const cleanup = isRecord(object.status) ? object.status.cleanup : undefined;
+      const left = isRecord(cleanup) ? cleanup.copiesLeft : undefined;
+      report.deleting = { copiesLeft: typeof left === 'number' ? left : undefined };
+    }
+    const conditions = recordedConditions(object.status);
+    if (conditions.length > 0) report.conditions = conditions;
     try {
       report.events = (await tenantClusterEvents(hostApi, tenant)).slice(0, flags.events);
     } catch (error) {
