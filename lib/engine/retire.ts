@@ -53,6 +53,10 @@ export async function retireCopies(
   } catch (error) {
     if (isClusterError(error, 'NotFound')) return { clean: true, left: 0 };
     ctx.errors.add(kind, new Error(retireHint(ctx, kind, namespace, error)));
+    ctx.errors.kindIncomplete(
+      kind,
+      `its copies in host namespace ${namespace} could not be listed`,
+    );
     return { clean: false, left: 1 };
   }
   if (!objects) return { clean: false, left: 1 };
@@ -62,6 +66,7 @@ export async function retireCopies(
   });
   let left = 0;
   let started = 0;
+  let failed = 0;
   await runPool(
     copies,
     ctx.bounds.budget.concurrency,
@@ -94,6 +99,7 @@ export async function retireCopies(
               ? new Error(retireHint(ctx, kind, namespace, error))
               : error;
             left += 1;
+            failed += 1;
           }
         }
       }
@@ -103,6 +109,11 @@ export async function retireCopies(
   );
   // Copies a bound kept the pool from reaching are left too.
   left += copies.length - started;
+  if (failed > 0)
+    ctx.errors.kindIncomplete(
+      kind,
+      `${failed} of its copies in host namespace ${namespace} could not be removed`,
+    );
   return { clean: left === 0 && !ctx.bounds.stopReason, left };
 }
 
@@ -153,22 +164,25 @@ export async function retireStale(
 
 /**
  * Removes every copy of a TenantCluster being deleted: every kind it ever synced, in every host
- * namespace it remembers. Returns how many copies are left (0: the finalizer may go).
+ * namespace it remembers. Returns how many copies are known to be left, and whether every
+ * namespace was listed and emptied (only then may the finalizer go).
  */
 export async function retireTenant(
   ctx: PassContext,
   policy: SyncPolicy,
   remembered: Remembered,
-): Promise<number> {
+): Promise<{ clean: boolean; left: number }> {
   const kinds = unionKinds(remembered.syncedKinds, policy.toHost);
   const namespaces = [...new Set([policy.hostNamespace, ...remembered.hostNamespaces])];
   const why = `TenantCluster "${ctx.tenant}" is being deleted`;
   let left = 0;
+  let clean = true;
   for (const namespace of namespaces) {
     for (const kind of kinds) {
       const result = await retireCopies(ctx, kind, namespace, why);
-      left += result.clean ? 0 : Math.max(1, result.left);
+      left += result.left;
+      clean &&= result.clean;
     }
   }
-  return left;
+  return { clean, left };
 }

@@ -74,7 +74,7 @@ async function cleanUp(
   policy: SyncPolicy,
   remembered: Remembered,
 ): Promise<LifecycleOutcome> {
-  const copiesLeft = await retireTenant(ctx, policy, remembered);
+  const { clean, left: copiesLeft } = await retireTenant(ctx, policy, remembered);
   const recorded = isRecord(tenantCluster.status) ? tenantCluster.status.cleanup : undefined;
   if (!ctx.dryRun && !jsonEqual(recorded, { copiesLeft })) {
     // What `tenantplane status` and `kubectl get -o yaml` show while the deletion waits.
@@ -82,7 +82,7 @@ async function cleanUp(
       cleanup: { copiesLeft },
     });
   }
-  if (copiesLeft > 0 || ctx.dryRun || ctx.bounds.stopReason) return { copiesLeft };
+  if (!clean || ctx.dryRun) return { copiesLeft };
   return { copiesLeft, release: () => releaseFinalizer(ctx.hostApi, ctx.tenant) };
 }
 

@@ -2,7 +2,8 @@
  * An in-memory ClusterApi for unit tests. It behaves like a kube-apiserver where the engine
  * depends on it: create-only creates, resourceVersion conflicts on update, uid preconditions on
  * delete, label selectors, LIST pagination (limit + continue), the status subresource, request
- * counting, and failures injected on chosen calls.
+ * counting, the immutability of ConfigMaps and Secrets (`immutability.ts`), a host that rewrites
+ * what it stores (`normalize`), and failures injected on chosen calls.
  */
 import { matchesLabelSelector, parseLabelSelector } from '../../../lib/engine/label-selector.js';
 import {
@@ -15,6 +16,7 @@ import {
   type ListPage,
   type RequestCount,
 } from '../../../lib/ports/index.js';
+import { immutabilityError } from './immutability.js';
 
 export type FakeMethod = 'list' | 'get' | 'create' | 'update' | 'delete' | 'patchStatus';
 
@@ -37,6 +39,13 @@ export interface MemoryClusterOptions {
   installedKinds?: KindRef[];
   /** Called (and awaited) before every call is served: lets a test act "concurrently". */
   beforeCall?: (call: FakeCall, cluster: MemoryCluster) => void | Promise<void>;
+  /** Kinds {@link MemoryCluster.namespaced} answers as cluster-scoped (every other kind: namespaced). */
+  clusterScopedKinds?: KindRef[];
+  /**
+   * Rewrites what a create or update stores (a pruning schema, defaulting, a mutating admission
+   * policy); the caller gets the rewritten object back, like from a real apiserver.
+   */
+  normalize?: (object: KubeObject) => void;
 }
 
 const WRITES: ReadonlySet<FakeMethod> = new Set(['create', 'update', 'delete', 'patchStatus']);
@@ -248,6 +257,7 @@ export class MemoryCluster implements ClusterApi {
     stored.metadata.uid = `${this.name}-uid-${this.nextUid++}`;
     stored.metadata.resourceVersion = String(this.nextRv++);
     stored.metadata.creationTimestamp = '2025-01-01T00:00:00Z';
+    this.options.normalize?.(stored);
     this.store.set(key, stored);
     return structuredClone(stored);
   }
@@ -276,11 +286,14 @@ export class MemoryCluster implements ClusterApi {
         { status: 409 },
       );
     }
+    const refused = immutabilityError(current, object);
+    if (refused) throw refused;
     const stored = structuredClone(object);
     stored.metadata.uid = current.metadata.uid;
     stored.metadata.creationTimestamp = current.metadata.creationTimestamp;
     stored.metadata.resourceVersion = String(this.nextRv++);
     if (current.status !== undefined) stored.status = structuredClone(current.status);
+    this.options.normalize?.(stored);
     this.store.set(key, stored);
     return structuredClone(stored);
   }
@@ -304,6 +317,27 @@ export class MemoryCluster implements ClusterApi {
       );
     }
     this.store.delete(key);
+  }
+
+  /**
+   * API discovery: whether `kind` is namespaced (see `clusterScopedKinds`). Answered from discovery
+   * the client caches, so it is neither counted as a request nor recorded in {@link calls}; a kind
+   * outside `installedKinds` answers NotFound, like a kind the server does not serve.
+   */
+  async namespaced(kind: KindRef): Promise<boolean> {
+    const installed = this.options.installedKinds;
+    if (
+      installed &&
+      !installed.some((k) => k.apiVersion === kind.apiVersion && k.kind === kind.kind)
+    )
+      throw new ClusterError(
+        'NotFound',
+        `the server could not find the requested resource (${kind.kind})`,
+        { status: 404 },
+      );
+    return !(this.options.clusterScopedKinds ?? []).some(
+      (k) => k.apiVersion === kind.apiVersion && k.kind === kind.kind,
+    );
   }
 
   async patchStatus(
