@@ -1,8 +1,7 @@
 /**
  * CDK entry point (`cdk.json`: `npx tsx infra/app.ts`). Reads the tenants config (context
- * `tenantsConfig`, default config/tenants.yaml), bundles the sync handler once, and adds the
- * shared and tenant stacks. Set context `bundling=per-function` to let each function bundle itself
- * with NodejsFunction instead (same esbuild settings, N times slower).
+ * `tenantsConfig`, default config/tenants.yaml), bundles the sync handler once (infra/bundle.ts),
+ * and adds the shared and tenant stacks; every function uses that one bundle.
  */
 import { isAbsolute, join } from 'node:path';
 import { App } from 'aws-cdk-lib';
@@ -13,13 +12,13 @@ import { addTenantplane } from './stacks.js';
 const app = new App();
 const configPath = String(app.node.tryGetContext('tenantsConfig') ?? 'config/tenants.yaml');
 const config = loadTenantsConfig(isAbsolute(configPath) ? configPath : join(REPO_ROOT, configPath));
-const perFunction = app.node.tryGetContext('bundling') === 'per-function';
 const account = process.env.CDK_DEFAULT_ACCOUNT;
 const region = process.env.CDK_DEFAULT_REGION;
+const bundle = await bundleSyncHandler();
 
 addTenantplane(app, {
   config,
-  ...(perFunction ? {} : { bundleDir: bundleSyncHandler().dir }),
+  bundleDir: bundle.dir,
   ...(account && region ? { env: { account, region } } : {}),
 });
 app.synth();

@@ -2,20 +2,33 @@
  * The sync handler bundle. Every tenant's function runs the same code (tenant differences are
  * environment variables), so the app bundles `functions/sync/handler.ts` ONCE with esbuild and
  * every function uses that one asset: one esbuild run per synth and one S3 asset per deploy,
- * whether there are 3 tenants or 300. `NodejsFunction` mode (see TenantSyncFunction) uses the very
- * same esbuild settings, from {@link SYNC_HANDLER_BUNDLING}.
+ * whether there are 3 tenants or 300.
+ *
+ * The build needs esbuild plugins (infra/bundle-plugins.ts), which only esbuild's JavaScript API
+ * runs; that is why the app bundles here rather than through `NodejsFunction` (it runs the esbuild
+ * CLI, which takes no plugins). The CDK app, the bundle-size test, the bundle integration test and
+ * the benchmark all build through {@link bundleSyncHandler}, with {@link syncHandlerBuildOptions}.
  */
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { buildSync } from 'esbuild';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { omitModules, sideEffectFree, UNDICI_UNUSED_PARSERS } from './bundle-plugins.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SYNC_HANDLER_ENTRY = join(REPO_ROOT, 'functions', 'sync', 'handler.ts');
 
 /** Lambda's Node runtime major, for esbuild's target. */
 export const NODE_TARGET = 'node24';
+
+export const BUNDLE_FILE = 'index.mjs';
+export const BUNDLE_HANDLER = 'index.handler';
+
+/**
+ * The most `index.mjs` may weigh, in bytes (1.2 MB). A bigger bundle costs every cold start its
+ * parse and compile time; `test/infra/bundle.test.ts` fails past it and names the biggest inputs.
+ */
+export const BUNDLE_BUDGET_BYTES = 1_200_000;
 
 /**
  * ESM output needs a `require` for the CommonJS dependencies esbuild inlines (they call
@@ -30,48 +43,14 @@ export const ESM_REQUIRE_BANNER =
   'const __dirname = __tpDirname(__filename);';
 
 /**
- * Bundling settings for `NodejsFunction`. Everything is bundled, AWS SDK included (no reliance on
- * the SDK version the runtime happens to ship), minified, with an external source map.
+ * The one set of esbuild options for the handler. Everything is bundled, AWS SDK included (no
+ * reliance on the SDK version the runtime happens to ship), minified, ESM, with an external
+ * source map (the functions run with `--enable-source-maps`) and a metafile (what went in).
  */
-export const SYNC_HANDLER_BUNDLING: BundlingOptions = {
-  format: OutputFormat.ESM,
-  target: NODE_TARGET,
-  minify: true,
-  sourceMap: true,
-  sourcesContent: false,
-  mainFields: ['module', 'main'],
-  banner: ESM_REQUIRE_BANNER,
-  externalModules: [],
-  forceDockerBundling: false,
-};
-
-export const BUNDLE_FILE = 'index.mjs';
-export const BUNDLE_HANDLER = 'index.handler';
-
-export interface BundleResult {
-  /** Directory holding index.mjs and index.mjs.map: the asset. */
-  dir: string;
-  /** Bytes of index.mjs. */
-  bytes: number;
-  /** Milliseconds esbuild took. */
-  ms: number;
-}
-
-let cached: BundleResult | undefined;
-
-/**
- * Bundles the handler into `outdir` (default: a cache directory under node_modules) with the
- * settings above. Memoized per process: the first call builds, the rest reuse it.
- */
-export function bundleSyncHandler(outdir?: string): BundleResult {
-  if (cached && outdir === undefined) return cached;
-  const dir = outdir ?? join(REPO_ROOT, 'node_modules', '.cache', 'tenantplane', 'sync-handler');
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  const started = performance.now();
-  buildSync({
+export function syncHandlerBuildOptions(outdir: string): BuildOptions & { metafile: true } {
+  return {
     entryPoints: [SYNC_HANDLER_ENTRY],
-    outfile: join(dir, BUNDLE_FILE),
+    outfile: join(outdir, BUNDLE_FILE),
     bundle: true,
     platform: 'node',
     target: NODE_TARGET,
@@ -83,12 +62,57 @@ export function bundleSyncHandler(outdir?: string): BundleResult {
     banner: { js: ESM_REQUIRE_BANNER },
     legalComments: 'none',
     logLevel: 'error',
-  });
-  const result: BundleResult = {
-    dir,
-    bytes: statSync(join(dir, BUNDLE_FILE)).size,
-    ms: Math.round(performance.now() - started),
+    metafile: true,
+    plugins: [sideEffectFree(['@kubernetes/client-node']), omitModules(UNDICI_UNUSED_PARSERS)],
   };
-  if (outdir === undefined) cached = result;
-  return result;
+}
+
+export interface BundleResult {
+  /** Directory holding index.mjs and index.mjs.map: the asset. */
+  dir: string;
+  /** Path of index.mjs. */
+  file: string;
+  /** Bytes of index.mjs. */
+  bytes: number;
+  /** Milliseconds esbuild took. */
+  ms: number;
+  /** esbuild's account of every input and how many bytes of it reached the output. */
+  metafile: Metafile;
+}
+
+/** Where the app's bundle is built (ignored by git, like the rest of node_modules). */
+export const DEFAULT_BUNDLE_DIR = join(
+  REPO_ROOT,
+  'node_modules',
+  '.cache',
+  'tenantplane',
+  'sync-handler',
+);
+
+let cached: Promise<BundleResult> | undefined;
+
+async function buildInto(dir: string): Promise<BundleResult> {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const started = performance.now();
+  const { metafile } = await build(syncHandlerBuildOptions(dir));
+  const file = join(dir, BUNDLE_FILE);
+  return {
+    dir,
+    file,
+    bytes: statSync(file).size,
+    ms: Math.round(performance.now() - started),
+    metafile,
+  };
+}
+
+/**
+ * Bundles the handler into `outdir` (default {@link DEFAULT_BUNDLE_DIR}) with
+ * {@link syncHandlerBuildOptions}. Memoized per process for the default directory: the first call
+ * builds, the rest reuse it.
+ */
+export function bundleSyncHandler(outdir?: string): Promise<BundleResult> {
+  if (outdir !== undefined) return buildInto(outdir);
+  cached ??= buildInto(DEFAULT_BUNDLE_DIR);
+  return cached;
 }

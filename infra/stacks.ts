@@ -1,7 +1,7 @@
 /**
- * The tenantplane CDK app: a shared stack (the `SyncRequested` bus and the alarm topic) and the
- * tenants packed, in config order, into stacks `TenantplaneTenants-<n>` small enough that none
- * comes near CloudFormation's 500-resource limit.
+ * The tenantplane CDK app: a shared stack (the `SyncRequested` bus, the alarm topic and the fleet
+ * dashboard) and the tenants packed, in config order, into stacks `TenantplaneTenants-<n>` small
+ * enough that none comes near CloudFormation's 500-resource limit.
  */
 import { type App, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -10,6 +10,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { TenantConfig, TenantsConfig } from './config.js';
+import { FleetDashboard } from './constructs/fleet-dashboard.js';
 import { TenantSyncFunction } from './constructs/tenant-sync-function.js';
 
 export const SHARED_STACK_NAME = 'TenantplaneShared';
@@ -36,10 +37,12 @@ export function tenantsPerStack(maxResources = DEFAULT_MAX_RESOURCES_PER_STACK):
 export class SharedStack extends Stack {
   readonly eventBus: events.EventBus;
   readonly alarmTopic: sns.Topic | undefined;
+  /** The fleet dashboard: every tenant, from metrics, whatever stack its function is in. */
+  readonly dashboard: FleetDashboard;
 
   constructor(scope: Construct, id: string, config: TenantsConfig, props?: StackProps) {
     super(scope, id, {
-      description: 'tenantplane: SyncRequested event bus and alarm topic',
+      description: 'tenantplane: SyncRequested event bus, alarm topic and fleet dashboard',
       ...props,
     });
     this.eventBus = new events.EventBus(this, 'Bus', { eventBusName: config.global.eventBusName });
@@ -47,14 +50,15 @@ export class SharedStack extends Stack {
     this.alarmTopic = topicName
       ? new sns.Topic(this, 'AlarmTopic', { topicName, displayName: 'tenantplane alarms' })
       : undefined;
+    this.dashboard = new FleetDashboard(this, 'Fleet');
   }
 }
 
 export interface TenantShardStackProps extends StackProps {
   config: TenantsConfig;
   tenants: TenantConfig[];
-  /** Directory of the prebuilt handler bundle (see infra/bundle.ts), shared by every function. */
-  bundleDir?: string;
+  /** Directory of the handler bundle (see infra/bundle.ts), shared by every function. */
+  bundleDir: string;
 }
 
 export class TenantShardStack extends Stack {
@@ -79,7 +83,7 @@ export class TenantShardStack extends Stack {
       description: 'EventBridge Scheduler invokes the tenantplane sync functions of this stack',
     });
     // One Code per stack (an asset belongs to one stack); same directory, so one S3 object.
-    const code = props.bundleDir ? lambda.Code.fromAsset(props.bundleDir) : undefined;
+    const code = lambda.Code.fromAsset(props.bundleDir);
     for (const tenant of props.tenants) {
       this.tenants.set(
         tenant.name,
@@ -89,7 +93,7 @@ export class TenantShardStack extends Stack {
           eventBus,
           scheduleRole,
           ...(alarmTopic ? { alarmTopic } : {}),
-          ...(code ? { code } : {}),
+          code,
         }),
       );
     }
@@ -98,11 +102,8 @@ export class TenantShardStack extends Stack {
 
 export interface TenantplaneOptions {
   config: TenantsConfig;
-  /**
-   * Directory of the prebuilt handler bundle shared by every function (`bundleSyncHandler().dir`);
-   * omit to let each function bundle itself (NodejsFunction).
-   */
-  bundleDir?: string;
+  /** Directory of the handler bundle shared by every function (`(await bundleSyncHandler()).dir`). */
+  bundleDir: string;
   maxResourcesPerStack?: number;
   env?: StackProps['env'];
 }
@@ -126,7 +127,7 @@ export function addTenantplane(app: App, options: TenantplaneOptions): Tenantpla
       description: `tenantplane: sync functions of tenants ${start + 1}-${Math.min(start + perStack, tenants.length)} of config/tenants.yaml`,
       config: options.config,
       tenants: tenants.slice(start, start + perStack),
-      ...(options.bundleDir ? { bundleDir: options.bundleDir } : {}),
+      bundleDir: options.bundleDir,
     });
     stack.addStackDependency(shared);
     shards.push(stack);

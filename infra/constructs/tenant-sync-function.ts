@@ -10,7 +10,6 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
@@ -24,7 +23,7 @@ import {
   SyncMetric,
   TENANT_DIMENSION,
 } from '../../functions/sync/contract.js';
-import { BUNDLE_HANDLER, SYNC_HANDLER_BUNDLING, SYNC_HANDLER_ENTRY } from '../bundle.js';
+import { BUNDLE_HANDLER } from '../bundle.js';
 import type { GlobalConfig, TenantConfig } from '../config.js';
 import { alarmNameFor, functionNameFor, logGroupNameFor, queryNameFor } from '../names.js';
 import { tenantQueries } from '../queries.js';
@@ -47,10 +46,10 @@ export interface TenantSyncFunctionProps {
   /** Alarm action target. */
   alarmTopic?: sns.ITopic;
   /**
-   * The handler code, prebuilt once for the whole app (see infra/bundle.ts). When omitted the
-   * function is a `NodejsFunction` that bundles the handler itself, with the same settings.
+   * The handler code: the bundle built once for the whole app (`lambda.Code.fromAsset` of
+   * `bundleSyncHandler().dir`, see infra/bundle.ts), shared by every function of a stack.
    */
-  code?: lambda.Code;
+  code: lambda.Code;
 }
 
 /**
@@ -142,21 +141,12 @@ export class TenantSyncFunction extends Construct {
       maxEventAge: Duration.seconds(Math.min(6 * 3600, Math.max(60, timeoutSeconds * 2))),
     } satisfies Partial<lambda.FunctionProps>;
 
-    if (props.code) {
-      this.function = new lambda.Function(this, 'Function', {
-        ...common,
-        code: props.code,
-        handler: BUNDLE_HANDLER,
-        environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
-      });
-    } else {
-      this.function = new NodejsFunction(this, 'Function', {
-        ...common,
-        entry: SYNC_HANDLER_ENTRY,
-        handler: 'handler',
-        bundling: SYNC_HANDLER_BUNDLING,
-      });
-    }
+    this.function = new lambda.Function(this, 'Function', {
+      ...common,
+      code: props.code,
+      handler: BUNDLE_HANDLER,
+      environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
+    });
 
     this.schedule = new scheduler.Schedule(this, 'Schedule', {
       description: `tenantplane sync of tenant ${tenant.name}`,

@@ -1,20 +1,20 @@
 /**
  * The sync handler as Lambda gets it: bundle it with the app's esbuild settings, report its
- * size, and time a cold `import()` of the bundle in fresh Node processes (with and without
- * `--enable-source-maps`, which the functions run with). Not a test: prints numbers.
+ * size and biggest inputs, and time a cold `import()` of the bundle in fresh Node processes (with
+ * and without `--enable-source-maps`, which the functions run with). Not a test: prints numbers.
  *
  *   npx tsx test/bench/handler-import.bench.ts [runs]
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { BUNDLE_FILE, bundleSyncHandler } from '../../infra/bundle.js';
+import { BUNDLE_BUDGET_BYTES, bundleSyncHandler } from '../../infra/bundle.js';
+import { describeBiggest } from '../../infra/bundle-report.js';
 
 const runs = Number(process.argv[2] ?? 7);
-const bundle = bundleSyncHandler();
-const file = join(bundle.dir, BUNDLE_FILE);
+const bundle = await bundleSyncHandler();
+const file = bundle.file;
 const map = statSync(`${file}.map`).size;
 const zipped = gzipSync(readFileSync(file)).length;
 
@@ -54,7 +54,8 @@ function measure(label: string, flags: string[]): void {
 
 console.log(`node ${process.version}, ${runs} cold processes per row`);
 console.log(
-  `bundle ${BUNDLE_FILE}: ${(bundle.bytes / 1024).toFixed(0)} KiB (gzip ${(zipped / 1024).toFixed(0)} KiB), source map ${(map / 1024).toFixed(0)} KiB, esbuild ${bundle.ms} ms`,
+  `bundle index.mjs: ${bundle.bytes} bytes, ${(bundle.bytes / 1024).toFixed(0)} KiB (budget ${BUNDLE_BUDGET_BYTES} bytes; gzip ${(zipped / 1024).toFixed(0)} KiB), source map ${(map / 1024).toFixed(0)} KiB, esbuild ${bundle.ms} ms`,
 );
+console.log(describeBiggest(bundle.metafile, 8));
 measure('cold import', []);
 measure('cold import, source maps', ['--enable-source-maps']);

@@ -26,10 +26,11 @@ describe('sharding', () => {
     expect(tenantsPerStack(1)).toBe(1);
   });
 
-  it('synthesizes 300 tenants into stacks of fewer than 500 resources, every tenant once', () => {
+  it('synthesizes 300 tenants into stacks of fewer than 500 resources, every tenant once', async () => {
     const config = manyTenants(300);
+    const bundleDir = await handlerBundleDir();
     const started = performance.now();
-    const { app, tp } = synth(config, { bundleDir: handlerBundleDir() });
+    const { app, tp } = synth(config, { bundleDir });
     const assembly = app.synth();
     const seconds = (performance.now() - started) / 1000;
 
@@ -63,9 +64,10 @@ describe('sharding', () => {
     );
   });
 
-  it('keeps existing tenants in their stacks when a tenant is appended', () => {
-    const before = synth(manyTenants(42), { bundleDir: handlerBundleDir() }).tp;
-    const after = synth(manyTenants(43), { bundleDir: handlerBundleDir() }).tp;
+  it('keeps existing tenants in their stacks when a tenant is appended', async () => {
+    const bundleDir = await handlerBundleDir();
+    const before = synth(manyTenants(42), { bundleDir }).tp;
+    const after = synth(manyTenants(43), { bundleDir }).tp;
     for (const [i, shard] of before.shards.entries())
       expect([...after.shards[i]!.tenants.keys()].slice(0, shard.tenants.size)).toEqual([
         ...shard.tenants.keys(),

@@ -1,7 +1,10 @@
 /** Helpers for the CDK assertion tests: configs, synthesis, and reading CloudFormation values. */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import { bundleSyncHandler } from '../../infra/bundle.js';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { bundleSyncHandler, REPO_ROOT } from '../../infra/bundle.js';
 import { parseTenantsConfig, type TenantsConfig } from '../../infra/config.js';
 import { addTenantplane, type Tenantplane } from '../../infra/stacks.js';
 
@@ -24,17 +27,34 @@ export function manyTenants(n: number): TenantsConfig {
   );
 }
 
-/** The real handler bundle (built once per process), or a prebuilt one named by TENANTPLANE_PREBUILT_BUNDLE. */
-export function handlerBundleDir(): string {
-  return process.env.TENANTPLANE_PREBUILT_BUNDLE ?? bundleSyncHandler().dir;
+let bundleDir: Promise<string> | undefined;
+
+/**
+ * The real handler bundle, built once per test process into a directory of its own (jest runs
+ * test files in parallel processes), or a prebuilt one named by TENANTPLANE_PREBUILT_BUNDLE.
+ */
+export function handlerBundleDir(): Promise<string> {
+  const prebuilt = process.env.TENANTPLANE_PREBUILT_BUNDLE;
+  if (prebuilt) return Promise.resolve(prebuilt);
+  if (!bundleDir) {
+    const dir = mkdtempSync(join(tmpdir(), 'tenantplane-bundle-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    bundleDir = bundleSyncHandler(dir).then((b) => b.dir);
+  }
+  return bundleDir;
 }
 
-export function synth(config: TenantsConfig, options: { bundleDir?: string } = {}) {
-  const app = new App();
-  const tp: Tenantplane = addTenantplane(app, {
-    config,
-    ...(options.bundleDir === undefined ? {} : { bundleDir: options.bundleDir }),
-  });
+/** The context of cdk.json (the feature flags), which `cdk synth` gives the app and so do tests. */
+export function cdkContext(): Record<string, unknown> {
+  const cdkJson = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
+    context?: Record<string, unknown>;
+  };
+  return cdkJson.context ?? {};
+}
+
+export function synth(config: TenantsConfig, options: { bundleDir: string }) {
+  const app = new App({ context: cdkContext() });
+  const tp: Tenantplane = addTenantplane(app, { config, bundleDir: options.bundleDir });
   return { app, tp, template: (stack: import('aws-cdk-lib').Stack) => Template.fromStack(stack) };
 }
 
@@ -66,3 +86,24 @@ export interface Statement {
 }
 
 export const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
+
+/** Two tenants with every option the config has: budgets, a full secret ARN, alarms and a topic. */
+export const TWO_TENANTS_YAML = tenantsYaml(
+  [
+    '{name: dev, schedule: "rate(5 minutes)", tenantSecretId: tenantplane/tenants/dev/kubeconfig, memoryMiB: 1024, budget: {maxWrites: 500, pageSize: 250, concurrency: 8, timeoutSeconds: 300}}',
+    '{name: staging, schedule: "cron(0/10 * * * ? *)", tenantSecretId: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:staging-kc-AbCdEf"}',
+  ],
+  '  alarms: {periodMinutes: 10, evaluationPeriods: 2, failedInvocationsThreshold: 1, incompletePassesThreshold: 4, skipsThreshold: 2, topicName: tp-alarms}\n',
+);
+
+/** The logical id of the one resource of `type` whose properties include `props`. */
+export function logicalIdOf(
+  template: Template,
+  type: string,
+  props: Record<string, unknown>,
+): string {
+  const found = Object.keys(template.findResources(type, { Properties: Match.objectLike(props) }));
+  if (found.length !== 1)
+    throw new Error(`expected one ${type} like ${JSON.stringify(props)}, found ${found.length}`);
+  return found[0]!;
+}

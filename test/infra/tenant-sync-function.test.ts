@@ -1,31 +1,21 @@
 /**
- * Fine-grained assertions on one tenant stack: runtime, architecture, schedule and its input,
- * reserved concurrency, retries, log retention, the IAM policy (exactly the two secrets), the
- * SyncRequested rule, the saved queries and the alarms.
+ * Fine-grained assertions on one tenant stack's functions: runtime, architecture, schedule and its
+ * input, reserved concurrency, retries, log retention, the SyncRequested rule and the IAM policy
+ * (exactly the two secrets). Queries and alarms: tenant-observability.test.ts.
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { parseTenantsConfig } from '../../infra/config.js';
-import { RESOURCES_PER_TENANT, RESOURCES_PER_TENANT_STACK } from '../../infra/stacks.js';
 import {
   asArray,
   HOST_SECRET,
   handlerBundleDir,
+  logicalIdOf,
   render,
   type Statement,
   synth,
-  tenantsYaml,
+  TWO_TENANTS_YAML,
 } from './support.js';
-
-const config = parseTenantsConfig(
-  tenantsYaml(
-    [
-      '{name: dev, schedule: "rate(5 minutes)", tenantSecretId: tenantplane/tenants/dev/kubeconfig, memoryMiB: 1024, budget: {maxWrites: 500, pageSize: 250, concurrency: 8, timeoutSeconds: 300}}',
-      '{name: staging, schedule: "cron(0/10 * * * ? *)", tenantSecretId: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:staging-kc-AbCdEf"}',
-    ],
-    '  alarms: {periodMinutes: 10, evaluationPeriods: 2, failedInvocationsThreshold: 1, incompletePassesThreshold: 4, skipsThreshold: 2, topicName: tp-alarms}\n',
-  ),
-);
 
 const SECRET_PREFIX = [
   'arn:',
@@ -35,31 +25,17 @@ const SECRET_PREFIX = [
 ].join('$');
 
 let tenants: Template;
-let shared: Template;
 
-beforeAll(() => {
-  const { tp, template } = synth(config, { bundleDir: handlerBundleDir() });
+beforeAll(async () => {
+  const { tp, template } = synth(parseTenantsConfig(TWO_TENANTS_YAML), {
+    bundleDir: await handlerBundleDir(),
+  });
   expect(tp.shards).toHaveLength(1);
   tenants = template(tp.shards[0]!);
-  shared = template(tp.shared);
 });
-
-function logicalIdOf(template: Template, type: string, props: Record<string, unknown>): string {
-  const found = Object.keys(template.findResources(type, { Properties: Match.objectLike(props) }));
-  expect(found).toHaveLength(1);
-  return found[0]!;
-}
 
 const functionId = (tenant: string) =>
   logicalIdOf(tenants, 'AWS::Lambda::Function', { FunctionName: `tenantplane-sync-${tenant}` });
-
-describe('shared stack', () => {
-  it('holds the custom bus and the alarm topic', () => {
-    shared.resourceCountIs('AWS::Events::EventBus', 1);
-    shared.hasResourceProperties('AWS::Events::EventBus', { Name: 'tenantplane' });
-    shared.hasResourceProperties('AWS::SNS::Topic', { TopicName: 'tp-alarms' });
-  });
-});
 
 describe('TenantSyncFunction', () => {
   it('runs nodejs24.x on arm64 from the shared ESM bundle, with source maps', () => {
@@ -255,94 +231,5 @@ describe('TenantSyncFunction', () => {
         `\${${logicalIdOf(tenants, 'AWS::Logs::LogGroup', { LogGroupName: `/tenantplane/sync/${tenant}` })}.Arn}`,
       ]);
     }
-  });
-
-  it('saves Logs Insights queries over its log group', () => {
-    const defs = tenants.findResources('AWS::Logs::QueryDefinition');
-    const byName = new Map(
-      Object.values(defs).map((d) => {
-        const p = (
-          d as { Properties: { Name: string; QueryString: string; LogGroupNames: unknown[] } }
-        ).Properties;
-        return [p.Name, p] as const;
-      }),
-    );
-    const logGroup = logicalIdOf(tenants, 'AWS::Logs::LogGroup', {
-      LogGroupName: '/tenantplane/sync/dev',
-    });
-    const what = ['decisions', 'skips', 'deletes', 'errors', 'pass-durations', 'incomplete-passes'];
-    for (const w of what) {
-      const def = byName.get(`tenantplane/dev/${w}`);
-      expect(def).toBeDefined();
-      expect(def!.LogGroupNames).toEqual([{ Ref: logGroup }]);
-    }
-    expect(byName.get('tenantplane/dev/decisions')!.QueryString).toContain(
-      'filter message = "decision"',
-    );
-    expect(byName.get('tenantplane/dev/skips')!.QueryString).toContain('action = "Skip"');
-    expect(byName.get('tenantplane/dev/deletes')!.QueryString).toContain('action = "Delete"');
-    expect(byName.get('tenantplane/dev/errors')!.QueryString).toContain('level = "ERROR"');
-    expect(byName.get('tenantplane/dev/pass-durations')!.QueryString).toMatch(
-      /stats .*pct\(durationMs, 95\)/,
-    );
-    expect(byName.get('tenantplane/dev/incomplete-passes')!.QueryString).toContain(
-      'ispresent(incompleteReason)',
-    );
-    expect(defs).toEqual(expect.any(Object));
-    expect(Object.keys(defs)).toHaveLength(12);
-  });
-
-  it('alarms on failed invocations, incomplete passes and skips, notifying the topic', () => {
-    const topic = {
-      'Fn::Join': [
-        '',
-        [
-          'arn:',
-          { Ref: 'AWS::Partition' },
-          ':sns:',
-          { Ref: 'AWS::Region' },
-          ':',
-          { Ref: 'AWS::AccountId' },
-          ':tp-alarms',
-        ],
-      ],
-    };
-    tenants.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      AlarmName: 'tenantplane-dev-failed-invocations',
-      Namespace: 'AWS/Lambda',
-      MetricName: 'Errors',
-      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId('dev') } }],
-      Statistic: 'Sum',
-      Period: 600,
-      EvaluationPeriods: 2,
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      TreatMissingData: 'notBreaching',
-      AlarmActions: [topic],
-    });
-    tenants.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      AlarmName: 'tenantplane-dev-incomplete-passes',
-      Namespace: 'Tenantplane',
-      MetricName: 'PassIncomplete',
-      Dimensions: [{ Name: 'tenant', Value: 'dev' }],
-      Statistic: 'Sum',
-      Threshold: 4,
-      AlarmActions: [topic],
-    });
-    tenants.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      AlarmName: 'tenantplane-dev-skips',
-      Namespace: 'Tenantplane',
-      MetricName: 'Skips',
-      Dimensions: [{ Name: 'tenant', Value: 'dev' }],
-      Threshold: 2,
-      AlarmActions: [topic],
-    });
-    tenants.resourceCountIs('AWS::CloudWatch::Alarm', 6);
-  });
-
-  it('costs the documented number of resources per tenant', () => {
-    const count = Object.keys(tenants.toJSON().Resources as object).length;
-    // RESOURCES_PER_TENANT_STACK counts CDKMetadata, which `cdk synth` adds and a bare App does not.
-    expect(count).toBe(2 * RESOURCES_PER_TENANT + RESOURCES_PER_TENANT_STACK - 1);
   });
 });

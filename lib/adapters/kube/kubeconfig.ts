@@ -5,7 +5,7 @@
  * {@link KubeconfigError} whose message never quotes the content.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import { parse, YAMLParseError } from 'yaml';
+import { load, YAMLException } from 'js-yaml';
 import { isRecord } from '../../common/index.js';
 import type { KubeconfigText } from '../../ports/index.js';
 import { KubeconfigError } from './kubeconfig-error.js';
@@ -36,15 +36,22 @@ function quoteList(names: string[]): string {
   return names.map((n) => JSON.stringify(n)).join(', ');
 }
 
+/**
+ * Parses with js-yaml, the parser `KubeConfig.loadFromString` uses, so this check and the loader
+ * read the same document.
+ */
 function parseYaml(kubeconfig: KubeconfigText): unknown {
   try {
-    return parse(kubeconfig.text);
+    return load(kubeconfig.text);
   } catch (error) {
-    // The YAML library's message quotes the offending line: keep only its code and position.
-    if (error instanceof YAMLParseError) {
-      const pos = error.linePos?.[0];
-      const where = pos ? ` at line ${pos.line}, column ${pos.col}` : '';
-      throw new KubeconfigError(kubeconfig.origin, `is not valid YAML (${error.code}${where})`);
+    // The parser's message quotes the offending line, and some reasons quote a tag or an alias:
+    // keep the reason up to the first quoted part, and the position.
+    if (error instanceof YAMLException) {
+      const reason = error.reason.split(/"| !|: /, 1)[0]!.trim();
+      const where = error.mark
+        ? ` at line ${error.mark.line + 1}, column ${error.mark.column + 1}`
+        : '';
+      throw new KubeconfigError(kubeconfig.origin, `is not valid YAML (${reason}${where})`);
     }
     throw new KubeconfigError(kubeconfig.origin, 'is not valid YAML');
   }

