@@ -24,6 +24,10 @@ export const SyncMetric = {
   Updates: 'Updates',
   Deletes: 'Deletes',
   Skips: 'Skips',
+  /** Decisions whose write failed (counted apart from Creates, Updates and Deletes). */
+  FailedWrites: 'FailedWrites',
+  /** Deletes that found their host object already gone (not in Deletes). */
+  AlreadyGone: 'AlreadyGone',
   ObjectErrors: 'ObjectErrors',
   ObjectsSeen: 'ObjectsSeen',
   PassDurationMs: 'PassDurationMs',

@@ -20,7 +20,12 @@ import { KubernetesEventsSink } from '../../lib/adapters/events/index.js';
 import { createClusterApi } from '../../lib/adapters/kube/cluster-client.js';
 import { SecretsManagerKubeconfigSource } from '../../lib/adapters/kubeconfig/secrets-manager-source.js';
 import { LogSink } from '../../lib/adapters/log-sink.js';
-import { type PassOptions, runPass } from '../../lib/engine/index.js';
+import {
+  type PassOptions,
+  passEndDeadline,
+  reportPassFailure,
+  runPass,
+} from '../../lib/engine/index.js';
 import {
   type Clock,
   type ClusterApi,
@@ -29,6 +34,7 @@ import {
   type KubeconfigText,
   type PassResult,
   systemClock,
+  withRequestDeadline,
 } from '../../lib/ports/index.js';
 import { connectClusters } from './clusters.js';
 import { METRICS_NAMESPACE, SERVICE_NAME, TENANT_DIMENSION } from './contract.js';
@@ -46,9 +52,13 @@ export interface SyncResult {
   complete: boolean;
   incompleteReason?: string;
   counts: PassResult['counts'];
+  /** Decisions whose write failed, per action (not in `counts`). */
+  failed?: PassResult['counts'];
   objectErrors: number;
   objectsSeen: number;
   durationMs: number;
+  /** Set when another pass held the tenant's lease: this invocation wrote nothing. */
+  leaseHeld?: PassResult['leaseHeld'];
 }
 
 export interface SyncHandlerDeps {
@@ -135,6 +145,9 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
         : undefined;
     const budget: PassOptions['budget'] = {};
     if (remaining !== undefined) budget.deadline = clock.now() + remaining - s.safetyMarginMs;
+    // Half the safety margin bounds what follows the work (status, Events, the lease release);
+    // the other half is left for the metrics flush and returning the summary before the timeout.
+    budget.reportReserveMs = Math.floor(s.safetyMarginMs / 2);
     if (s.maxWrites !== undefined) budget.maxWrites = s.maxWrites;
     if (s.pageSize !== undefined) budget.pageSize = s.pageSize;
     if (s.concurrency !== undefined) budget.concurrency = s.concurrency;
@@ -152,16 +165,25 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       const { message, ...fields } = line;
       logger.info({ message: typeof message === 'string' ? message : 'tenantplane', ...fields });
     });
-    const result = await pass({
-      tenant: s.tenant,
-      tenantApi,
-      hostApi,
-      sinks: [logSink, ...createSinks(hostApi, s.tenant)],
-      clock,
-      budget,
-      dryRun: requested.dryRun,
-      passId,
-    });
+    // Every request, the failure report's included, ends by the deadline plus that reserve.
+    const result = await withRequestDeadline(passEndDeadline(budget), () =>
+      pass({
+        tenant: s.tenant,
+        tenantApi,
+        hostApi,
+        sinks: [logSink, ...createSinks(hostApi, s.tenant)],
+        clock,
+        budget,
+        dryRun: requested.dryRun,
+        passId,
+        // One pass per tenant, whoever starts it: a laptop's `tenantplane sync` included.
+        lease: true,
+      }).catch(async (error: unknown) => {
+        // Ready False with a reason on the TenantCluster, best effort; the error fails the invocation.
+        await reportPassFailure(hostApi, s.tenant, error, { clock, dryRun: requested.dryRun });
+        throw error;
+      }),
+    );
     recordPass(metrics, logger, result);
 
     const summary: SyncResult = {
@@ -170,11 +192,14 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       dryRun: result.dryRun,
       complete: result.complete,
       counts: result.counts,
+      ...(result.failed ? { failed: result.failed } : {}),
       objectErrors: result.errors.length,
       objectsSeen: objectsSeen(result),
       durationMs: result.durationMs,
     };
     if (result.incompleteReason !== undefined) summary.incompleteReason = result.incompleteReason;
+    // Another pass (a laptop's `tenantplane sync`) held the tenant's lease: a clean no-op.
+    if (result.leaseHeld) summary.leaseHeld = result.leaseHeld;
     return summary;
   }
 

@@ -29,6 +29,11 @@ export function recordPass(metrics: Metrics, logger: Logger, result: PassResult)
   metrics.addMetric(SyncMetric.Updates, MetricUnit.Count, counts.Update);
   metrics.addMetric(SyncMetric.Deletes, MetricUnit.Count, counts.Delete);
   metrics.addMetric(SyncMetric.Skips, MetricUnit.Count, counts.Skip);
+  // Failed writes apart, so Creates/Updates/Deletes count only what was done.
+  const failed = result.failed ?? { Create: 0, Update: 0, Delete: 0, Skip: 0 };
+  const failedWrites = failed.Create + failed.Update + failed.Delete;
+  metrics.addMetric(SyncMetric.FailedWrites, MetricUnit.Count, failedWrites);
+  metrics.addMetric(SyncMetric.AlreadyGone, MetricUnit.Count, result.alreadyGone ?? 0);
   metrics.addMetric(SyncMetric.ObjectErrors, MetricUnit.Count, result.errors.length);
   metrics.addMetric(SyncMetric.ObjectsSeen, MetricUnit.Count, objectsSeen(result));
   metrics.addMetric(SyncMetric.PassDurationMs, MetricUnit.Milliseconds, result.durationMs);

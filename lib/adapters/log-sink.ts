@@ -34,7 +34,9 @@
  * | `complete` | boolean | false when a bound or a failed listing left work for the next pass |
  * | `incompleteReason` | string, optional | why the pass is incomplete |
  * | `note` | string, optional | something an operator should know (e.g. the policy is paused) |
- * | `creates`, `updates`, `deletes`, `skips` | number | decisions per action |
+ * | `creates`, `updates`, `deletes`, `skips` | number | decisions carried out, per action |
+ * | `failedWrites` | number | decisions whose write failed (not in the counts above) |
+ * | `alreadyGone` | number | deletes that found the object gone (not in `deletes`) |
  * | `decisions` | number | all decisions of the pass |
  * | `errors` | number | per-object errors |
  * | `firstErrors` | array, at most 10 | `{kind, tenantRef?, hostRef?, reason?, message}` |
@@ -97,14 +99,18 @@ function errorRecord(e: ObjectError): Record<string, unknown> {
 export function passLogRecord(result: PassResult): Record<string, unknown> {
   const c = result.counts;
   const objectsSeen = Object.values(result.objectsSeen).reduce((a, b) => a + b, 0);
-  const decisions = c.Create + c.Update + c.Delete + c.Skip;
+  const f = result.failed ?? { Create: 0, Update: 0, Delete: 0, Skip: 0 };
+  const failedWrites = f.Create + f.Update + f.Delete;
+  const alreadyGone = result.alreadyGone ?? 0;
+  const decisions = c.Create + c.Update + c.Delete + c.Skip + failedWrites + alreadyGone;
+  const apart = `${failedWrites > 0 ? `, ${failedWrites} failed` : ''}${alreadyGone > 0 ? `, ${alreadyGone} already gone` : ''}`;
   const state = result.complete
     ? 'complete'
     : `incomplete (${result.incompleteReason ?? 'unknown reason'})`;
   const record: Record<string, unknown> = {
     type: 'pass',
     message: PASS_LOG_MESSAGE,
-    summary: `${result.dryRun ? '[dry run] ' : ''}pass ${state}: ${c.Create} created, ${c.Update} updated, ${c.Delete} deleted, ${c.Skip} skipped, ${result.errors.length} errors in ${result.durationMs} ms`,
+    summary: `${result.dryRun ? '[dry run] ' : ''}pass ${state}: ${c.Create} created, ${c.Update} updated, ${c.Delete} deleted, ${c.Skip} skipped${apart}, ${result.errors.length} errors in ${result.durationMs} ms`,
     tenant: result.tenant,
     passId: result.passId,
     dryRun: result.dryRun,
@@ -120,6 +126,8 @@ export function passLogRecord(result: PassResult): Record<string, unknown> {
     updates: c.Update,
     deletes: c.Delete,
     skips: c.Skip,
+    failedWrites,
+    alreadyGone,
     decisions,
     errors: result.errors.length,
     firstErrors: result.errors.slice(0, MAX_ERRORS_IN_PASS_RECORD).map(errorRecord),

@@ -5,10 +5,11 @@
 import { plural } from '../common/index.js';
 import type { Decision, ObjectError, PassResult } from '../ports/index.js';
 import { formatDuration } from './duration.js';
+import type { OutputFormat } from './output-format.js';
+import { recordText } from './records.js';
 
-/** Output format of `-o`. */
-export const OutputFormats = ['table', 'json'] as const;
-export type OutputFormat = (typeof OutputFormats)[number];
+// The `-o` formats live in output-format.ts (parsing the command line loads no renderer).
+export { type OutputFormat, OutputFormats } from './output-format.js';
 
 export type Color = 'red' | 'green' | 'yellow' | 'cyan' | 'dim' | 'bold';
 /** Colors text, or leaves it plain; see {@link painter}. */
@@ -89,11 +90,23 @@ export function decisionTable(
 }
 
 /**
- * `3 Create, 1 Update, 0 Delete, 2 Skip`. A missing count reads 0, because `status.lastPass`
- * as stored on a TenantCluster may leave some out.
+ * `3 Create, 1 Update, 0 Delete, 2 Skip`, then what did not happen, counted apart: `, 2 failed
+ * (1 Create, 1 Update), 1 already gone` (left out when zero). A missing count reads 0, because
+ * `status.lastPass` as stored on a TenantCluster may leave some out.
  */
-export function countsText(counts: Partial<PassResult['counts']>): string {
-  return `${counts.Create ?? 0} Create, ${counts.Update ?? 0} Update, ${counts.Delete ?? 0} Delete, ${counts.Skip ?? 0} Skip`;
+export function countsText(
+  counts: Partial<PassResult['counts']>,
+  apart: { failed?: Partial<PassResult['counts']>; alreadyGone?: number } = {},
+): string {
+  const done = `${counts.Create ?? 0} Create, ${counts.Update ?? 0} Update, ${counts.Delete ?? 0} Delete, ${counts.Skip ?? 0} Skip`;
+  const failed = (['Create', 'Update', 'Delete'] as const)
+    .map((action) => [action, apart.failed?.[action] ?? 0] as const)
+    .filter(([, n]) => n > 0);
+  const total = failed.reduce((sum, [, n]) => sum + n, 0);
+  const failedText =
+    total > 0 ? `, ${total} failed (${failed.map(([a, n]) => `${n} ${a}`).join(', ')})` : '';
+  const gone = apart.alreadyGone ? `, ${apart.alreadyGone} already gone` : '';
+  return `${done}${failedText}${gone}`;
 }
 
 /** `tenant 2 reads / 0 writes, host 5 reads / 3 writes`. */
@@ -127,7 +140,7 @@ export function passSummary(result: PassResult, paint: Paint = painter(false)): 
     .map(([kind, n]) => `${n} ${kind}`)
     .join(', ');
   lines.push(
-    `Decisions: ${countsText(result.counts)}${seen ? `   (tenant objects seen: ${seen})` : ''}`,
+    `Decisions: ${countsText(result.counts, result)}${seen ? `   (tenant objects seen: ${seen})` : ''}`,
   );
   lines.push(`Requests: ${requestsText(result.requests)}`);
   if (result.errors.length > 0) {
@@ -186,8 +199,8 @@ export async function withProgressLine<T>(
 
 /**
  * A command's answer for `-o`: with `json` the record on one line, so a script reads it with one
- * parse; otherwise the text `layout` returns.
+ * parse; with `yaml` the record as one YAML document; otherwise the text `layout` returns.
  */
 export function answer(output: OutputFormat, record: unknown, layout: () => string): string {
-  return output === 'json' ? `${JSON.stringify(record)}\n` : layout();
+  return output === 'table' ? layout() : recordText(output, record);
 }

@@ -29,12 +29,7 @@ export function colorsEnabled(io: CliIo): boolean {
   return io.stdoutIsTTY && !io.env.NO_COLOR && io.env.TERM !== 'dumb';
 }
 
-/** Writes JSON records one per line to stdout. */
-export function jsonLines(io: CliIo): (record: Record<string, unknown>) => void {
-  return (record) => io.out(`${JSON.stringify(record)}\n`);
-}
-
 /** `[local] ...` lines on stderr while the local control plane starts. */
-export function localLog(io: CliIo): (line: string) => void {
+export function localLog(io: Pick<CliIo, 'err'>): (line: string) => void {
   return (line) => io.err(`[local] ${line}\n`);
 }

@@ -5,20 +5,25 @@ import type { Budget } from '../engine/index.js';
 import type { ClusterFlags } from './clusters.js';
 import { parseDuration, parseWholeNumber } from './duration.js';
 import { UsageError } from './errors.js';
-import { type OutputFormat, OutputFormats } from './format.js';
+import { type OutputFormat, OutputFormats } from './output-format.js';
 
+/** Adds the flags of {@link ClusterFlags}: which kubeconfigs, contexts or secrets to use. */
 export function addClusterOptions(command: Command): Command {
   return command
+    .option(
+      '--kubeconfig <path>',
+      'one kubeconfig file holding both clusters (pick them with --tenant-context/--host-context)',
+    )
     .option('--tenant-kubeconfig <path>', 'kubeconfig file of the tenant cluster')
     .option('--host-kubeconfig <path>', 'kubeconfig file of the host cluster')
     .option('--context <name>', 'kubeconfig context for both clusters')
     .option(
       '--tenant-context <name>',
-      'kubeconfig context for the tenant cluster (overrides --context)',
+      'kubeconfig context of the tenant cluster (overrides --context; alone it reads KUBECONFIG or ~/.kube/config)',
     )
     .option(
       '--host-context <name>',
-      'kubeconfig context for the host cluster (overrides --context)',
+      'kubeconfig context of the host cluster (overrides --context; alone it reads KUBECONFIG or ~/.kube/config)',
     )
     .option(
       '--secrets <tenantSecretId,hostSecretId>',
@@ -26,6 +31,7 @@ export function addClusterOptions(command: Command): Command {
     );
 }
 
+/** Adds `-o table|json|yaml`. */
 export function addOutputOption(command: Command): Command {
   return command.addOption(
     new Option('-o, --output <format>', 'output format').choices(OutputFormats).default('table'),
@@ -45,6 +51,7 @@ function flagParser(flag: string, parse: (text: string) => number) {
   };
 }
 
+/** Adds the bounds of a pass: `--deadline`, `--max-writes`, `--page-size`, `--concurrency`. */
 export function addBudgetOptions(command: Command): Command {
   return command
     .option(

@@ -71,6 +71,7 @@ async function main(): Promise<number> {
         hostApi,
         sinks: [new KubernetesEventsSink({ hostApi, tenant: DEMO_TENANT })],
         onProgress: (p) => progress.update(p),
+        lease: true,
       }),
     );
     const bookkeepingWrites =
@@ -107,7 +108,7 @@ async function main(): Promise<number> {
     heading('Requests');
     say(`  setup (namespaces, TenantCluster, samples): ${requestsText(setup)}`);
     say(`  pass:                                      ${requestsText(result.requests)}`);
-    say(`  after the pass (status.lastPass, Events):  host ${plural(bookkeepingWrites, 'write')}`);
+    say(`  around the pass (status, Events, lease):    host ${plural(bookkeepingWrites, 'write')}`);
     const objectWrites = setup.tenant.writes + setup.host.writes + result.requests.host.writes;
     if (objectWrites === 0) {
       say(

@@ -6,6 +6,7 @@
  * first, so an object the engine does not own is never clobbered.
  */
 import { type ClusterApi, isClusterError, type KubeObject } from '../ports/index.js';
+import { PassError } from './errors.js';
 import { describeOccupant, provenance, type SourceIdentity } from './provenance.js';
 import {
   immutableFields,
@@ -14,12 +15,12 @@ import {
   replacementCause,
   sourceRecreated,
 } from './replace.js';
-import { createBody, planUpdate } from './write-record.js';
+import { createBody, planUpdate, recordOnly } from './write-record.js';
 
 /** What applying one object should do, decided without any request. */
 export type ApplyPlan =
   | { action: 'Create' }
-  | { action: 'Update'; body: KubeObject; changed: string[] }
+  | { action: 'Update'; body: KubeObject; changed: string[]; recordOnly?: boolean }
   | { action: 'Replace'; fields: string[]; recreated: boolean }
   | { action: 'InSync' }
   | { action: 'Skip'; reason: string };
@@ -52,11 +53,20 @@ export function planApply(
   }
   const update = planUpdate(desired, observed);
   if (update.action === 'InSync') return { action: 'InSync' };
+  const { body, changed } = update;
   const fields = hints.replace ?? predictedImmutableFields(desired, observed);
-  if (fields.length > 0) {
-    return { action: 'Replace', fields, recreated: sourceRecreated(desired, observed) };
+  if (fields.length === 0) return { action: 'Update', body, changed };
+  // Made from this very desired object: the difference is the host's rewrite of an immutable
+  // field, which a replacement would only repeat. Record it instead (an update that keeps them).
+  if (update.sameDesired) {
+    return {
+      action: 'Update',
+      body: recordOnly(update, observed, fields),
+      changed,
+      recordOnly: true,
+    };
   }
-  return update;
+  return { action: 'Replace', fields, recreated: sourceRecreated(desired, observed) };
 }
 
 /** One write of a replacement, as its Decision records it. */
@@ -110,6 +120,7 @@ async function write(
     try {
       await send();
     } catch (error) {
+      if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
       return { result: 'decided', action, reason, error };
     }
   }
@@ -151,7 +162,9 @@ async function update(
   observed: KubeObject,
   source: SourceIdentity,
 ): Promise<ApplyOutcome> {
-  const reason = `host copy differs from the tenant source in ${plan.changed.join(', ')}`;
+  const reason = plan.recordOnly
+    ? `the host stores ${plan.changed.join(', ')} of the copy differently from what was written and refuses to change it; recorded as the host's own, so later passes leave it`
+    : `host copy differs from the tenant source in ${plan.changed.join(', ')}`;
   const outcome = await write(ctx, 'Update', reason, () => ctx.hostApi.update(plan.body));
   if (outcome.result !== 'decided') return outcome;
   const fields = immutableFields(outcome.error);

@@ -115,6 +115,18 @@ export class PassBounds {
     return Math.max(0, limit - this.writes);
   }
 
+  /**
+   * Whether one unit of `count` writes fits, after `planned` more writes already promised. A unit
+   * that must not be split (a replacement: delete, then create) may overrun the current kind's
+   * share while the kind has a write of its share left; never the whole budget.
+   */
+  fits(count: number, planned = 0): boolean {
+    const used = this.writes + planned;
+    const total = (this.budget.maxWrites ?? Infinity) - used;
+    const share = (this.kindLimit ?? Infinity) - used;
+    return count <= total && (count <= share || share >= 1);
+  }
+
   /** Records `count` needed writes left for the next pass because the budget is spent. */
   defer(count = 1): void {
     this.deferred += count;
@@ -122,11 +134,11 @@ export class PassBounds {
   }
 
   /**
-   * Takes `count` writes (default 1) from the budget, all or none: false when they do not fit in
-   * what is left (the writes are deferred to the next pass; the pass itself goes on).
+   * Takes `count` writes (default 1) from the budget, all or none (see {@link fits}): false when
+   * they do not fit (the writes are deferred to the next pass; the pass itself goes on).
    */
   reserveWrite(count = 1): boolean {
-    if (count > this.writesLeft) {
+    if (!this.fits(count)) {
       this.defer(count);
       return false;
     }

@@ -1,12 +1,13 @@
 /**
  * Garbage collection: which managed host objects lost their tenant source, and deleting them
  * safely: only this tenant's copies of this kind, only after a complete tenant listing, each with
- * a uid precondition.
+ * uid and resourceVersion preconditions (a 409 means: look again next pass, never retry blind).
  */
 import { runPool } from '../common/index.js';
 import { type ClusterApi, isClusterError, type KubeObject } from '../ports/index.js';
 import { deleteAttempt, oldestFirst } from './convergence.js';
 import { guardDeletes } from './delete-guard.js';
+import { PassError } from './errors.js';
 import { decide, type PassContext } from './pass-context.js';
 import type { KindRule } from './policy.js';
 import { type ReverseRef, reverseLookup } from './reverse-mapping.js';
@@ -62,8 +63,9 @@ export function planGc(hostObjects: readonly KubeObject[], listing: TenantListin
 }
 
 /**
- * Deletes one candidate with a uid precondition, so a host object recreated under the same name
- * in the meantime is never deleted by mistake. An object already gone is reported as such.
+ * Deletes one candidate with uid and resourceVersion preconditions, so a host object recreated
+ * under the same name, adopted by an operator or updated by another pass since it was listed is
+ * never deleted by mistake (the server answers 409 Conflict instead). An object already gone is reported as such.
  */
 export async function deleteCandidate(
   hostApi: ClusterApi,
@@ -82,6 +84,11 @@ export async function deleteCandidate(
   return 'deleted';
 }
 
+/** Why a GC delete refused by its preconditions (409) was not made. */
+export function changedSinceListed(reason: string): string {
+  return `${reason}, but the host copy changed after it was listed (409 Conflict on the uid and resourceVersion preconditions); not deleted, the next pass checks it again`;
+}
+
 async function deleteOne(ctx: PassContext, rule: KindRule, candidate: GcCandidate): Promise<void> {
   const tenantRef = { namespace: candidate.ref.virtualNamespace, name: candidate.ref.virtualName };
   const hostRef = {
@@ -97,8 +104,17 @@ async function deleteOne(ctx: PassContext, rule: KindRule, candidate: GcCandidat
     try {
       gone = (await deleteCandidate(ctx.hostApi, candidate)) === 'already-gone';
     } catch (error) {
+      if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
       failure = error;
     }
+  }
+  if (isClusterError(failure, 'Conflict')) {
+    // 409 on the uid + resourceVersion precondition: the copy changed after it was listed (an
+    // operator adopted it, another pass updated it). Never retried blind: the next pass re-lists
+    // it and decides again from what it then is.
+    attempt.done(undefined);
+    decide(ctx, 'Skip', rule, { tenantRef, hostRef }, changedSinceListed(candidate.reason));
+    return;
   }
   attempt.done(failure);
   const reason = gone ? `${candidate.reason}; the host copy was already gone` : candidate.reason;

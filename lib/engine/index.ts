@@ -35,7 +35,7 @@ export {
   TenantClusterNotFoundError,
 } from './errors.js';
 export { type GcCandidate, planGc, type TenantListing } from './gc.js';
-export { runPass } from './guarded-pass.js';
+export { type PassOptions, runPass } from './guarded-pass.js';
 export { compactHostObject } from './host-listing.js';
 export {
   type LabelSelector,
@@ -54,7 +54,7 @@ export {
 } from './metadata.js';
 export { hostName } from './naming.js';
 export { formatObjectError } from './object-errors.js';
-export { type PassOptions, requestDelta } from './pass.js';
+export { requestDelta } from './pass.js';
 export type { PassProgress } from './pass-context.js';
 export {
   failureConditions,

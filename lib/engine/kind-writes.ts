@@ -14,6 +14,7 @@ import { runPool } from '../common/index.js';
 import type { KindRef, KubeObject, ObjectRef } from '../ports/index.js';
 import { type ApplyOutcome, applyObject, planApply } from './apply.js';
 import { recordBackingOff } from './convergence.js';
+import { PassError } from './errors.js';
 import { decide, type PassContext } from './pass-context.js';
 import type { RetryEntry, RetryKey } from './retry-backoff.js';
 import { type ReverseRef, reverseLookup } from './reverse-mapping.js';
@@ -24,6 +25,9 @@ interface Refs {
   tenantRef: ObjectRef;
   hostRef: ObjectRef;
 }
+
+/** {@link KindWriter.writesNeeded} of an object with nothing to do and nothing to record. */
+const IN_SYNC = -1;
 
 /** The writes of one kind in one pass (see the module doc). */
 export class KindWriter {
@@ -53,8 +57,10 @@ export class KindWriter {
     const now: ApplyItem[] = [];
     for (const item of work) {
       const cost = this.streaming ? 0 : this.writesNeeded(item);
+      // In sync and nothing remembered: planned once, nothing to do (the steady state's cost).
+      if (cost === IN_SYNC) continue;
       if (cost === 0) now.push(item);
-      else if (this.heldWrites + cost <= bounds.writesLeft) {
+      else if (bounds.fits(cost, this.heldWrites)) {
         this.held.push(item);
         this.heldWrites += cost;
       } else bounds.defer(cost);
@@ -101,13 +107,19 @@ export class KindWriter {
     );
   }
 
-  /** Writes an item would take now: 0 when none (or when it is backing off), 2 for a replacement. */
+  /**
+   * Writes an item would take now: 0 when none (a Skip, a copy terminating, an object backing
+   * off), 2 for a replacement, {@link IN_SYNC} when in sync with nothing remembered about it.
+   */
   private writesNeeded(item: ApplyItem): number {
     const observed = this.byName.get(item.desired.metadata.name);
     if (observed?.metadata.deletionTimestamp) return 0;
     const check = this.check(item);
     if (!check.due) return 0;
     const plan = planApply(item.desired, observed, item.source, check.hints);
+    if (plan.action === 'InSync' && !this.ctx.convergence?.retries.has(this.key(item))) {
+      return IN_SYNC;
+    }
     if (plan.action === 'Replace') return 2;
     return plan.action === 'Create' || plan.action === 'Update' ? 1 : 0;
   }
@@ -121,11 +133,14 @@ export class KindWriter {
     };
   }
 
+  /** What the retry memory says; the desired digest is computed only for a remembered object. */
   private check(item: ApplyItem) {
-    const check = this.ctx.convergence?.retries.check(this.key(item), desiredHash(item.desired));
-    if (!check || check.due)
-      return { due: true as const, hints: check?.replace ? { replace: check.replace } : {} };
-    return check;
+    const retries = this.ctx.convergence?.retries;
+    const key = this.key(item);
+    if (!retries?.has(key)) return { due: true as const, hints: {} };
+    const check = retries.check(key, desiredHash(item.desired));
+    if (!check.due) return check;
+    return { due: true as const, hints: check.replace ? { replace: check.replace } : {} };
   }
 
   private async apply(item: ApplyItem): Promise<void> {
@@ -160,6 +175,7 @@ export class KindWriter {
       const outcome = await applyObject(applyContext, desired, observed, source, hints);
       this.record(item, outcome, refs);
     } catch (error) {
+      if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
       // Only the race re-read can throw; the object stays undecided and the next pass retries it.
       ctx.errors.add(kind, error, refs.tenantRef, refs.hostRef);
     }
@@ -170,7 +186,7 @@ export class KindWriter {
     const { ctx, kind } = this;
     const retries = ctx.convergence?.retries;
     const key = this.key(item);
-    const version = desiredHash(item.desired);
+    const version = () => desiredHash(item.desired);
     switch (outcome.result) {
       case 'deferred':
         return;
@@ -180,7 +196,7 @@ export class KindWriter {
       case 'decided':
         decide(ctx, outcome.action, kind, refs, outcome.reason, outcome.error);
         if (outcome.error === undefined) retries?.succeeded(key);
-        else retries?.failed(key, version, outcome.error, outcome.replaceNeeded);
+        else retries?.failed(key, version(), outcome.error, outcome.replaceNeeded);
         return;
       case 'replaced': {
         let failure: unknown;
@@ -189,7 +205,7 @@ export class KindWriter {
           failure ??= d.error;
         }
         if (failure === undefined) retries?.succeeded(key);
-        else retries?.failed(key, version, failure);
+        else retries?.failed(key, version(), failure);
       }
     }
   }

@@ -3,7 +3,6 @@
  * never abort the pass. A kind whose listing failed is also recorded as incomplete, which is what
  * keeps its garbage collection from running on a partial view.
  */
-import { errorMessage } from '../common/index.js';
 import {
   ClusterError,
   type ClusterRole,
@@ -13,6 +12,7 @@ import {
 } from '../ports/index.js';
 import type { PassBounds } from './budget.js';
 import { stallNote } from './deadlines.js';
+import { errorText } from './error-text.js';
 
 /** The API's reason for a failure (`NotFound`, `Forbidden`...), when it came from a cluster. */
 export function clusterReason(error: unknown): string | undefined {
@@ -42,7 +42,7 @@ export class ObjectErrors {
 
   /** Records one object's (or one kind's) failure. */
   add(kind: KindRef, error: unknown, tenantRef?: ObjectRef, hostRef?: ObjectRef): void {
-    const entry: ObjectError = { kind: kind.kind, message: errorMessage(error) };
+    const entry: ObjectError = { kind: kind.kind, message: errorText(kind, error) };
     if (tenantRef) entry.tenantRef = tenantRef;
     if (hostRef) entry.hostRef = hostRef;
     const reason = clusterReason(error);
@@ -66,7 +66,7 @@ export class ObjectErrors {
   listingFailed(kind: KindRef, side: ClusterRole, error: unknown, why: string): void {
     this.errors.push({
       kind: kind.kind,
-      message: `listing ${side} ${kind.kind} objects failed: ${errorMessage(error)}`,
+      message: `listing ${side} ${kind.kind} objects failed: ${errorText(kind, error)}`,
       reason: clusterReason(error) ?? 'Unknown',
     });
     this.bounds.backOffIfThrottled(error);

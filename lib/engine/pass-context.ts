@@ -4,7 +4,6 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { errorMessage } from '../common/index.js';
 import {
   type Clock,
   type ClusterApi,
@@ -20,6 +19,7 @@ import type { PassBounds } from './budget.js';
 import { type Convergence, newConvergence } from './convergence.js';
 import { DecisionRecorder } from './decisions.js';
 import { confirmedTokens } from './delete-guard.js';
+import { errorText } from './error-text.js';
 import { policyRecheck } from './lifecycle.js';
 import { ObjectErrors } from './object-errors.js';
 import { DEFAULT_DELETE_GUARD, type DeleteGuardPolicy, type SyncPolicy } from './policy.js';
@@ -92,7 +92,7 @@ export function decide(
     reason,
     passId: ctx.passId,
     dryRun: ctx.dryRun,
-    ...(error === undefined ? {} : { error: errorMessage(error) }),
+    ...(error === undefined ? {} : { error: errorText(rule, error) }),
     ...(alreadyGone ? { alreadyGone: true } : {}),
   });
   if (error !== undefined) ctx.errors.add(rule, error, refs.tenantRef, refs.hostRef);

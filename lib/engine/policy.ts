@@ -4,6 +4,7 @@
  */
 import { isDnsLabel, isRecord, tenantNameProblem } from '../common/index.js';
 import { InvalidPolicyError } from './errors.js';
+import { parseKeyExclusions } from './key-exclusions.js';
 import { LabelSelectorError, parseLabelSelector } from './label-selector.js';
 
 /** Per-kind exclusions: a tenant object matching any of them is silently not synced. */
@@ -14,6 +15,10 @@ export interface KindExclusions {
   names?: string[];
   /** Objects whose labels match this selector are not synced, e.g. `sync=off`. */
   labelSelector?: string;
+  /** Label keys never copied to the host (glob patterns, `key-exclusions.ts`). */
+  labelKeys?: string[];
+  /** Annotation keys never copied to the host (glob patterns), e.g. `nginx.ingress.kubernetes.io/*`. */
+  annotationKeys?: string[];
 }
 
 /** One `toHost` entry: a namespaced kind to copy, with optional exclusions. */
@@ -21,6 +26,8 @@ export interface KindRule {
   apiVersion: string;
   kind: string;
   exclude?: KindExclusions;
+  /** Errors about its objects carry no server text (always so for Secrets; `error-text.ts`). */
+  sensitive?: boolean;
 }
 
 /** A tenant's parsed, validated sync policy. */
@@ -96,6 +103,7 @@ function parseRule(entry: unknown, index: number, problems: string[]): KindRule 
       const names = stringList(exclude.names, `${where}.exclude.names`, problems);
       if (namespaces) exclusions.namespaces = namespaces;
       if (names) exclusions.names = names;
+      Object.assign(exclusions, parseKeyExclusions(exclude, `${where}.exclude`, problems));
       const selector = exclude.labelSelector;
       if (selector !== undefined) {
         if (typeof selector !== 'string') {
@@ -112,9 +120,13 @@ function parseRule(entry: unknown, index: number, problems: string[]): KindRule 
       }
     }
   }
+  if (entry.sensitive !== undefined && typeof entry.sensitive !== 'boolean') {
+    problems.push(`${where}.sensitive must be true or false, got ${describe(entry.sensitive)}`);
+  }
   if (!ok) return undefined;
   const rule: KindRule = { apiVersion: apiVersion as string, kind: kind as string };
   if (exclusions) rule.exclude = exclusions;
+  if (entry.sensitive === true) rule.sensitive = true;
   return rule;
 }
 

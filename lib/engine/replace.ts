@@ -6,6 +6,7 @@
  */
 import { isRecord, jsonEqual } from '../common/index.js';
 import { ClusterError, isClusterError, type KubeObject } from '../ports/index.js';
+import { PassError } from './errors.js';
 import { Annotations } from './metadata.js';
 import type { SourceIdentity } from './provenance.js';
 
@@ -108,6 +109,7 @@ export async function replaceCopy(
   try {
     await ctx.delete(observed);
   } catch (error) {
+    if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
     if (!isClusterError(error, 'NotFound')) return { deleted: { ...deleted, error } };
     deleted.alreadyGone = true;
   }
@@ -115,6 +117,7 @@ export async function replaceCopy(
     await ctx.create();
     return { deleted, created };
   } catch (error) {
+    if (error instanceof PassError) throw error;
     return { deleted, created: { ...created, error } };
   }
 }

@@ -6,6 +6,7 @@
  */
 import { errorMessage, runPool } from '../common/index.js';
 import { isClusterError, type KindRef, type KubeObject } from '../ports/index.js';
+import { PassError } from './errors.js';
 import { compactHostObject } from './host-listing.js';
 import { kindKey, type Remembered, unionKinds } from './lifecycle.js';
 import { decide, type PassContext } from './pass-context.js';
@@ -94,6 +95,7 @@ export async function retireCopies(
               : {}),
           });
         } catch (error) {
+          if (error instanceof PassError) throw error; // e.g. another pass holds the lease
           if (!isClusterError(error, 'NotFound')) {
             failure = isClusterError(error, 'Forbidden')
               ? new Error(retireHint(ctx, kind, namespace, error))

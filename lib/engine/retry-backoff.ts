@@ -28,14 +28,28 @@ export const DEFAULT_BACKOFF: Readonly<BackoffPolicy> = Object.freeze({
 /** At most this many objects are remembered; beyond it the soonest retries are forgotten. */
 export const MAX_RETRIES_REMEMBERED = 200;
 
-/** Failures that pass by themselves: the next pass retries them as usual. */
+/** 4xx answers that pass by themselves: the next pass retries them as usual. */
 const TRANSIENT: ReadonlySet<string> = new Set([
   'Conflict',
   'AlreadyExists',
   'NotFound',
   'TooManyRequests',
-  'Transport',
+  'Expired',
 ]);
+
+/**
+ * Whether a failure will not go away by itself: the host refused the object (Invalid, Forbidden:
+ * an admission policy, a quota, a size limit; any other 4xx answer but a conflict, a missing
+ * object, 410 or 429). Server trouble (a 5xx: the server, not the object), no answer and errors of
+ * the engine's own are retried at the next pass as usual.
+ */
+export function persistentFailure(error: unknown): boolean {
+  if (!(error instanceof ClusterError)) return false;
+  const { status } = error;
+  if (status !== undefined && status >= 500) return false;
+  if (error.reason === 'Invalid' || error.reason === 'Forbidden') return true;
+  return status !== undefined && status >= 400 && !TRANSIENT.has(error.reason);
+}
 
 /** One remembered failure, as `status.retries` holds it. */
 export interface RetryEntry {
@@ -117,6 +131,11 @@ export class RetryMemory {
     return this.entries.size;
   }
 
+  /** Whether anything is remembered about the object (cheap: no version needed). */
+  has(key: RetryKey): boolean {
+    return this.entries.has(keyOf(key));
+  }
+
   /**
    * Whether to attempt the object now: yes when nothing is remembered, when `version` differs from
    * the failed one (its source changed: retry at once), or once `retryAfter` has passed.
@@ -141,11 +160,11 @@ export class RetryMemory {
    * asks for a replacement at the next pass, without delay.
    */
   failed(key: RetryKey, version: string, error: unknown, replace?: string[]): void {
-    const reason = error instanceof ClusterError ? error.reason : 'Unknown';
-    if (TRANSIENT.has(reason) && !replace) {
+    if (!persistentFailure(error) && !replace) {
       this.succeeded(key);
       return;
     }
+    const reason = error instanceof ClusterError ? error.reason : 'Unknown';
     const previous = this.entries.get(keyOf(key));
     const again = previous?.version === version && previous.reason === reason;
     const failures = again ? previous.failures + 1 : 1;

@@ -5,6 +5,7 @@
  * object now out of scope is garbage-collected like one whose source is gone.
  */
 import type { KubeObject } from '../ports/index.js';
+import { compileKeyExclusions, type KeyExclusions } from './key-exclusions.js';
 import { type LabelSelector, matchesLabelSelector, parseLabelSelector } from './label-selector.js';
 import type { KindRule } from './policy.js';
 
@@ -21,6 +22,8 @@ export interface CompiledKindRule {
   namespaces: ReadonlySet<string>;
   names: ReadonlySet<string>;
   selector: LabelSelector | undefined;
+  /** Label and annotation keys kept off the host. */
+  excludeKeys: KeyExclusions;
 }
 
 /** Prepares a rule for {@link isExcluded}. */
@@ -31,6 +34,7 @@ export function compileKindRule(rule: KindRule): CompiledKindRule {
     namespaces: new Set(rule.exclude?.namespaces ?? []),
     names: new Set(rule.exclude?.names ?? []),
     selector: selector === undefined ? undefined : parseLabelSelector(selector),
+    excludeKeys: compileKeyExclusions(rule.exclude),
   };
 }
 

@@ -116,6 +116,7 @@ export class TenantView {
         const desired = toHostObject(item, {
           tenant: ctx.tenant,
           hostNamespace: ctx.hostNamespace,
+          excludeKeys: this.compiled.excludeKeys,
         });
         const source = {
           tenant: ctx.tenant,

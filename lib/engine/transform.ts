@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { isRecord, stableJson } from '../common/index.js';
 import type { KubeObject } from '../ports/index.js';
+import type { KeyExclusions } from './key-exclusions.js';
 import { Annotations, DROPPED_TENANT_ANNOTATIONS, isReservedKey } from './metadata.js';
 import { hostName } from './naming.js';
 import { reverseMappingAnnotations, reverseMappingLabels } from './reverse-mapping.js';
@@ -123,10 +124,14 @@ function specHash(spec: unknown): string {
   return createHash('sha256').update(stableJson(spec), 'utf8').digest('hex').slice(0, 16);
 }
 
-function tenantKeys(map: Record<string, string> | undefined, dropped: readonly string[] = []) {
+function tenantKeys(
+  map: Record<string, string> | undefined,
+  dropped: readonly string[] = [],
+  excluded?: (key: string) => boolean,
+) {
   const kept: Record<string, string> = {};
   for (const [key, value] of Object.entries(map ?? {})) {
-    if (isReservedKey(key) || dropped.includes(key)) continue;
+    if (isReservedKey(key) || dropped.includes(key) || excluded?.(key)) continue;
     kept[key] = value;
   }
   return kept;
@@ -136,6 +141,8 @@ function tenantKeys(map: Record<string, string> | undefined, dropped: readonly s
 export interface TransformTarget {
   tenant: string;
   hostNamespace: string;
+  /** Tenant label and annotation keys the policy keeps off the host (`key-exclusions.ts`). */
+  excludeKeys?: KeyExclusions;
 }
 
 /**
@@ -151,8 +158,13 @@ export interface TransformTarget {
 export function toHostObject(source: KubeObject, target: TransformTarget): KubeObject {
   const vns = source.metadata.namespace ?? '';
   const name = source.metadata.name;
-  const labels = tenantKeys(source.metadata.labels);
-  const annotations = tenantKeys(source.metadata.annotations, DROPPED_TENANT_ANNOTATIONS);
+  const { excludeKeys } = target;
+  const labels = tenantKeys(source.metadata.labels, [], excludeKeys?.labels);
+  const annotations = tenantKeys(
+    source.metadata.annotations,
+    DROPPED_TENANT_ANNOTATIONS,
+    excludeKeys?.annotations,
+  );
   const owned: OwnedKeys = {
     labels: Object.keys(labels).sort(),
     annotations: Object.keys(annotations).sort(),

@@ -19,7 +19,7 @@
  * client leaves no trace there anyway).
  */
 import { createHash } from 'node:crypto';
-import { stableJson } from '../common/index.js';
+import { isRecord, stableJson } from '../common/index.js';
 import type { KubeObject } from '../ports/index.js';
 import { updateBody } from './drift.js';
 import { Annotations } from './metadata.js';
@@ -99,7 +99,7 @@ export function createBody(desired: KubeObject): KubeObject {
 /** What an existing same-source copy needs. */
 export type UpdatePlan =
   | { action: 'InSync'; normalised: boolean }
-  | { action: 'Update'; body: KubeObject; changed: string[] };
+  | { action: 'Update'; body: KubeObject; changed: string[]; sameDesired: boolean };
 
 /**
  * Plans the update of a same-source copy: in sync when nothing the engine owns differs, or when
@@ -123,5 +123,36 @@ export function planUpdate(desired: KubeObject, observed: KubeObject): UpdatePla
     [Annotations.AppliedHash]: applied,
     [Annotations.StoredHash]: sameDesired ? stored : undefined,
   };
-  return { action: 'Update', body: withRecord(body, record), changed };
+  return { action: 'Update', body: withRecord(body, record), changed, sameDesired };
+}
+
+/**
+ * The update that only records how the host stored this very desired object, when the host
+ * refuses to change `fields` of it (immutable): those fields are sent as the host has them, so the
+ * update is accepted and changes nothing but the record. Top-level and dotted paths; a path
+ * through a list is left as it is.
+ */
+export function recordOnly(
+  plan: Extract<UpdatePlan, { action: 'Update' }>,
+  observed: KubeObject,
+  fields: readonly string[],
+): KubeObject {
+  const body = structuredClone(plan.body);
+  for (const field of fields) {
+    const path = field.split('.');
+    let from: unknown = observed;
+    let to: Record<string, unknown> = body;
+    for (const [i, key] of path.entries()) {
+      if (!isRecord(from)) break;
+      const value = from[key];
+      if (i === path.length - 1) {
+        if (value === undefined) delete to[key];
+        else to[key] = structuredClone(value);
+      } else if (isRecord(to[key])) {
+        to = to[key] as Record<string, unknown>;
+        from = value;
+      } else break;
+    }
+  }
+  return body;
 }

@@ -79,6 +79,11 @@ export interface PassResult {
   warnings?: PassWarning[];
   /** Set while a deleted TenantCluster waits for its host copies to be removed. */
   cleanup?: { copiesLeft: number };
+  /**
+   * Set when another pass held the tenant's lease: this pass wrote nothing (no copies, status or
+   * Events); who holds it (`<namespace>/<name>` of the Lease, holder, since, expires).
+   */
+  leaseHeld?: { lease: string; holder: string; since: string; expires: string };
   /** uid of the TenantCluster the pass read, so sinks that refer to it need not read it again. */
   tenantClusterUid?: string;
   /** `metadata.generation` of the TenantCluster the pass read (`status.observedGeneration`). */

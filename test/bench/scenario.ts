@@ -1,7 +1,8 @@
 /**
  * The benchmark scenario shared by `pass.bench.ts` and `pass-memory.bench.ts`: a throw-away
  * local control plane, a TenantCluster `bench` that syncs ConfigMaps, N tenant ConfigMaps with
- * ~200-byte payloads in 10 virtual namespaces, and the edits between passes.
+ * ~200-byte payloads in 10 virtual namespaces, and the edits between passes. `compare.bench.ts`
+ * uses it too, with its own edits.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,9 +17,9 @@ import {
 import type { KubeObject } from '../../lib/ports/index.js';
 
 export const BENCH_TENANT = 'bench';
-const HOST_NAMESPACE = 'tenant-bench';
-const NAMESPACES = Array.from({ length: 10 }, (_, i) => `ns-${i}`);
-const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
+export const HOST_NAMESPACE = 'tenant-bench';
+export const NAMESPACES = Array.from({ length: 10 }, (_, i) => `ns-${i}`);
+export const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 
 export interface BenchClusters {
   state: ControlPlaneState;
@@ -28,7 +29,11 @@ export interface BenchClusters {
   onePercent: number[];
 }
 
-async function pool<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function pool<T>(
+  items: T[],
+  width: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: width }, async () => {
@@ -37,7 +42,7 @@ async function pool<T>(items: T[], width: number, work: (item: T) => Promise<voi
   );
 }
 
-function configMap(i: number, value: string): KubeObject {
+export function configMap(i: number, value: string): KubeObject {
   return {
     ...CONFIGMAP,
     metadata: {

@@ -46,15 +46,17 @@ export function kubeTime(ms: number): string {
 }
 
 /**
- * The Event of a group of identical decisions. Reason = the action; `Warning` for a Delete,
- * since it removes something from the host, `Normal` otherwise.
+ * The Event of a group of identical decisions. Reason = the action (`<Action>Failed` when its
+ * write failed); `Warning` for a Delete, since it removes something from the host, and for a
+ * failed write; `Normal` otherwise.
  */
 export function decisionEventSpec(about: TenantClusterRef, group: DecisionGroup): EventSpec {
   const d = group.decision;
+  const failed = d.error !== undefined;
   return {
     name: decisionEventName(about.tenant, about.uid, d),
-    reason: d.action,
-    type: d.action === DecisionAction.Delete ? 'Warning' : 'Normal',
+    reason: failed ? `${d.action}Failed` : d.action,
+    type: d.action === DecisionAction.Delete || failed ? 'Warning' : 'Normal',
     message: decisionEventMessage(d),
     occurrences: group.occurrences,
     annotations: {

@@ -29,6 +29,8 @@ export function decisionKey(d: Decision): readonly string[] {
     d.hostRef.namespace,
     d.hostRef.name,
     d.reason,
+    // A failed write is another Event (reason `<Action>Failed`) than the same write done.
+    ...(d.error === undefined ? [] : ['failed']),
   ];
 }
 
@@ -69,8 +71,15 @@ export function passSummaryEventName(
     result.complete,
     result.incompleteReason ?? '',
     notEmitted,
+    // Failed and already-gone counts only when there are any, so other names stay as they were.
+    ...(failedOrGone(result) ? [result.failed, result.alreadyGone ?? 0] : []),
   ];
   return `${tenant}.${hash([tenant, tenantClusterUid, ...key])}`;
+}
+
+function failedOrGone(result: PassResult): boolean {
+  const f = result.failed;
+  return (result.alreadyGone ?? 0) > 0 || (f !== undefined && f.Create + f.Update + f.Delete > 0);
 }
 
 /** True when `object` is an Event the Events sink wrote (for tests and tools). */

@@ -15,10 +15,25 @@ function truncate(text: string, max = MAX_EVENT_MESSAGE): string {
  * (`hostns/hostname`), the reason, and the error of a failed write.
  */
 export function decisionEventMessage(d: Decision): string {
-  const failed = d.error === undefined ? '' : ` (failed: ${d.error})`;
+  const failed = d.error === undefined ? '' : ` (${d.action} failed: ${d.error})`;
   return truncate(
     `${d.kind} ${d.tenantRef.namespace}/${d.tenantRef.name} -> host ${d.hostRef.namespace}/${d.hostRef.name}: ${d.reason}${failed}`,
   );
+}
+
+/**
+ * `, 2 failed (1 Create, 1 Update), 1 already gone`: the Decisions that did not do what they say,
+ * counted apart; empty when there are none.
+ */
+export function failedCountsText(result: Pick<PassResult, 'failed' | 'alreadyGone'>): string {
+  const f = result.failed;
+  const parts = f
+    ? (['Create', 'Update', 'Delete'] as const).filter((a) => f[a] > 0).map((a) => `${f[a]} ${a}`)
+    : [];
+  const total = f ? f.Create + f.Update + f.Delete : 0;
+  const failed = total > 0 ? `, ${total} failed (${parts.join(', ')})` : '';
+  const gone = result.alreadyGone ? `, ${result.alreadyGone} already gone` : '';
+  return `${failed}${gone}`;
 }
 
 /**
@@ -40,6 +55,6 @@ export function passSummaryMessage(
       ? `Every decision has its own Event.`
       : `${notEmitted} of ${decisions} decisions are not shown as Events (at most ${maxEventsPerPass} per pass); the logs have all of them (passId ${result.passId}).`;
   return truncate(
-    `Pass ${result.passId}: ${c.Create} Create, ${c.Update} Update, ${c.Delete} Delete, ${c.Skip} Skip, ${plural(result.errors.length, 'error')}; ${state}. ${shown}`,
+    `Pass ${result.passId}: ${c.Create} Create, ${c.Update} Update, ${c.Delete} Delete, ${c.Skip} Skip${failedCountsText(result)}, ${plural(result.errors.length, 'error')}; ${state}. ${shown}`,
   );
 }

@@ -108,7 +108,8 @@ export class KubernetesEventsSink implements DecisionSink {
     // A pass that decided nothing stays silent unless it failed somewhere: an operator reading
     // `kubectl describe` must see a pass whose listing or writes failed.
     const quiet = decisions.length === 0 && result.complete && result.errors.length === 0;
-    if (result.dryRun || quiet) return;
+    // A pass that found another pass holding the tenant's lease writes nothing, Events included.
+    if (result.dryRun || quiet || result.leaseHeld) return;
     try {
       await this.writeEvents(result, decisions, report);
     } catch (error) {

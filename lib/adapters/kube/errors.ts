@@ -53,6 +53,11 @@ export function parseStatus(body: unknown): KubeStatus | undefined {
     if (typeof value.details.retryAfterSeconds === 'number') {
       details.retryAfterSeconds = value.details.retryAfterSeconds;
     }
+    if (Array.isArray(value.details.causes)) {
+      details.causes = value.details.causes
+        .filter(isRecord)
+        .map((c) => (typeof c.field === 'string' ? { field: c.field } : {}));
+    }
     status.details = details;
   }
   return status;
@@ -92,6 +97,7 @@ const BY_STATUS_REASON: ReadonlyMap<string, ClusterErrorReason> = new Map(
       ClusterErrorReason.Unauthorized,
       ClusterErrorReason.Invalid,
       ClusterErrorReason.TooManyRequests,
+      ClusterErrorReason.Expired,
     ] as const
   ).map((reason) => [reason, reason]),
 );
@@ -104,6 +110,7 @@ const BY_HTTP_CODE: ReadonlyMap<number, ClusterErrorReason> = new Map([
   [403, ClusterErrorReason.Forbidden],
   [404, ClusterErrorReason.NotFound],
   [409, ClusterErrorReason.Conflict],
+  [410, ClusterErrorReason.Expired],
   [429, ClusterErrorReason.TooManyRequests],
 ]);
 
@@ -133,9 +140,11 @@ export function clusterErrorFromResponse(
     message = `${what} to ${request.server} failed with HTTP ${failure.code}${text ? `: ${text}` : ''}`;
   }
   const retryAfter = retryAfterSeconds(failure.headers, status);
+  const fields = (status?.details?.causes ?? []).flatMap((c) => (c.field ? [c.field] : []));
   return new ClusterError(reason, message, {
     status: failure.code,
     ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }),
+    ...(fields.length === 0 ? {} : { fields }),
     ...(cause === undefined ? {} : { cause }),
   });
 }
@@ -184,7 +193,8 @@ export function clusterErrorFromTransport(
   timeoutMs?: number,
 ): ClusterError {
   let detail: string;
-  if (isTimeout(error)) {
+  const timedOut = isTimeout(error);
+  if (timedOut) {
     detail = `timed out${timeoutMs === undefined ? '' : ` after ${timeoutMs} ms`} (ETIMEDOUT)`;
   } else {
     const found = findCode(error);
@@ -204,9 +214,7 @@ export function clusterErrorFromTransport(
   return new ClusterError(
     ClusterErrorReason.Transport,
     `cannot reach ${request.server}: ${detail}`,
-    {
-      cause: error,
-    },
+    { cause: error, timedOut },
   );
 }
 

@@ -4,8 +4,10 @@
  * and its middleware. Bodies go out and come back as plain JSON, not the library's model classes,
  * because the engine needs objects exactly as the server sent them.
  *
- * Every request has a bounded timeout so a hung server cannot eat a Lambda's deadline, and every
- * failure is a typed {@link ClusterError}.
+ * Every request has a bounded timeout so a hung server cannot eat a Lambda's deadline: its own
+ * (30 s by default), or the time left to the request deadline of the caller's scope when that is
+ * nearer (the pass deadline; see `withRequestDeadline`). Every failure is a typed
+ * {@link ClusterError}.
  */
 import {
   ApiException,
@@ -17,7 +19,13 @@ import {
   type RequestContext,
   ServerConfiguration,
 } from '@kubernetes/client-node';
-import { ClusterError, ClusterErrorReason, type RequestCount } from '../../ports/index.js';
+import {
+  ClusterError,
+  ClusterErrorReason,
+  currentRequestDeadline,
+  type RequestCount,
+  type RequestDeadline,
+} from '../../ports/index.js';
 import { clusterErrorFromResponse, clusterErrorFromTransport } from './errors.js';
 import { type QueryValues, queryParams } from './rest-paths.js';
 
@@ -68,7 +76,6 @@ export class KubeHttp {
         if (ctx.getHttpMethod() === HttpMethod.GET) this.counts.reads += 1;
         else this.counts.writes += 1;
         ctx.setHeaderParam('User-Agent', settings.userAgent);
-        ctx.setSignal(AbortSignal.timeout(this.timeoutMs));
         return ctx;
       },
       post: async (rsp) => rsp,
@@ -99,6 +106,7 @@ export class KubeHttp {
    */
   async request(spec: RequestSpec): Promise<unknown> {
     const description = { server: this.server, method: spec.method, path: spec.path };
+    let bound = this.timeoutFor(spec); // nothing is sent once the caller's deadline has passed
     const ctx = this.configuration.baseServer.makeRequestContext(spec.path, spec.method);
     for (const [key, value] of queryParams(spec.query)) ctx.setQueryParam(key, value);
     ctx.setHeaderParam('Accept', 'application/json');
@@ -117,6 +125,7 @@ export class KubeHttp {
         { cause: error },
       );
     }
+    bound = this.timeoutFor(spec); // getting credentials may have taken a while
     this.shareDispatcher(ctx);
 
     let status: number;
@@ -127,6 +136,7 @@ export class KubeHttp {
       for (const middleware of this.configuration.middleware) {
         prepared = await middleware.pre(prepared).toPromise();
       }
+      prepared.setSignal(AbortSignal.timeout(bound.timeoutMs));
       let response = await this.configuration.httpApi.send(prepared).toPromise();
       for (const middleware of this.configuration.middleware) {
         response = await middleware.post(response).toPromise();
@@ -135,7 +145,13 @@ export class KubeHttp {
       headers = response.headers;
       text = await response.body.text();
     } catch (error) {
-      throw clusterErrorFromTransport(error, description, this.timeoutMs);
+      const mapped = clusterErrorFromTransport(error, description, bound.timeoutMs);
+      if (!mapped.timedOut || bound.deadline === undefined) throw mapped;
+      throw new ClusterError(
+        ClusterErrorReason.Transport,
+        `${this.server} stalled: no answer to ${spec.method} ${spec.path} before ${bound.deadline.what} (${bound.timeoutMs} ms)`,
+        { cause: error, timedOut: true },
+      );
     }
 
     if (status >= 200 && status <= 299) {
@@ -157,6 +173,24 @@ export class KubeHttp {
       headers,
     );
     throw clusterErrorFromResponse(exception, description, exception);
+  }
+
+  /**
+   * The timeout of one request: the client's own, or less when the request deadline of the
+   * caller's scope (see `withRequestDeadline`) is nearer; `deadline` is set when it is the bound.
+   * @throws ClusterError (Transport) when that deadline has passed: nothing is sent.
+   */
+  private timeoutFor(spec: RequestSpec): { timeoutMs: number; deadline?: RequestDeadline } {
+    const deadline = currentRequestDeadline();
+    const left = deadline === undefined ? Number.POSITIVE_INFINITY : deadline.atMs - Date.now();
+    if (deadline !== undefined && left <= 0) {
+      throw new ClusterError(
+        ClusterErrorReason.Transport,
+        `${spec.method} ${spec.path} was not sent to ${this.server}: ${deadline.what} had passed`,
+      );
+    }
+    if (deadline === undefined || left >= this.timeoutMs) return { timeoutMs: this.timeoutMs };
+    return { timeoutMs: Math.max(1, Math.floor(left)), deadline };
   }
 
   /** The library builds a new connection pool per request; keep the first and reuse it. */

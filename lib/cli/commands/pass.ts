@@ -1,13 +1,14 @@
 /** `tenantplane sync` and `tenantplane plan`: one pass (or its dry run) from this machine. */
 import { KubernetesEventsSink } from '../../adapters/events/index.js';
 import { LogSink } from '../../adapters/log-sink.js';
-import { runPass } from '../../engine/index.js';
-import type { DecisionSink } from '../../ports/index.js';
+import { passEndDeadline, reportPassFailure, runPass } from '../../engine/index.js';
+import { type DecisionSink, withRequestDeadline } from '../../ports/index.js';
 import { withClusters } from '../clusters.js';
 import { type ExitCode, exitCodeForPass } from '../exit-codes.js';
 import { painter, passReport, withProgressLine } from '../format.js';
-import { type CliIo, colorsEnabled, jsonLines, localLog } from '../io.js';
+import { type CliIo, colorsEnabled } from '../io.js';
 import { budgetFromFlags, checkTenantName, type PassFlags } from '../options.js';
+import { recordWriter } from '../records.js';
 
 export interface PassCommandOptions {
   dryRun: boolean;
@@ -24,22 +25,33 @@ export async function passCommand(
   options: PassCommandOptions,
 ): Promise<ExitCode> {
   const tenant = checkTenantName(tenantArg);
-  return withClusters(flags, localLog(io), async (clusters) => {
+  return withClusters(flags, io, async (clusters) => {
     const tenantApi = await clusters.tenant();
     const hostApi = await clusters.host();
     const sinks: DecisionSink[] = [];
-    if (flags.output === 'json') sinks.push(new LogSink(jsonLines(io)));
+    // -o json/yaml: the function's structured log records, streamed as the pass decides.
+    if (flags.output !== 'table') sinks.push(new LogSink(recordWriter(io, flags.output)));
     if (!options.dryRun) sinks.push(new KubernetesEventsSink({ hostApi, tenant }));
+    const budget = budgetFromFlags(flags, Date.now());
+    // The failure report too ends by the deadline plus the reporting reserve (deadlines.ts).
     const result = await withProgressLine(io.err, io.stderrIsTTY, (progress) =>
-      runPass({
-        tenant,
-        tenantApi,
-        hostApi,
-        sinks,
-        dryRun: options.dryRun,
-        budget: budgetFromFlags(flags, Date.now()),
-        onProgress: (p) => progress.update(p, options.dryRun ? 'to write' : 'written'),
-      }),
+      withRequestDeadline(passEndDeadline(budget), () =>
+        runPass({
+          tenant,
+          tenantApi,
+          hostApi,
+          sinks,
+          dryRun: options.dryRun,
+          budget,
+          // One pass per tenant: a pass that writes holds the tenant's Lease (exit 3 when held).
+          lease: true,
+          onProgress: (p) => progress.update(p, options.dryRun ? 'to write' : 'written'),
+        }).catch(async (error: unknown) => {
+          // Ready False with a reason on the TenantCluster, best effort; the error is what we report.
+          await reportPassFailure(hostApi, tenant, error, { dryRun: options.dryRun });
+          throw error;
+        }),
+      ),
     );
     if (flags.output === 'table') io.out(passReport(result, painter(colorsEnabled(io))));
     return exitCodeForPass(result);

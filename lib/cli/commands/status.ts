@@ -32,7 +32,9 @@ export interface LastPass {
   durationMs?: number;
   complete?: boolean;
   incompleteReason?: string;
-  counts?: Partial<Record<'create' | 'update' | 'delete' | 'skip', number>>;
+  counts?: Partial<Record<'create' | 'update' | 'delete' | 'skip' | 'alreadyGone', number>>;
+  /** Decisions whose write failed, per action (apart from `counts`). */
+  failed?: Partial<Record<'create' | 'update' | 'delete', number>>;
   errorCount?: number;
   errors?: string[];
 }
@@ -97,7 +99,9 @@ export function statusText(report: StatusReport, now: number, paint = painter(fa
     ]);
     const c = lp.counts ?? {};
     const counts = { Create: c.create, Update: c.update, Delete: c.delete, Skip: c.skip };
-    rows.push(['  Decisions:', countsText(counts)]);
+    const f = lp.failed ?? {};
+    const failed = { Create: f.create, Update: f.update, Delete: f.delete };
+    rows.push(['  Decisions:', countsText(counts, { failed, alreadyGone: c.alreadyGone })]);
     rows.push(['  Errors:', String(lp.errorCount ?? lp.errors?.length ?? 0)]);
     for (const e of lp.errors ?? []) rows.push(['', paint('red', e)]);
   }

@@ -247,7 +247,7 @@ describe('createClusterApi against a real kube-apiserver', () => {
       lastPass: {
         passId: 'p-1',
         complete: true,
-        counts: { Create: 2, Update: 0, Delete: 0, Skip: 1 },
+        counts: { create: 2, update: 0, delete: 0, skip: 1 },
       },
     });
     expect((patched.status as { lastPass: { passId: string } }).lastPass.passId).toBe('p-1');
@@ -258,7 +258,7 @@ describe('createClusterApi against a real kube-apiserver', () => {
       lastPass: {
         passId: 'p-2',
         complete: true,
-        counts: { Create: 2, Update: 0, Delete: 0, Skip: 1 },
+        counts: { create: 2, update: 0, delete: 0, skip: 1 },
       },
     });
     // The status subresource ignores spec changes.

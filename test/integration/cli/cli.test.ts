@@ -193,10 +193,10 @@ describe('tenantplane against real clusters', () => {
 
     const json = await tenantplane(['status', tenant, ...kubeconfigFlags, '-o', 'json']);
     const report = JSON.parse(json.stdout) as {
-      lastPass: { counts: { Update: number } };
+      lastPass: { counts: { update: number } };
       events: unknown[];
     };
-    expect(report.lastPass.counts.Update).toBe(1);
+    expect(report.lastPass.counts.update).toBe(1);
     expect(report.events.length).toBeGreaterThan(0);
   });
 

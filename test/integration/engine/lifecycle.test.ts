@@ -213,10 +213,11 @@ describe('a tenant through its life', () => {
       'UPDATED',
       'DELETED',
       'SKIPPED',
+      'FAILED',
       'ERRORS',
     ]);
     const cells = row?.split(/\s{2,}/);
     expect(cells?.slice(0, 3)).toEqual([t.name, t.hostNamespace, 'True']);
-    expect(cells?.slice(5)).toEqual(['Converged', 'false', 'true', '0', '0', '1', '0', '0']);
+    expect(cells?.slice(5)).toEqual(['Converged', 'false', 'true', '0', '0', '1', '0', '0', '0']);
   });
 });

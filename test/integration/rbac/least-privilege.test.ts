@@ -114,6 +114,7 @@ async function pass(): Promise<{ result: PassResult; events: KubernetesEventsSin
     tenantApi: restricted.tenant,
     hostApi: restricted.host,
     sinks: [events],
+    lease: true,
   });
   return { result, events };
 }
@@ -126,6 +127,8 @@ async function expectClean(run: { result: PassResult; events: KubernetesEventsSi
   expect(run.result.errors).toEqual([]);
   expect(run.result.complete).toBe(true);
   expect(run.result.statusWritten).toBe(true);
+  // The tenant's Lease was taken and released with these grants alone.
+  expect(run.result.warnings ?? []).toEqual([]);
   expect(run.events.lastReport?.failures).toEqual([]);
   const tc = await admin.host.get(TENANT_CLUSTER, undefined, TENANT);
   const lastPass = (tc?.status as { lastPass?: { passId?: string } } | undefined)?.lastPass;
@@ -249,6 +252,14 @@ describe('the bounds of the restricted identities', () => {
       host.patchStatus(TENANT_CLUSTER, undefined, OTHER_TENANT, { lastPass: null }),
     );
     await expectForbidden('list TenantClusters', () => host.list(TENANT_CLUSTER));
+    const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' };
+    await expectForbidden('take a lease in another tenant namespace', () =>
+      host.create({ ...LEASE, metadata: { name: `tenantplane-${TENANT}`, namespace: OTHER_NS } }),
+    );
+    await expectForbidden('read another lease in its own namespace', () =>
+      host.get(LEASE, HOST_NS, `tenantplane-${OTHER_TENANT}`),
+    );
+    await expectForbidden('list leases', () => host.list(LEASE, { namespace: HOST_NS }));
     const own = (await host.get(TENANT_CLUSTER, undefined, TENANT)) as KubeObject;
     await expectForbidden('edit its own TenantCluster spec', () =>
       host.update({ ...own, spec: { ...(own.spec as object), paused: true } }),

@@ -39,7 +39,7 @@ describe('clusterErrorFromResponse', () => {
     [400, 'BadRequest', ClusterErrorReason.Invalid],
     [429, 'TooManyRequests', ClusterErrorReason.TooManyRequests],
     [500, 'InternalError', ClusterErrorReason.Unknown],
-    [410, 'Expired', ClusterErrorReason.Unknown],
+    [410, 'Expired', ClusterErrorReason.Expired],
   ])('HTTP %i %s -> %s, with the Status message', (code, reason, expected) => {
     const error = toClusterError(
       apiException(code, status(code, reason, `msg ${reason}`)),

@@ -135,6 +135,26 @@ describe('passLogRecord', () => {
     expect(JSON.stringify(record)).not.toContain('Create because');
   });
 
+  it('counts failed writes and already-gone deletes apart from what was done', () => {
+    const record = passLogRecord(
+      passResult([], {
+        counts: { Create: 1, Update: 0, Delete: 0, Skip: 0 },
+        failed: { Create: 2, Update: 1, Delete: 0, Skip: 0 },
+        alreadyGone: 1,
+      }),
+    );
+    expect(record).toMatchObject({
+      creates: 1,
+      deletes: 0,
+      failedWrites: 3,
+      alreadyGone: 1,
+      decisions: 5,
+    });
+    expect(record.summary).toMatch(
+      /1 created, 0 updated, 0 deleted, 0 skipped, 3 failed, 1 already gone, /,
+    );
+  });
+
   it('leaves optional fields out of a complete pass', () => {
     const record = passLogRecord(passResult([]));
     expect(record).not.toHaveProperty('incompleteReason');

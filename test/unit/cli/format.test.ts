@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import {
+  countsText,
   decisionTable,
   formatTable,
   painter,
@@ -146,5 +147,41 @@ describe('progressLine', () => {
     p.update({ kind: 'ConfigMap', listed: 10, written: 2 });
     p.done();
     expect(out).toEqual([]);
+  });
+});
+
+describe('countsText', () => {
+  const cases: Array<{
+    name: string;
+    counts: Partial<PassResult['counts']>;
+    apart?: Parameters<typeof countsText>[1];
+    expected: string;
+  }> = [
+    {
+      name: 'only what was done',
+      counts: { Create: 3, Update: 1, Delete: 0, Skip: 2 },
+      expected: '3 Create, 1 Update, 0 Delete, 2 Skip',
+    },
+    {
+      name: 'missing counts read 0',
+      counts: {},
+      expected: '0 Create, 0 Update, 0 Delete, 0 Skip',
+    },
+    {
+      name: 'failed writes and already-gone deletes apart',
+      counts: { Create: 1 },
+      apart: { failed: { Create: 2, Delete: 1 }, alreadyGone: 1 },
+      expected:
+        '1 Create, 0 Update, 0 Delete, 0 Skip, 3 failed (2 Create, 1 Delete), 1 already gone',
+    },
+    {
+      name: 'nothing failed: nothing added',
+      counts: { Create: 1 },
+      apart: { failed: { Create: 0, Update: 0, Delete: 0, Skip: 0 }, alreadyGone: 0 },
+      expected: '1 Create, 0 Update, 0 Delete, 0 Skip',
+    },
+  ];
+  it.each(cases)('$name', ({ counts, apart, expected }) => {
+    expect(countsText(counts, apart)).toBe(expected);
   });
 });

@@ -66,7 +66,7 @@ describe('statusText', () => {
         tenant: 'dev',
         spec: {},
         policy: { hostNamespace: 'tenant-dev', paused: false, toHost: [] },
-        lastPass: { passId: 'p1', complete: true, counts: { Create: 2 } },
+        lastPass: { passId: 'p1', complete: true, counts: { create: 2 } },
         events: [],
       },
       0,

@@ -38,7 +38,7 @@ describe('tenantplane (in-process)', () => {
     [['sync', 'dev', 'extra'], /too many arguments/],
     [['sync', 'dev', '--deadline', '30'], /--deadline: invalid duration "30"/],
     [['plan', 'dev', '--max-writes', '-1'], /--max-writes/],
-    [['sync', 'dev', '-o', 'yaml'], /argument 'yaml' is invalid/],
+    [['sync', 'dev', '-o', 'xml'], /argument 'xml' is invalid/],
     [['sync', 'Not_A_Name'], /invalid tenant cluster name/],
     [['sync', 'dev', '--host-kubeconfig', 'h.yaml'], /go together/],
     [['explain', 'no-slash'], /<host-namespace>\/<host-name>/],

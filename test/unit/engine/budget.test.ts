@@ -524,7 +524,7 @@ describe('failures', () => {
     expect(hostSummary(hostApi).map((o) => o.ref)).toContain('ConfigMap good-x-default-x-dev');
   });
 
-  it('deletes carry the uid precondition; a recreated object is not deleted', async () => {
+  it('deletes carry the uid precondition; a recreated object is not deleted (a Skip: checked again next pass)', async () => {
     const orphan = hostCopyOf(cm('default', 'gone'));
     const { tenantApi, hostApi } = clusters([], [orphan], { toHost: [CONFIGMAP] });
     const seeded = hostApi.peek(CONFIGMAP, HOST_NS, 'gone-x-default-x-dev');
@@ -539,8 +539,10 @@ describe('failures', () => {
       return undefined;
     });
     const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
-    expect(result.decisions[0]?.action).toBe('Delete');
-    expect(result.errors[0]?.reason).toBe('Conflict');
+    // 409 on the preconditions: not deleted, never retried blind; the next pass looks again.
+    expect(result.decisions[0]?.action).toBe('Skip');
+    expect(result.decisions[0]?.reason).toMatch(/changed after it was listed \(409 Conflict/);
+    expect(result.errors).toEqual([]);
     expect(hostApi.peek(CONFIGMAP, HOST_NS, 'gone-x-default-x-dev')?.metadata.uid).toBe('new-uid');
   });
 

@@ -7,7 +7,12 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import type { Context } from 'aws-lambda';
 import { createHandler, type SyncHandlerDeps } from '../../../functions/sync/handler.js';
 import { createClusterApi } from '../../../lib/adapters/kube/cluster-client.js';
-import { ClusterUnreachableError, type PassOptions, runPass } from '../../../lib/engine/index.js';
+import {
+  ClusterUnreachableError,
+  type PassOptions,
+  runPass,
+  TENANT_CLUSTER,
+} from '../../../lib/engine/index.js';
 import {
   ClusterError,
   type ClusterRole,
@@ -125,6 +130,7 @@ describe('sync handler: accepted events', () => {
       dryRun: false,
       complete: true,
       counts: { Create: 2, Update: 0, Delete: 0, Skip: 0 },
+      failed: { Create: 0, Update: 0, Delete: 0, Skip: 0 },
       objectErrors: 0,
       objectsSeen: 2,
       durationMs: expect.any(Number),
@@ -136,11 +142,13 @@ describe('sync handler: accepted events', () => {
         .map((o) => o.metadata.name)
         .sort(),
     ).toEqual([hn('default', 'app'), hn('web', 'settings')].sort());
-    // The deadline is now + remaining time - safety margin; the budget comes from the env.
+    // The deadline is now + remaining time - safety margin; the budget comes from the env; half
+    // the margin is the reserve for what follows the work (status, Events, the lease release).
     expect(passes[0]!.budget).toEqual({
       deadline: NOW + 60_000 - 5000,
       maxWrites: 100,
       pageSize: 50,
+      reportReserveMs: 2500,
     });
     expect(passes[0]!.dryRun).toBe(false);
     expect(passes[0]!.passId).toBe('pass-1');
@@ -227,6 +235,8 @@ describe('sync handler: accepted events', () => {
       Updates: 0,
       Deletes: 0,
       Skips: 0,
+      FailedWrites: 0,
+      AlreadyGone: 0,
       ObjectErrors: 0,
       ObjectsSeen: 3,
       PassComplete: 1,
@@ -247,7 +257,9 @@ describe('sync handler: accepted events', () => {
     const result = await handler({ tenant: 'dev' }, lambdaContext());
 
     expect(result.objectErrors).toBe(1);
-    expect(result.counts.Create).toBe(2);
+    // The refused create is counted apart from the create made.
+    expect(result.counts.Create).toBe(1);
+    expect(result.failed?.Create).toBe(1);
     const lines = jsonLines();
     const warning = lines.find((l) => l.message === 'object error');
     expect(warning).toMatchObject({
@@ -257,7 +269,12 @@ describe('sync handler: accepted events', () => {
       tenantName: 'settings',
       error: expect.stringContaining('too long'),
     });
-    expect(lines.find((l) => '_aws' in l)).toMatchObject({ ObjectErrors: 1, PassComplete: 1 });
+    expect(lines.find((l) => '_aws' in l)).toMatchObject({
+      Creates: 1,
+      FailedWrites: 1,
+      ObjectErrors: 1,
+      PassComplete: 1,
+    });
   });
 
   it('reports an incomplete pass (write budget) as PassIncomplete', async () => {
@@ -420,6 +437,27 @@ describe('sync handler: refusals and failures', () => {
     });
     expect((failure!.error as Record<string, unknown>).cause).toBeUndefined();
     expect(output.join('')).not.toContain(CANARY);
+  });
+
+  it('an unreachable tenant cluster sets Ready False on the TenantCluster; a dry run writes nothing', async () => {
+    const { handler, tenantApi, hostApi } = setup();
+    tenantApi.failWhen(() => new ClusterError('Transport', 'cannot reach https://t: ECONNREFUSED'));
+
+    await expect(handler({ tenant: 'dev', dryRun: true }, lambdaContext())).rejects.toThrow(
+      'the tenant cluster is unreachable',
+    );
+    expect(writes(hostApi)).toBe(0);
+
+    await expect(handler({ tenant: 'dev' }, lambdaContext())).rejects.toThrow(
+      'the tenant cluster is unreachable: cannot reach https://t: ECONNREFUSED',
+    );
+    const tc = hostApi.peek(TENANT_CLUSTER, undefined, TENANT)!;
+    const conditions = (tc.status as { conditions: Array<Record<string, unknown>> }).conditions;
+    expect(conditions.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'TenantClusterUnreachable',
+      lastTransitionTime: new Date(NOW).toISOString().replace('.000Z', 'Z'),
+    });
   });
 
   it('fails clearly when the function is misconfigured', async () => {

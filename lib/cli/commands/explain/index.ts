@@ -9,7 +9,7 @@ import { type ClusterFlags, withClusters } from '../../clusters.js';
 import { CommandError, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { painter } from '../../format.js';
-import { type CliIo, colorsEnabled, localLog } from '../../io.js';
+import { type CliIo, colorsEnabled } from '../../io.js';
 import type { OutputFlags } from '../../options.js';
 import { gatherExplanation, isGone } from './gather.js';
 import { explainOutput } from './render.js';
@@ -82,7 +82,7 @@ export async function explainCommand(
 ): Promise<ExitCode> {
   const hostRef = parseHostRef(target);
   const kind = kindRefFor(flags.kind, flags.apiVersion);
-  return withClusters(flags, localLog(io), async (clusters) => {
+  return withClusters(flags, io, async (clusters) => {
     const hostApi = await clusters.host();
     const found = await gatherExplanation(hostApi, () => clusters.tenant(), kind, hostRef);
     const text = explainOutput(found, flags.output, Date.now(), painter(colorsEnabled(io)));

@@ -211,8 +211,26 @@ describe('KubernetesEventsSink', () => {
     const summary = summaries(host)[0]!;
     expect(summary.type).toBe('Warning');
     expect(summary.message).toContain('1 error; incomplete: write budget of 1 reached.');
-    expect(decisionEvents(host)[0]!.message).toContain(
-      '(failed: admission webhook denied the request)',
+    // The Event of a failed write says so: its reason, its type and its message.
+    const failed = decisionEvents(host)[0]!;
+    expect(failed.message).toContain('(Create failed: admission webhook denied the request)');
+    expect(failed.reason).toBe('CreateFailed');
+    expect(failed.type).toBe('Warning');
+  });
+
+  it('counts failed and already-gone decisions apart in the summary', async () => {
+    const sink = new KubernetesEventsSink({ hostApi: host, tenant: 'dev', clock });
+    const ds = [decision(Create, 'a', { error: 'denied' }), decision(Create, 'b')];
+    await sink.passFinished(
+      passResult(ds, {
+        counts: { Create: 1, Update: 0, Delete: 0, Skip: 0 },
+        failed: { Create: 1, Update: 0, Delete: 0, Skip: 0 },
+        alreadyGone: 2,
+        errors: [{ kind: 'ConfigMap', message: 'denied' }],
+      }),
+    );
+    expect(summaries(host)[0]!.message).toContain(
+      '1 Create, 0 Update, 0 Delete, 0 Skip, 1 failed (1 Create), 2 already gone, 1 error;',
     );
   });
 

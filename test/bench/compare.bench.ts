@@ -1,0 +1,409 @@
+/**
+ * Comparison benchmark (issue 12): the engine's passes side by side with their LIST floor and a
+ * kubectl-based cron peer, on one throw-away local control plane, in one run. Not a test: it
+ * asserts nothing, it prints figures (a markdown table, then one JSON line).
+ *
+ *   npm run bench:compare -- --objects 1000 [--reps 3] [--page-size 500] [--concurrency 8]
+ *     [--kubectl-batch 0] [--kubectl-reps R]
+ *
+ * Scenario (`scenario.ts`): N ConfigMaps with ~200-byte payloads in 10 tenant namespaces, seeded
+ * 32 creates at a time, TenantCluster `bench` syncing them into host namespace `tenant-bench`.
+ * Rows:
+ * - first pass (N creates) of `runPass`, and the same job done by the kubectl peer
+ *   (`kubectl-peer.ts`) into its own empty host namespace `tenant-bench-kubectl`; each once, since
+ *   a first pass happens once per namespace;
+ * - steady pass (`runPass`, nothing changed), the LIST floor (every page of the host namespace,
+ *   then every page of the tenant, with the same clients and page size as the pass, nothing
+ *   else), and the kubectl peer's steady run, interleaved, R times;
+ * - the incremental steady pass: not implemented yet (runPass has no incremental mode);
+ * - passes after 1% and after 10% of the tenant objects changed (data updated) and after 1% were
+ *   deleted, R times (the deleted ones are recreated and converged, unmeasured, between reps).
+ *   The 1% rows need N of at least 100 (indexes i % 100 == 0 and == 50).
+ * Times and request counts are medians over the reps. Requests are `ClusterApi.requestCount()`
+ * deltas of the bench's clients (status and bookkeeping writes included) or, for kubectl, its
+ * `-v=6` log. RSS: the peak of this process sampled during the row (for a kubectl row that is the
+ * rename step), kubectl's own peak (`/usr/bin/time`), and `process.resourceUsage().maxRSS`, the
+ * process's high-water mark after the row.
+ */
+import { parseArgs } from 'node:util';
+import {
+  type CompiledKindRule,
+  compileKindRule,
+  parseSyncPolicy,
+  runPass,
+  TENANT_CLUSTER,
+} from '../../lib/engine/index.js';
+import type { ClusterApi, PassResult, RequestCount } from '../../lib/ports/index.js';
+import { type PeerRun, runKubectlPeer } from './kubectl-peer.js';
+import {
+  BENCH_TENANT,
+  type BenchClusters,
+  CONFIGMAP,
+  configMap,
+  HOST_NAMESPACE,
+  pool,
+  withBenchClusters,
+} from './scenario.js';
+
+const { values } = parseArgs({
+  options: {
+    objects: { type: 'string', default: '1000' },
+    reps: { type: 'string', default: '3' },
+    'page-size': { type: 'string', default: '500' },
+    concurrency: { type: 'string', default: '8' },
+    'kubectl-batch': { type: 'string', default: '0' },
+    'kubectl-reps': { type: 'string' },
+  },
+});
+const objects = Number(values.objects);
+const reps = Math.max(1, Number(values.reps));
+const pageSize = Number(values['page-size']);
+const concurrency = Number(values.concurrency);
+const kubectlBatch = Number(values['kubectl-batch']);
+const kubectlReps = Math.max(1, Number(values['kubectl-reps'] ?? reps));
+const PEER_NAMESPACE = `${HOST_NAMESPACE}-kubectl`;
+const MiB = 1024 * 1024;
+
+interface Sample {
+  ms: number;
+  tenant: RequestCount;
+  host: RequestCount;
+  /** Peak RSS of this process sampled during the sample, bytes. */
+  rssPeak: number;
+  /** kubectl's own peak RSS, bytes (kubectl rows only). */
+  kubectlRss?: number;
+  /** Create/Update/Delete/Skip of a pass, or "applied N" of the peer. */
+  outcome: string;
+}
+
+interface Row {
+  label: string;
+  samples: Sample[];
+  /** `process.resourceUsage().maxRSS` after the row, bytes. */
+  maxRss: number;
+  /** Label of the row this one is compared with. */
+  baseline?: string;
+  note?: string;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor((s.length - 1) / 2)] ?? Number.NaN;
+};
+const maxRssNow = () => process.resourceUsage().maxRSS * 1024;
+
+/** Runs `work` while sampling this process's RSS every 20 ms. */
+async function sampled<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; rss: number }> {
+  let rss = process.memoryUsage.rss();
+  const timer = setInterval(() => {
+    rss = Math.max(rss, process.memoryUsage.rss());
+  }, 20);
+  const t0 = performance.now();
+  try {
+    const value = await work();
+    const ms = performance.now() - t0;
+    return { value, ms, rss: Math.max(rss, process.memoryUsage.rss()) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function delta(api: ClusterApi, before: RequestCount): RequestCount {
+  const after = api.requestCount();
+  return { reads: after.reads - before.reads, writes: after.writes - before.writes };
+}
+
+async function passSample(clusters: BenchClusters): Promise<Sample> {
+  const { tenantApi, hostApi } = clusters;
+  const before = { tenant: tenantApi.requestCount(), host: hostApi.requestCount() };
+  const run = await sampled(() =>
+    runPass({ tenant: BENCH_TENANT, tenantApi, hostApi, budget: { pageSize, concurrency } }),
+  );
+  const r: PassResult = run.value;
+  if (!r.complete || r.errors.length > 0) {
+    console.error(
+      `[compare] incomplete pass: ${r.incompleteReason ?? ''} ${r.errors.length} errors`,
+    );
+  }
+  const { Create, Update, Delete, Skip } = r.counts;
+  return {
+    ms: run.ms,
+    tenant: delta(tenantApi, before.tenant),
+    host: delta(hostApi, before.host),
+    rssPeak: run.rss,
+    outcome: `${Create}/${Update}/${Delete}/${Skip}`,
+  };
+}
+
+/** Every page of the host namespace, then of the tenant (the order a pass lists them in). */
+async function floorSample(clusters: BenchClusters): Promise<Sample> {
+  const { tenantApi, hostApi } = clusters;
+  const before = { tenant: tenantApi.requestCount(), host: hostApi.requestCount() };
+  const listAll = async (api: ClusterApi, namespace?: string) => {
+    let n = 0;
+    let continueToken: string | undefined;
+    do {
+      const page = await api.list(CONFIGMAP, {
+        limit: pageSize,
+        ...(namespace ? { namespace } : {}),
+        ...(continueToken ? { continueToken } : {}),
+      });
+      n += page.items.length;
+      continueToken = page.continueToken;
+    } while (continueToken);
+    return n;
+  };
+  const run = await sampled(async () => [
+    await listAll(hostApi, HOST_NAMESPACE),
+    await listAll(tenantApi),
+  ]);
+  return {
+    ms: run.ms,
+    tenant: delta(tenantApi, before.tenant),
+    host: delta(hostApi, before.host),
+    rssPeak: run.rss,
+    outcome: `listed ${run.value[0]}+${run.value[1]}`,
+  };
+}
+
+async function peerSample(clusters: BenchClusters, rule: CompiledKindRule): Promise<Sample> {
+  const { state } = clusters;
+  const run = await sampled(() =>
+    runKubectlPeer({
+      kubectl: state.binaries.kubectl,
+      tenantKubeconfig: state.clusters.tenant.kubeconfig,
+      hostKubeconfig: state.clusters.host.kubeconfig,
+      tenant: BENCH_TENANT,
+      hostNamespace: PEER_NAMESPACE,
+      rule,
+      pageSize,
+      batch: kubectlBatch,
+    }),
+  );
+  const p: PeerRun = run.value;
+  console.error(
+    `[compare] kubectl peer: get ${Math.round(p.getMs)} ms, rename ${Math.round(p.transformMs)} ms, apply ${Math.round(p.applyMs)} ms`,
+  );
+  return {
+    ms: run.ms,
+    tenant: p.tenant,
+    host: p.host,
+    rssPeak: run.rss,
+    ...(p.kubectlMaxRssKiB === undefined ? {} : { kubectlRss: p.kubectlMaxRssKiB * 1024 }),
+    outcome: `applied ${p.applied}`,
+  };
+}
+
+/** Gives `indexes` new data in the tenant (one Update each on the next pass). */
+async function change(clusters: BenchClusters, indexes: number[], value: string): Promise<void> {
+  const { tenantApi } = clusters;
+  await pool(indexes, 32, async (i) => {
+    const cm = configMap(i, value);
+    const current = await tenantApi.get(CONFIGMAP, cm.metadata.namespace, cm.metadata.name);
+    cm.metadata.resourceVersion = current?.metadata.resourceVersion;
+    await tenantApi.update(cm);
+  });
+}
+
+async function remove(clusters: BenchClusters, indexes: number[]): Promise<void> {
+  const { tenantApi } = clusters;
+  await pool(indexes, 32, async (i) => {
+    const { namespace, name } = configMap(i, '').metadata;
+    const current = await tenantApi.get(CONFIGMAP, namespace, name);
+    await tenantApi.delete(CONFIGMAP, namespace, name, { uid: current?.metadata.uid ?? '' });
+  });
+}
+
+async function recreate(clusters: BenchClusters, indexes: number[]): Promise<void> {
+  await pool(indexes, 32, async (i) => {
+    await clusters.tenantApi.create(configMap(i, 'v1'));
+  });
+}
+
+const fmtMs = (ms: number) =>
+  ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms).toLocaleString('en-US')} ms`;
+const fmtMiB = (bytes: number | undefined) =>
+  bytes === undefined ? '-' : String(Math.round(bytes / MiB));
+const rw = (c: RequestCount) => `${c.reads}/${c.writes}`;
+
+function summarize(row: Row) {
+  const s = row.samples;
+  const kubectl = s.map((x) => x.kubectlRss).filter((x): x is number => x !== undefined);
+  return {
+    label: row.label,
+    n: s.length,
+    ms: median(s.map((x) => x.ms)),
+    msAll: s.map((x) => Math.round(x.ms)),
+    tenant: {
+      reads: median(s.map((x) => x.tenant.reads)),
+      writes: median(s.map((x) => x.tenant.writes)),
+    },
+    host: {
+      reads: median(s.map((x) => x.host.reads)),
+      writes: median(s.map((x) => x.host.writes)),
+    },
+    outcome: s.at(-1)?.outcome ?? '',
+    rssPeakMiB: Math.round(Math.max(...s.map((x) => x.rssPeak)) / MiB),
+    kubectlRssMiB: kubectl.length > 0 ? Math.round(Math.max(...kubectl) / MiB) : undefined,
+    maxRssMiB: Math.round(row.maxRss / MiB),
+    baseline: row.baseline,
+    note: row.note,
+  };
+}
+
+await withBenchClusters(objects, async (clusters) => {
+  const { tenantApi, hostApi, state } = clusters;
+  await hostApi.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: PEER_NAMESPACE } });
+  const tenantCluster = await hostApi.get(TENANT_CLUSTER, undefined, BENCH_TENANT);
+  const policy = parseSyncPolicy(BENCH_TENANT, tenantCluster?.spec);
+  const configMapRule = policy.toHost.find((r) => r.kind === 'ConfigMap');
+  if (!configMapRule) throw new Error('the bench TenantCluster does not sync ConfigMaps');
+  const rule = compileKindRule(configMapRule);
+
+  const rows = new Map<string, Row>();
+  const add = async (label: string, take: () => Promise<Sample>, extra: Partial<Row> = {}) => {
+    const sample = await take();
+    const row = rows.get(label) ?? { label, samples: [], maxRss: 0, ...extra };
+    row.samples.push(sample);
+    row.maxRss = maxRssNow();
+    rows.set(label, row);
+    console.error(
+      `[compare] ${label}: ${fmtMs(sample.ms)}, tenant ${rw(sample.tenant)}, host ${rw(sample.host)}, ${sample.outcome}`,
+    );
+  };
+  const FIRST = 'first pass (runPass), N creates';
+  const PEER_FIRST = 'kubectl peer, first run (N server-side applies)';
+  const STEADY = 'steady pass (runPass), nothing changed';
+  const FLOOR = 'LIST floor (host + tenant pages, same client and page size)';
+  const PEER_STEADY = 'kubectl peer, steady run';
+  const INCREMENTAL = 'incremental steady pass: not implemented yet';
+  const CHANGED_1 = 'pass after 1% changed';
+  const CHANGED_10 = 'pass after 10% changed';
+  const DELETED_1 = 'pass after 1% deleted';
+
+  // (a) First passes, each into its own empty host namespace.
+  await add(FIRST, () => passSample(clusters), { baseline: FIRST });
+  await add(PEER_FIRST, () => peerSample(clusters, rule), { baseline: FIRST });
+
+  // (b), (c) Steady state, interleaved so drift in the machine's load spreads over all three.
+  for (let r = 0; r < reps; r += 1) {
+    await add(STEADY, () => passSample(clusters), { baseline: FLOOR });
+    await add(FLOOR, () => floorSample(clusters), { baseline: FLOOR });
+    if (r < kubectlReps) {
+      await add(PEER_STEADY, () => peerSample(clusters, rule), { baseline: STEADY });
+    }
+  }
+
+  // (d) Changes. Each rep edits the same objects to new values, and deletes the same 1%, which
+  // is recreated and converged (unmeasured) before the next rep.
+  const all = Array.from({ length: objects }, (_, i) => i);
+  const onePercent = all.filter((i) => i % 100 === 0);
+  const tenPercent = all.filter((i) => i % 10 === 3);
+  const deleted = all.filter((i) => i % 100 === 50);
+  for (let r = 0; r < reps; r += 1) {
+    await change(clusters, onePercent, `v2-rep${r}`);
+    await add(CHANGED_1, () => passSample(clusters), { baseline: STEADY });
+    await change(clusters, tenPercent, `v2-rep${r}`);
+    await add(CHANGED_10, () => passSample(clusters), { baseline: STEADY });
+    await remove(clusters, deleted);
+    await add(DELETED_1, () => passSample(clusters), { baseline: STEADY });
+    await recreate(clusters, deleted);
+    await runPass({
+      tenant: BENCH_TENANT,
+      tenantApi,
+      hostApi,
+      budget: { pageSize, concurrency },
+    });
+  }
+
+  const order = [
+    FIRST,
+    PEER_FIRST,
+    STEADY,
+    FLOOR,
+    PEER_STEADY,
+    INCREMENTAL,
+    CHANGED_1,
+    CHANGED_10,
+    DELETED_1,
+  ];
+  const summaries = order.flatMap((label) => {
+    const row = rows.get(label);
+    return row ? [summarize(row)] : [];
+  });
+  const byLabel = new Map(summaries.map((s) => [s.label, s]));
+  const ratioOf = (label: string, baseline: string | undefined) => {
+    const a = byLabel.get(label)?.ms;
+    const b = baseline ? byLabel.get(baseline)?.ms : undefined;
+    return a !== undefined && b !== undefined && b > 0 ? a / b : undefined;
+  };
+  const ratios = {
+    kubectlFirstOverFirstPass: ratioOf(PEER_FIRST, FIRST),
+    steadyOverListFloor: ratioOf(STEADY, FLOOR),
+    kubectlSteadyOverSteady: ratioOf(PEER_STEADY, STEADY),
+    kubectlSteadyOverListFloor: ratioOf(PEER_STEADY, FLOOR),
+    changed1OverSteady: ratioOf(CHANGED_1, STEADY),
+    changed10OverSteady: ratioOf(CHANGED_10, STEADY),
+    deleted1OverSteady: ratioOf(DELETED_1, STEADY),
+    changed1OverListFloor: ratioOf(CHANGED_1, FLOOR),
+  };
+
+  const short: Record<string, string> = {
+    [FIRST]: 'runPass first pass',
+    [PEER_FIRST]: 'runPass first pass',
+    [STEADY]: 'LIST floor',
+    [FLOOR]: 'LIST floor',
+    [PEER_STEADY]: 'steady pass',
+    [CHANGED_1]: 'steady pass',
+    [CHANGED_10]: 'steady pass',
+    [DELETED_1]: 'steady pass',
+  };
+  const x = (v: number | undefined) => (v === undefined ? '-' : `${v.toFixed(2)}x`);
+  const lines = [
+    '| measurement | time (median) | ratio | tenant reads/writes | host reads/writes | C/U/D/S or result | RSS peak, this process (MiB) | kubectl RSS peak (MiB) | maxRSS after (MiB) |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const label of order) {
+    const s = byLabel.get(label);
+    if (!s) {
+      lines.push(`| ${label} | - | - | - | - | - | - | - | - |`);
+      continue;
+    }
+    const ratio = `${x(ratioOf(label, s.baseline))} ${short[label] ?? ''}`;
+    const time = s.n > 1 ? `${fmtMs(s.ms)} (of ${s.n})` : fmtMs(s.ms);
+    lines.push(
+      `| ${label} | ${time} | ${ratio} | ${rw(s.tenant)} | ${rw(s.host)} | ${s.outcome} | ${s.rssPeakMiB} | ${s.kubectlRssMiB ?? '-'} | ${s.maxRssMiB} |`,
+    );
+  }
+  console.log(
+    `objects=${objects} reps=${reps} pageSize=${pageSize} concurrency=${concurrency} kubectlBatch=${kubectlBatch || 'all'} kubernetes=v${state.version} node=${process.version}`,
+  );
+  console.log(lines.join('\n'));
+  console.log(
+    `peak RSS of the bench process (maxRSS): ${fmtMiB(maxRssNow())} MiB; ratios: ${Object.entries(
+      ratios,
+    )
+      .map(([k, v]) => `${k}=${x(v)}`)
+      .join(' ')}`,
+  );
+  console.log(
+    JSON.stringify({
+      bench: 'compare',
+      objects,
+      reps,
+      pageSize,
+      concurrency,
+      kubectlBatch,
+      kubernetes: state.version,
+      node: process.version,
+      rows: [
+        ...summaries.map((s) => ({ ...s, ms: Math.round(s.ms) })),
+        { label: INCREMENTAL, implemented: false },
+      ],
+      ratios: Object.fromEntries(
+        Object.entries(ratios).map(([k, v]) => [k, v === undefined ? null : Number(v.toFixed(3))]),
+      ),
+      maxRssMiB: Math.round(maxRssNow() / MiB),
+    }),
+  );
+});
