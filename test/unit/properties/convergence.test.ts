@@ -9,8 +9,8 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { Annotations, reverseLookup, runPass } from '../../../lib/engine/index.js';
 import type { KindRef, KubeObject, PassResult } from '../../../lib/ports/index.js';
+import { CONFIGMAP, clusters, HOST_NS, hn, SECRET, TENANT } from '../engine/support.js';
 import type { MemoryCluster } from '../fakes/memory-cluster.js';
-import { CONFIGMAP, clusters, HOST_NS, hn, SECRET, TENANT } from './support.js';
 
 const KINDS = [CONFIGMAP, SECRET] as const;
 const NAMESPACES = ['a', 'b'] as const;
