@@ -39,7 +39,8 @@ import type { FaultProxy } from '../support/fault-proxy.js';
 /** `Kind/name` -> `uid@resourceVersion` of every object in a namespace. */
 export type Snapshot = Map<string, string>;
 
-let resources: Promise<string> | undefined;
+/** The resources of each cluster, by kubeconfig ('' for the run's host): clusters differ in CRDs. */
+const resources = new Map<string, Promise<string>>();
 
 /** The built kubectl against `kubeconfig` (default: the run's host cluster). */
 function kubectlOn(kubeconfig: string | undefined, args: string[]): Promise<string> {
@@ -58,22 +59,27 @@ function kubectlAt(kubeconfig: string, args: string[]): Promise<string> {
   });
 }
 
-/** Every namespaced resource the host serves that can be listed, as one kubectl argument. */
-function namespacedResources(): Promise<string> {
-  resources ??= kubectl(['api-resources', '--namespaced=true', '--verbs=list', '-o', 'name']).then(
-    (out) =>
+/** Every namespaced resource a cluster serves that can be listed, as one kubectl argument. */
+function namespacedResources(kubeconfig: string | undefined): Promise<string> {
+  const key = kubeconfig ?? '';
+  let found = resources.get(key);
+  if (!found) {
+    const args = ['api-resources', '--namespaced=true', '--verbs=list', '-o', 'name'];
+    found = kubectlOn(kubeconfig, args).then((out) =>
       out
         .split('\n')
         .map((l) => l.trim())
         .filter((l) => l !== '' && l !== 'events' && l !== 'events.events.k8s.io')
         .join(','),
-  );
-  return resources;
+    );
+    resources.set(key, found);
+  }
+  return found;
 }
 
 /** uid + resourceVersion of every object in `namespace` (Events excepted: they are not state). */
 export async function snapshot(namespace: string, kubeconfig?: string): Promise<Snapshot> {
-  const args = ['get', await namespacedResources(), '-n', namespace, '-o', 'json'];
+  const args = ['get', await namespacedResources(kubeconfig), '-n', namespace, '-o', 'json'];
   const out = await kubectlOn(kubeconfig, args);
   const items = (JSON.parse(out) as { items: KubeObject[] }).items;
   return new Map(
