@@ -5,27 +5,18 @@
  */
 import type { KubeObject, ListPage } from '../ports/index.js';
 import { restartExpired } from './expired-listing.js';
+import { compactHostObject } from './host-view.js';
+import { PageSizer } from './page-bytes.js';
 import type { PassContext } from './pass-context.js';
 import type { KindRule } from './policy.js';
 
-/**
- * A listed host object as the pass keeps it for the rest of its kind (every host object of the
- * kind in the host namespace is held until GC): a copy without `metadata.managedFields` and
- * `status`, which apply and GC never read. managedFields is most of a small object's size (about
- * 60% of a parsed ConfigMap), so this keeps a tenant with tens of thousands of objects within a
- * small function's memory. Update bodies are unaffected: they never carried managedFields (the
- * server then keeps its record) nor status. The listed object is not mutated.
- */
-export function compactHostObject(object: KubeObject): KubeObject {
-  const { status: _status, metadata, ...rest } = object;
-  if (!metadata || typeof metadata !== 'object') return { ...rest, metadata } as KubeObject;
-  const { managedFields: _managedFields, ...kept } = metadata;
-  return { ...rest, metadata: kept };
-}
+// A listed host object is held as what apply and GC need (`host-view.ts`): no managedFields, no
+// status, large content fields as digests.
+export { compactHostObject } from './host-view.js';
 
 /**
- * Lists every page of a kind in the host namespace, compacted. `undefined` when a bound stopped
- * the pass before the listing finished. A failed request throws (the caller records it); an
+ * Lists every page of a kind in the host namespace, compacted, in byte-aware pages. `undefined`
+ * when a bound stopped the pass before the listing finished. A failed request throws (the caller records it); an
  * expired continue token restarts the listing once.
  */
 export async function listHostObjects(
@@ -35,13 +26,15 @@ export async function listHostObjects(
   let items: KubeObject[] = [];
   let continueToken: string | undefined;
   const restarted = new Set<string>();
+  // Pages of about PAGE_BYTES whatever the object sizes (`page-bytes.ts`).
+  const sizer = new PageSizer(ctx.bounds.budget.pageSize);
   for (;;) {
     if (ctx.bounds.isStopped()) return undefined;
     let page: ListPage;
     try {
       page = await ctx.hostApi.list(rule, {
         namespace: ctx.hostNamespace,
-        limit: ctx.bounds.budget.pageSize,
+        limit: sizer.limit,
         ...(continueToken ? { continueToken } : {}),
       });
     } catch (error) {
@@ -51,6 +44,7 @@ export async function listHostObjects(
       continueToken = undefined;
       continue;
     }
+    sizer.observe(page.items);
     for (const object of page.items) items.push(compactHostObject(object));
     continueToken = page.continueToken;
     if (!continueToken) return items;

@@ -15,6 +15,7 @@ import type { KindRef, KubeObject, ObjectRef } from '../ports/index.js';
 import { type ApplyOutcome, applyObject, planApply } from './apply.js';
 import { recordBackingOff } from './convergence.js';
 import { PassError } from './errors.js';
+import { observedForApply, observedView } from './host-view.js';
 import { decide, type PassContext } from './pass-context.js';
 import type { RetryEntry, RetryKey } from './retry-backoff.js';
 import { type ReverseRef, reverseLookup } from './reverse-mapping.js';
@@ -116,7 +117,8 @@ export class KindWriter {
     if (observed?.metadata.deletionTimestamp) return 0;
     const check = this.check(item);
     if (!check.due) return 0;
-    const plan = planApply(item.desired, observed, item.source, check.hints);
+    const { observed: view } = observedView(item.desired, observed);
+    const plan = planApply(item.desired, view, item.source, check.hints);
     if (plan.action === 'InSync' && !this.ctx.convergence?.retries.has(this.key(item))) {
       return IN_SYNC;
     }
@@ -159,7 +161,7 @@ export class KindWriter {
     };
     const check = this.check(item);
     if (!check.due) {
-      const plan = planApply(desired, observed, source);
+      const plan = planApply(desired, observedView(desired, observed).observed, source);
       if (plan.action !== 'InSync' && plan.action !== 'Skip') {
         recordBackingOff(ctx, kind, refs, check.entry);
         return;
@@ -172,11 +174,13 @@ export class KindWriter {
     };
     const hints = check.due ? check.hints : {};
     try {
-      const outcome = await applyObject(applyContext, desired, observed, source, hints);
+      // A large field held as a digest that differs: the whole copy is read (host-view.ts).
+      const current = await observedForApply(ctx.hostApi, desired, observed, ctx.dryRun);
+      const outcome = await applyObject(applyContext, desired, current, source, hints);
       this.record(item, outcome, refs);
     } catch (error) {
       if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
-      // Only the race re-read can throw; the object stays undecided and the next pass retries it.
+      // Only a read (the race re-read, the whole copy) can throw; the object stays undecided and the next pass retries it.
       ctx.errors.add(kind, error, refs.tenantRef, refs.hostRef);
     }
   }

@@ -23,6 +23,7 @@ import { errorText } from './error-text.js';
 import { policyRecheck } from './lifecycle.js';
 import { ObjectErrors } from './object-errors.js';
 import { DEFAULT_DELETE_GUARD, type DeleteGuardPolicy, type SyncPolicy } from './policy.js';
+import { ResumeBook } from './resume-point.js';
 import { TenantLister } from './tenant-listing.js';
 
 /** Progress after each page of a kind. */
@@ -67,6 +68,8 @@ export interface PassContext {
   convergence?: Convergence;
   /** Re-reads the policy before GC; says why GC must wait when it changed (see lifecycle.ts). */
   recheckPolicy: () => Promise<string | undefined>;
+  /** Resume points: which path each kind takes, what the next pass resumes from (`resume-point.ts`). */
+  resume: ResumeBook;
 }
 
 /**
@@ -112,17 +115,23 @@ export interface PassContextInputs {
   policy: SyncPolicy;
   /** Dates the retry memory (default: the system clock). */
   clock?: Clock;
+  /** List every kind in full on both sides, whatever resume points are stored. */
+  full?: boolean;
+  /** Opt in to resumed passes (`incremental.ts`); off by default. */
+  incremental?: boolean;
 }
 
 /** The context of a new pass, with nothing spent or decided yet. */
 export function newPassContext(inputs: PassContextInputs): PassContext {
   const { tenant, hostApi, bounds, policy, tenantCluster } = inputs;
+  const tenantLister = new TenantLister(inputs.tenantApi, bounds.budget.pageSize);
+  const clock = inputs.clock ?? systemClock;
   return {
     tenant,
     passId: inputs.passId ?? randomUUID(),
     hostNamespace: policy.hostNamespace,
     hostApi,
-    tenantLister: new TenantLister(inputs.tenantApi, bounds.budget.pageSize),
+    tenantLister,
     dryRun: inputs.dryRun,
     bounds,
     errors: new ObjectErrors(bounds),
@@ -136,6 +145,12 @@ export function newPassContext(inputs: PassContextInputs): PassContext {
     confirmedDeletes: confirmedTokens(tenantCluster.metadata.annotations),
     recheckPolicy: policyRecheck(hostApi, tenant, policy),
     bookkeeping: { writes: 0 },
-    convergence: newConvergence(tenantCluster.status, policy.toHost, inputs.clock ?? systemClock),
+    convergence: newConvergence(tenantCluster.status, policy.toHost, clock),
+    resume: new ResumeBook(tenantCluster, policy.hostNamespace, {
+      full: inputs.full === true,
+      incremental: inputs.incremental === true,
+      canWatch: tenantLister.canWatch,
+      nowMs: () => clock.now(),
+    }),
   };
 }

@@ -30,6 +30,10 @@ export interface PassOptions {
    * (default `DEFAULT_STATUS_REPORT_INTERVAL_MS`); 0 rewrites it after every pass.
    */
   statusReportIntervalMs?: number;
+  /** List every kind in full on both sides instead of resuming (`--full`, `{"full": true}`). */
+  full?: boolean;
+  /** Opt in to resumed (incremental) passes; off by default until proven equal to full ones. */
+  incremental?: boolean;
 }
 
 /** Requests made between two readings of `ClusterApi.requestCount()`. */
@@ -112,12 +116,18 @@ export async function runPass(options: PassOptions): Promise<PassResult> {
   if (ctx.warnings.length > 0) result.warnings = ctx.warnings;
   if (lifecycle.copiesLeft !== undefined) result.cleanup = { copiesLeft: lifecycle.copiesLeft };
   if (policy.paused) result.note = 'the sync policy is paused; nothing was synced';
+  const path = ctx.resume.summary();
+  if (path) result.path = path.path;
+  if (path?.reason) result.pathReason = path.reason;
   Object.assign(result, tenantClusterFacts(tenantCluster));
 
   result.statusWritten = false;
   if (!dryRun && !policy.paused) {
-    const more = convergenceStatus(ctx);
-    await reportStatus(hostApi, tenantCluster.status, result, options.statusReportIntervalMs, more);
+    const resume = ctx.resume.statusFields(policy.toHost);
+    const retries = convergenceStatus(ctx);
+    const more = retries || resume.must ? { ...retries, ...resume.must } : undefined;
+    const interval = options.statusReportIntervalMs;
+    await reportStatus(hostApi, tenantCluster.status, result, interval, more, resume.withOthers);
   }
   await lifecycle.release?.();
   await ctx.recorder.finish(result);

@@ -9,6 +9,7 @@ import { isClusterError, type KindRef, type KubeObject } from '../ports/index.js
 import { PassError } from './errors.js';
 import { compactHostObject } from './host-listing.js';
 import { kindKey, type Remembered, unionKinds } from './lifecycle.js';
+import { PageSizer } from './page-bytes.js';
 import { decide, type PassContext } from './pass-context.js';
 import type { SyncPolicy } from './policy.js';
 import { reverseLookup } from './reverse-mapping.js';
@@ -24,13 +25,15 @@ export interface RetireResult {
 async function listNamespace(ctx: PassContext, kind: KindRef, namespace: string) {
   const items: KubeObject[] = [];
   let continueToken: string | undefined;
+  const sizer = new PageSizer(ctx.bounds.budget.pageSize);
   do {
     if (ctx.bounds.isStopped()) return undefined;
     const page = await ctx.hostApi.list(kind, {
       namespace,
-      limit: ctx.bounds.budget.pageSize,
+      limit: sizer.limit,
       ...(continueToken ? { continueToken } : {}),
     });
+    sizer.observe(page.items);
     for (const object of page.items) items.push(compactHostObject(object));
     continueToken = page.continueToken;
   } while (continueToken);

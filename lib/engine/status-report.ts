@@ -43,6 +43,9 @@ export function lastPassStatus(result: PassResult): Record<string, unknown> {
     skipDigest: skipDigest(result.decisions),
     errorCount: result.errors.length,
     errors: result.errors.slice(0, STATUS_ERRORS).map(formatObjectError),
+    // Which path ran (resumed, full, resync) and why a kind did not resume (resume-point.ts).
+    path: result.path ?? null,
+    pathReason: result.pathReason ?? null,
   };
 }
 
@@ -79,6 +82,7 @@ export async function reportStatus(
   result: PassResult,
   intervalMs: number | undefined,
   more?: Record<string, unknown>,
+  alongside?: Record<string, unknown>,
 ): Promise<void> {
   result.statusWritten = false;
   const lastPass = lastPassStatus(result);
@@ -93,7 +97,8 @@ export async function reportStatus(
   const due = statusReportDue(recorded, lastPass, Date.parse(result.finishedAt), intervalMs);
   if (!due && observed === undefined && more === undefined) return;
   try {
-    const status = { lastPass, ...observed, ...more };
+    // `alongside` (e.g. the resume points) is written only with a status write made anyway.
+    const status = { lastPass, ...observed, ...alongside, ...more };
     await hostApi.patchStatus(TENANT_CLUSTER, undefined, result.tenant, status);
     result.statusWritten = true;
   } catch (error) {

@@ -19,12 +19,19 @@ import { TenantView } from './tenant-listing.js';
  * Converges one kind. Listing failures and bounds are recorded on the context (errors, incomplete
  * kinds, stop reason), never thrown; only pass-level failures (the tenant unreachable) throw.
  */
-export function syncKind(ctx: PassContext, compiled: CompiledKindRule): Promise<void> {
+export function syncKind(
+  ctx: PassContext,
+  compiled: CompiledKindRule,
+): Promise<string | undefined> {
   // Every request of the kind's work ends by the pass deadline (a stalled server included).
   return withRequestDeadline(workDeadline(ctx.bounds.budget), () => syncKindWithin(ctx, compiled));
 }
 
-async function syncKindWithin(ctx: PassContext, compiled: CompiledKindRule): Promise<void> {
+/** @returns the tenant listing's resourceVersion when the kind converged from one snapshot. */
+async function syncKindWithin(
+  ctx: PassContext,
+  compiled: CompiledKindRule,
+): Promise<string | undefined> {
   const { rule } = compiled;
   const { bounds, errors } = ctx;
   ctx.kindsStarted.add(rule.kind);
@@ -34,9 +41,9 @@ async function syncKindWithin(ctx: PassContext, compiled: CompiledKindRule): Pro
     hostObjects = await listHostObjects(ctx, rule);
   } catch (error) {
     errors.listingFailed(rule, 'host', error, 'the host listing failed');
-    return;
+    return undefined;
   }
-  if (!hostObjects) return;
+  if (!hostObjects) return undefined;
   const byName = new Map(hostObjects.map((o) => [o.metadata.name, o]));
   const view = new TenantView(ctx, compiled);
   const writer = new KindWriter(ctx, rule, byName);
@@ -49,6 +56,7 @@ async function syncKindWithin(ctx: PassContext, compiled: CompiledKindRule): Pro
     });
   let complete = false;
   let continueToken: string | undefined;
+  const snapshots = new Set<string | undefined>();
   while (!bounds.isStopped()) {
     let page: ListPage;
     try {
@@ -59,6 +67,7 @@ async function syncKindWithin(ctx: PassContext, compiled: CompiledKindRule): Pro
       errors.listingFailed(rule, 'tenant', error, why);
       break;
     }
+    snapshots.add(page.resourceVersion);
     await writer.offer(view.intake(page.items));
     progress();
     continueToken = page.continueToken;
@@ -85,8 +94,10 @@ async function syncKindWithin(ctx: PassContext, compiled: CompiledKindRule): Pro
         'stopped before it finished, so its garbage collection was skipped',
       );
     }
-    return;
+    return undefined;
   }
   if (gc.candidates > 0) progress();
   if (bounds.isStopped()) errors.kindIncomplete(rule, 'stopped during garbage collection');
+  // A listing restarted after an expired continue token spans two snapshots: no resume point.
+  return snapshots.size === 1 ? [...snapshots][0] : undefined;
 }

@@ -9,6 +9,7 @@
 import { errorMessage, isRecord, jsonEqual } from '../common/index.js';
 import { isClusterError, type KubeObject, TENANT_CLUSTER } from '../ports/index.js';
 import { InvalidPolicyError } from './errors.js';
+import { syncKindByPath } from './incremental.js';
 import {
   ensureFinalizer,
   type Remembered,
@@ -21,7 +22,6 @@ import type { PassContext } from './pass-context.js';
 import type { SyncPolicy } from './policy.js';
 import { retireStale, retireTenant } from './retire.js';
 import { compileKindRule } from './scope.js';
-import { syncKind } from './sync-kind.js';
 import { checkTenantClusterId, readTenantClusterId } from './tenant-identity.js';
 
 /** What the pass does after reporting, for a deleted TenantCluster whose copies are all gone. */
@@ -123,7 +123,7 @@ export async function syncTenant(
   const next = await retireStale(ctx, policy, recorded);
   for (const rule of policy.toHost) {
     if (ctx.bounds.isStopped()) break;
-    await syncKind(ctx, compileKindRule(rule));
+    await syncKindByPath(ctx, compileKindRule(rule));
   }
   if (!ctx.dryRun) {
     await bookkeep(ctx, 'update the synced kinds and host namespaces in status', () =>

@@ -10,10 +10,12 @@ import {
   type KindRef,
   type KubeObject,
   type ListPage,
+  type WatchOutcome,
 } from '../ports/index.js';
 import { ClusterUnreachableError } from './errors.js';
 import { restartExpired } from './expired-listing.js';
 import { sourceKey } from './gc.js';
+import { PageSizer } from './page-bytes.js';
 import type { PassContext } from './pass-context.js';
 import type { SourceIdentity } from './provenance.js';
 import { type CompiledKindRule, isExcluded } from './scope.js';
@@ -24,6 +26,8 @@ export class TenantLister {
   private calls = 0;
   /** Kinds whose listing restarted after an expired continue token this pass. */
   private readonly restarted = new Set<string>();
+  /** Byte-aware page sizes, per kind (`page-bytes.ts`). */
+  private readonly sizers = new Map<string, PageSizer>();
 
   constructor(
     private readonly tenantApi: ClusterApi,
@@ -38,14 +42,40 @@ export class TenantLister {
    * transport level (a timeout is a stalled server, not an unreachable one); later transport
    * failures are per-kind trouble the next pass retries.
    */
+  /**
+   * The changes of a kind since `resourceVersion`, up to the watch's bookmark; a client that
+   * cannot watch is a failed resume. Not counted as the pass's first tenant call: a failed resume
+   * lists next, and that listing says whether the tenant is unreachable.
+   */
+  watch(kind: KindRef, resourceVersion: string): Promise<WatchOutcome> {
+    const watch = this.tenantApi.watchChanges?.bind(this.tenantApi);
+    if (!watch)
+      return Promise.resolve({ resumed: false, reason: 'the tenant client cannot watch' });
+    return watch(kind, {
+      resourceVersion,
+      timeoutSeconds: WATCH_TIMEOUT_SECONDS,
+      allowWatchBookmarks: true,
+    });
+  }
+
+  /** Whether the tenant client can resume a watch at all. */
+  get canWatch(): boolean {
+    return typeof this.tenantApi.watchChanges === 'function';
+  }
+
   async page(kind: KindRef, continueToken: string | undefined): Promise<ListPage> {
     this.calls += 1;
     const first = this.calls === 1;
+    const key = `${kind.apiVersion}/${kind.kind}`;
+    const sizer = this.sizers.get(key) ?? new PageSizer(this.pageSize);
+    this.sizers.set(key, sizer);
     try {
-      return await this.tenantApi.list(kind, {
-        limit: this.pageSize,
+      const page = await this.tenantApi.list(kind, {
+        limit: sizer.limit,
         ...(continueToken ? { continueToken } : {}),
       });
+      sizer.observe(page.items);
+      return page;
     } catch (error) {
       if (first && isClusterError(error, 'Transport') && !error.timedOut) {
         throw new ClusterUnreachableError('tenant' satisfies ClusterRole, { cause: error });
@@ -57,6 +87,9 @@ export class TenantLister {
     }
   }
 }
+
+/** Short enough that a stalled watch costs little; see `incremental.ts`. */
+const WATCH_TIMEOUT_SECONDS = 3;
 
 /** One tenant object to apply: its desired host object and where it came from. */
 export interface ApplyItem {

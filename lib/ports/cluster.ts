@@ -43,7 +43,31 @@ export interface ListPage {
   items: KubeObject[];
   /** Present when more pages follow. */
   continueToken?: string;
+  /** The list's resourceVersion (`metadata.resourceVersion`): a watch resumes from it. */
+  resourceVersion?: string;
 }
+
+/** A WATCH that reads the changes since `resourceVersion` and ends at the first bookmark. */
+export interface WatchOptions {
+  resourceVersion: string;
+  /** Asked of the server; it sends a bookmark about 2 s before this ends the watch. */
+  timeoutSeconds: number;
+  allowWatchBookmarks: boolean;
+}
+
+/** One change a watch delivered. */
+export interface WatchChange {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  object: KubeObject;
+}
+
+/**
+ * What a resumed watch read: every change since the asked resourceVersion up to the bookmark
+ * (`resourceVersion` is the bookmark's), or why the resume failed (the caller lists in full).
+ */
+export type WatchOutcome =
+  | { resumed: true; changes: WatchChange[]; resourceVersion: string }
+  | { resumed: false; reason: string };
 
 /** Preconditions of a delete: the server refuses it when the object's uid changed. */
 export interface DeletePreconditions {
@@ -84,6 +108,13 @@ export interface ClusterApi {
    * @throws ClusterError `NotFound` when the cluster does not serve the kind at all.
    */
   namespaced?(kind: KindRef): Promise<boolean>;
+  /**
+   * The changes of `kind` in all namespaces since `options.resourceVersion`, read by a WATCH up to
+   * its first bookmark. Resume failures (410 Gone as an ERROR event or HTTP status, 429, 504, a
+   * timeout before the bookmark, an unparsable resourceVersion) are an outcome, not a throw.
+   * Optional: a client without it always lists in full.
+   */
+  watchChanges?(kind: KindRef, options: WatchOptions): Promise<WatchOutcome>;
   /** Requests this client has made so far (reads and writes). */
   requestCount(): RequestCount;
 }

@@ -88,7 +88,18 @@ export interface PassResult {
   tenantClusterUid?: string;
   /** `metadata.generation` of the TenantCluster the pass read (`status.observedGeneration`). */
   tenantClusterGeneration?: number;
+  /**
+   * Which path the pass took: `resumed` (every kind read only its changes from a resumed watch),
+   * `full` (a kind listed both sides in full: asked for, nothing to resume from, or a fallback),
+   * `resync` (the periodic full two-sided pass).
+   */
+  path?: PassPath;
+  /** Why a kind did not resume (`<kind>: <reason>; ...`), a failed resume included. */
+  pathReason?: string;
 }
+
+/** How a pass synced its kinds (see {@link PassResult.path}). */
+export type PassPath = 'resumed' | 'full' | 'resync';
 
 /** Something a pass stopped short of, that only an operator can resolve. */
 export interface PassWarning {

@@ -3,9 +3,11 @@
  * clusters. Not a test: it asserts nothing, it prints figures.
  *
  *   node_modules/.bin/node --import tsx test/bench/pass-memory.bench.ts --objects 10000 [--live]
- *     [--page-size 500] [--concurrency 8] [--sample-ms 50] [--node-options "--max-old-space-size=461"]
+ *     [--object-kib 1024] [--heap-mib 512] [--page-size 500] [--concurrency 8] [--sample-ms 50]
+ *     [--node-options "--max-semi-space-size=25"]
  *
- * Same scenario as `pass.bench.ts` (N ConfigMaps with ~200-byte payloads in 10 virtual namespaces;
+ * Same scenario as `pass.bench.ts` (N ConfigMaps with ~200-byte payloads, or ~`--object-kib` KiB
+ * each, in 10 virtual namespaces;
  * first pass, steady state, 1% changed, 1% deleted, steady again). The control plane and the
  * seeding run in this process; each pass runs in a fresh child process (`node --expose-gc`, like a
  * cold Lambda invocation) that only creates the two cluster clients and runs the pass, so the
@@ -18,8 +20,9 @@
  *   (`onProgress`): the memory the pass really needs, independent of GC timing (slower);
  * - `held`: heapUsed after a forced GC with the PassResult still referenced, minus `heap0` (what
  *   the result keeps: its decisions).
- * `--node-options` adds flags to the child, e.g. the Lambda runtime's heap limits for 512 MiB
- * (`--max-semi-space-size=25 --max-old-space-size=461`).
+ * Each child is capped at `--heap-mib` of old space (`--max-old-space-size`, default 512, a 512 MB
+ * function); a pass that needs more dies and the bench says so. `--node-options` adds flags to the
+ * child, e.g. the Lambda runtime's semi-space for 512 MiB (`--max-semi-space-size=25`).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +40,8 @@ import {
 const { values } = parseArgs({
   options: {
     objects: { type: 'string', default: '10000' },
+    'object-kib': { type: 'string' },
+    'heap-mib': { type: 'string', default: '512' },
     'page-size': { type: 'string', default: '500' },
     concurrency: { type: 'string', default: '8' },
     'sample-ms': { type: 'string', default: '50' },
@@ -52,6 +57,12 @@ const objects = Number(values.objects);
 const pageSize = Number(values['page-size']);
 const concurrency = Number(values.concurrency);
 const sampleMs = Number(values['sample-ms']);
+const heapMib = Number(values['heap-mib']);
+// ~N KiB per ConfigMap: the payload leaves room for the other keys under the 1 MiB data limit.
+const payloadBytes =
+  values['object-kib'] === undefined
+    ? undefined
+    : Math.max(0, Number(values['object-kib']) * 1024 - 1024);
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 /** What one child reports, bytes and milliseconds. */
@@ -138,6 +149,7 @@ async function childPass(): Promise<void> {
 function passInChild(tenantKubeconfig: string, hostKubeconfig: string): Promise<PassFigures> {
   const args = [
     '--expose-gc',
+    `--max-old-space-size=${heapMib}`,
     ...values['node-options'].split(/\s+/).filter((a) => a !== ''),
     '--import',
     'tsx',
@@ -173,61 +185,67 @@ function passInChild(tenantKubeconfig: string, hostKubeconfig: string): Promise<
 }
 
 async function main(): Promise<void> {
-  await withBenchClusters(objects, async (clusters) => {
-    const rows: string[][] = [];
-    const { tenant: tenantCluster, host: hostCluster } = clusters.state.clusters;
-    const pass = async (label: string) => {
-      const f = await passInChild(tenantCluster.kubeconfig, hostCluster.kubeconfig);
-      const row = [
-        label,
-        String(f.ms),
-        f.counts,
-        f.requests,
-        String(f.decisions),
-        String(f.complete),
-        mib(f.heap0),
-        mib(f.peakHeap),
-        f.live === undefined ? '-' : mib(f.live),
-        mib(f.held),
-        mib(f.rss0),
-        mib(f.peakRss),
-        mib(f.maxRss),
-      ];
-      rows.push(row);
-      console.error(`[bench] ${row.join(' ')}`);
-    };
+  await withBenchClusters(
+    objects,
+    async (clusters) => {
+      const rows: string[][] = [];
+      const { tenant: tenantCluster, host: hostCluster } = clusters.state.clusters;
+      const pass = async (label: string) => {
+        const f = await passInChild(tenantCluster.kubeconfig, hostCluster.kubeconfig);
+        const row = [
+          label,
+          String(f.ms),
+          f.counts,
+          f.requests,
+          String(f.decisions),
+          String(f.complete),
+          mib(f.heap0),
+          mib(f.peakHeap),
+          f.live === undefined ? '-' : mib(f.live),
+          mib(f.held),
+          mib(f.rss0),
+          mib(f.peakRss),
+          mib(f.maxRss),
+        ];
+        rows.push(row);
+        console.error(`[bench] ${row.join(' ')}`);
+      };
 
-    await pass('first pass');
-    await pass('steady state');
-    await changeOnePercent(clusters);
-    await pass('1% changed');
-    await deleteOnePercent(clusters);
-    await pass('1% deleted');
-    await pass('steady again');
+      await pass('first pass');
+      await pass('steady state');
+      await changeOnePercent(clusters);
+      await pass('1% changed');
+      await deleteOnePercent(clusters);
+      await pass('1% deleted');
+      await pass('steady again');
 
-    const flags = values['node-options'] ? ` child flags: ${values['node-options']}` : '';
-    console.log(
-      `objects=${objects} pageSize=${pageSize} concurrency=${concurrency} kubernetes=v${clusters.state.version}${flags} (memory in MiB)`,
-    );
-    printTable(
-      [
-        'pass',
-        'ms',
-        'C/U/D/S',
-        'reads/writes',
-        'decisions',
-        'complete',
-        'heap0',
-        'peakHeap',
-        'live',
-        'held',
-        'rss0',
-        'peakRss',
-        'maxRss',
-      ],
-      rows,
-    );
-  });
+      const flags =
+        ` child flags: --max-old-space-size=${heapMib} ${values['node-options']}`.trimEnd();
+      const size = payloadBytes === undefined ? '' : ` objectKiB=${values['object-kib']}`;
+      console.log(
+        `objects=${objects}${size} pageSize=${pageSize} concurrency=${concurrency} kubernetes=v${clusters.state.version}${flags} (memory in MiB)`,
+      );
+      printTable(
+        [
+          'pass',
+          'ms',
+          'C/U/D/S',
+          'reads/writes',
+          'decisions',
+          'complete',
+          'heap0',
+          'peakHeap',
+          'live',
+          'held',
+          'rss0',
+          'peakRss',
+          'maxRss',
+        ],
+        rows,
+      );
+    },
+    payloadBytes,
+  );
 }
 
 await (values.child ? childPass() : main());

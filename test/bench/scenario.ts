@@ -1,7 +1,7 @@
 /**
  * The benchmark scenario shared by `pass.bench.ts` and `pass-memory.bench.ts`: a throw-away
  * local control plane, a TenantCluster `bench` that syncs ConfigMaps, N tenant ConfigMaps with
- * ~200-byte payloads in 10 virtual namespaces, and the edits between passes. `compare.bench.ts`
+ * ~200-byte payloads (or larger ones) in 10 virtual namespaces, and the edits between passes. `compare.bench.ts`
  * uses it too, with its own edits.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,7 +27,12 @@ export interface BenchClusters {
   hostApi: KubeClusterApi;
   /** Indexes of the 1% of objects that `changeOnePercent`/`deleteOnePercent` touch. */
   onePercent: number[];
+  /** Bytes of each ConfigMap's payload. */
+  payloadBytes: number;
 }
+
+/** The default payload of a bench ConfigMap. */
+export const PAYLOAD_BYTES = 200;
 
 export async function pool<T>(
   items: T[],
@@ -42,7 +47,7 @@ export async function pool<T>(
   );
 }
 
-export function configMap(i: number, value: string): KubeObject {
+export function configMap(i: number, value: string, payloadBytes = PAYLOAD_BYTES): KubeObject {
   return {
     ...CONFIGMAP,
     metadata: {
@@ -50,7 +55,7 @@ export function configMap(i: number, value: string): KubeObject {
       namespace: NAMESPACES[i % NAMESPACES.length],
       labels: { app: 'bench' },
     },
-    data: { index: String(i), value, payload: 'x'.repeat(200) },
+    data: { index: String(i), value, payload: 'x'.repeat(payloadBytes) },
   };
 }
 
@@ -61,6 +66,7 @@ export function configMap(i: number, value: string): KubeObject {
 export async function withBenchClusters(
   objects: number,
   body: (clusters: BenchClusters) => Promise<void>,
+  payloadBytes = PAYLOAD_BYTES,
 ): Promise<void> {
   const stateDir = await mkdtemp(join(tmpdir(), 'tenantplane-bench-'));
   try {
@@ -89,14 +95,16 @@ export async function withBenchClusters(
     }
     const t0 = performance.now();
     const indexes = Array.from({ length: objects }, (_, i) => i);
-    await pool(indexes, 32, async (i) => {
-      await tenantApi.create(configMap(i, 'v1'));
+    // Large objects go a few at a time (32 streams of 1 MiB make the apiserver's HTTP/2 refuse).
+    await pool(indexes, payloadBytes > 64 * 1024 ? 4 : 32, async (i) => {
+      await tenantApi.create(configMap(i, 'v1', payloadBytes));
     });
     console.error(
       `[bench] seeded ${objects} tenant ConfigMaps in ${Math.round(performance.now() - t0)} ms`,
     );
     try {
-      await body({ state, tenantApi, hostApi, onePercent: indexes.filter((i) => i % 100 === 0) });
+      const onePercent = indexes.filter((i) => i % 100 === 0);
+      await body({ state, tenantApi, hostApi, onePercent, payloadBytes });
     } finally {
       await Promise.all([tenantApi.close(), hostApi.close()]);
     }
@@ -107,9 +115,13 @@ export async function withBenchClusters(
 }
 
 /** Edits the data of the 1% of tenant ConfigMaps (one Update each on the next pass). */
-export async function changeOnePercent({ tenantApi, onePercent }: BenchClusters): Promise<void> {
+export async function changeOnePercent({
+  tenantApi,
+  onePercent,
+  payloadBytes,
+}: BenchClusters): Promise<void> {
   await pool(onePercent, 16, async (i) => {
-    const cm = configMap(i, 'v2');
+    const cm = configMap(i, 'v2', payloadBytes);
     const current = await tenantApi.get(CONFIGMAP, cm.metadata.namespace, cm.metadata.name);
     cm.metadata.resourceVersion = current?.metadata.resourceVersion;
     await tenantApi.update(cm);

@@ -25,11 +25,14 @@ import {
   type ListOptions,
   type ListPage,
   type RequestCount,
+  type WatchOptions,
+  type WatchOutcome,
 } from '../../ports/index.js';
 import { DiscoveryCache } from './discovery.js';
 import { KubeHttp, type RequestSpec } from './http.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import { collectionPath, kindLabel, listQuery, objectPath, statusPath } from './rest-paths.js';
+import { watchChanges } from './watch.js';
 
 export { KubeconfigError } from './kubeconfig-error.js';
 
@@ -131,7 +134,16 @@ class KubeClusterClient implements KubeClusterApi {
     const items = (body.items as unknown[]).filter(isRecord).map((item) => withKind(item, kind));
     const metadata = isRecord(body.metadata) ? body.metadata : {};
     const token = typeof metadata.continue === 'string' ? metadata.continue : '';
-    return token === '' ? { items } : { items, continueToken: token };
+    const page: ListPage = token === '' ? { items } : { items, continueToken: token };
+    if (typeof metadata.resourceVersion === 'string' && metadata.resourceVersion !== '') {
+      page.resourceVersion = metadata.resourceVersion;
+    }
+    return page;
+  }
+
+  async watchChanges(kind: KindRef, options: WatchOptions): Promise<WatchOutcome> {
+    const resource = await this.discovery.resource(kind);
+    return watchChanges(this.http, collectionPath(kind, resource, undefined, true), kind, options);
   }
 
   async get(

@@ -50,6 +50,14 @@ export interface RequestSpec {
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
 
+function isAsyncIterable(value: unknown): value is AsyncIterable<Uint8Array | string> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
+  );
+}
+
 /** The request plumbing of one API server: auth, timeout, connection pool and request counts. */
 export class KubeHttp {
   readonly server: string;
@@ -105,8 +113,75 @@ export class KubeHttp {
    * @throws ClusterError for an error status, no response, no credentials or a non-JSON body.
    */
   async request(spec: RequestSpec): Promise<unknown> {
-    const description = { server: this.server, method: spec.method, path: spec.path };
     let bound = this.timeoutFor(spec); // nothing is sent once the caller's deadline has passed
+    const ctx = await this.prepare(spec);
+    bound = this.timeoutFor(spec); // getting credentials may have taken a while
+    this.shareDispatcher(ctx);
+
+    let status: number;
+    let headers: Record<string, string>;
+    let text: string;
+    try {
+      const response = await this.send(ctx, bound.timeoutMs);
+      status = response.httpStatusCode;
+      headers = response.headers;
+      text = await response.body.text();
+    } catch (error) {
+      throw this.transportError(error, spec, bound);
+    }
+    return this.parse(spec, status, headers, text);
+  }
+
+  /**
+   * A streamed GET (a WATCH): calls `onLine` with each line of the body until it returns true
+   * (then the request is aborted) or the body ends. An error status throws like {@link request};
+   * a timeout before `onLine` said stop throws a Transport error with `timedOut`.
+   */
+  async streamLines(
+    spec: RequestSpec,
+    timeoutMs: number,
+    onLine: (line: string) => boolean,
+  ): Promise<void> {
+    let bound = this.timeoutFor(spec);
+    const ctx = await this.prepare(spec);
+    bound = this.timeoutFor(spec);
+    const limit = { ...bound, timeoutMs: Math.min(bound.timeoutMs, timeoutMs) };
+    this.shareDispatcher(ctx);
+    const abort = new AbortController();
+    try {
+      const response = await this.send(ctx, limit.timeoutMs, abort.signal);
+      const status = response.httpStatusCode;
+      if (status < 200 || status > 299) {
+        this.parse(spec, status, response.headers, await response.body.text());
+        return;
+      }
+      const body = response.body as { stream?: () => unknown };
+      const stream = typeof body.stream === 'function' ? body.stream() : undefined;
+      const chunks = isAsyncIterable(stream) ? stream : [await response.body.binary()];
+      const decoder = new TextDecoder();
+      let buffered = '';
+      for await (const chunk of chunks) {
+        buffered += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+        let newline = buffered.indexOf('\n');
+        while (newline >= 0) {
+          const line = buffered.slice(0, newline).trim();
+          buffered = buffered.slice(newline + 1);
+          if (line !== '' && onLine(line)) {
+            abort.abort();
+            return;
+          }
+          newline = buffered.indexOf('\n');
+        }
+      }
+      if (buffered.trim() !== '' && onLine(buffered.trim())) return;
+    } catch (error) {
+      if (abort.signal.aborted) return;
+      throw this.transportError(error, spec, limit);
+    }
+  }
+
+  /** The request context with its query, headers, body and credentials. */
+  private async prepare(spec: RequestSpec): Promise<RequestContext> {
     const ctx = this.configuration.baseServer.makeRequestContext(spec.path, spec.method);
     for (const [key, value] of queryParams(spec.query)) ctx.setQueryParam(key, value);
     ctx.setHeaderParam('Accept', 'application/json');
@@ -125,35 +200,48 @@ export class KubeHttp {
         { cause: error },
       );
     }
-    bound = this.timeoutFor(spec); // getting credentials may have taken a while
-    this.shareDispatcher(ctx);
+    return ctx;
+  }
 
-    let status: number;
-    let headers: Record<string, string>;
-    let text: string;
-    try {
-      let prepared = ctx;
-      for (const middleware of this.configuration.middleware) {
-        prepared = await middleware.pre(prepared).toPromise();
-      }
-      prepared.setSignal(AbortSignal.timeout(bound.timeoutMs));
-      let response = await this.configuration.httpApi.send(prepared).toPromise();
-      for (const middleware of this.configuration.middleware) {
-        response = await middleware.post(response).toPromise();
-      }
-      status = response.httpStatusCode;
-      headers = response.headers;
-      text = await response.body.text();
-    } catch (error) {
-      const mapped = clusterErrorFromTransport(error, description, bound.timeoutMs);
-      if (!mapped.timedOut || bound.deadline === undefined) throw mapped;
-      throw new ClusterError(
-        ClusterErrorReason.Transport,
-        `${this.server} stalled: no answer to ${spec.method} ${spec.path} before ${bound.deadline.what} (${bound.timeoutMs} ms)`,
-        { cause: error, timedOut: true },
-      );
+  /** Sends a prepared request through the middleware, bounded by `timeoutMs` (and `signal`). */
+  private async send(ctx: RequestContext, timeoutMs: number, signal?: AbortSignal) {
+    let prepared = ctx;
+    for (const middleware of this.configuration.middleware) {
+      prepared = await middleware.pre(prepared).toPromise();
     }
+    const timeout = AbortSignal.timeout(timeoutMs);
+    prepared.setSignal(signal ? AbortSignal.any([timeout, signal]) : timeout);
+    let response = await this.configuration.httpApi.send(prepared).toPromise();
+    for (const middleware of this.configuration.middleware) {
+      response = await middleware.post(response).toPromise();
+    }
+    return response;
+  }
 
+  /** A failure to get an answer, as a typed error naming the deadline when that was the bound. */
+  private transportError(
+    error: unknown,
+    spec: RequestSpec,
+    bound: { timeoutMs: number; deadline?: RequestDeadline },
+  ): ClusterError {
+    const description = { server: this.server, method: spec.method, path: spec.path };
+    const mapped = clusterErrorFromTransport(error, description, bound.timeoutMs);
+    if (!mapped.timedOut || bound.deadline === undefined) return mapped;
+    return new ClusterError(
+      ClusterErrorReason.Transport,
+      `${this.server} stalled: no answer to ${spec.method} ${spec.path} before ${bound.deadline.what} (${bound.timeoutMs} ms)`,
+      { cause: error, timedOut: true },
+    );
+  }
+
+  /** The parsed JSON body of an answer; an error status throws its typed error. */
+  private parse(
+    spec: RequestSpec,
+    status: number,
+    headers: Record<string, string>,
+    text: string,
+  ): unknown {
+    const description = { server: this.server, method: spec.method, path: spec.path };
     if (status >= 200 && status <= 299) {
       if (text.trim() === '') return undefined;
       try {

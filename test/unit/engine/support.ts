@@ -1,4 +1,5 @@
 /** Shared builders for the engine's pass tests. */
+
 import { type Budget, effectiveBudget, PassBounds } from '../../../lib/engine/budget.js';
 import { DecisionRecorder } from '../../../lib/engine/decisions.js';
 import {
@@ -9,6 +10,7 @@ import {
 } from '../../../lib/engine/index.js';
 import { ObjectErrors } from '../../../lib/engine/object-errors.js';
 import type { PassContext } from '../../../lib/engine/pass-context.js';
+import { ResumeBook } from '../../../lib/engine/resume-point.js';
 import { TenantLister } from '../../../lib/engine/tenant-listing.js';
 import type {
   Clock,
@@ -172,5 +174,10 @@ export function passContext(options: PassContextOptions = {}): PassContext {
     confirmedDeletes: new Set(),
     recheckPolicy: async () => undefined,
     bookkeeping: { writes: 0 },
+    resume: new ResumeBook(
+      { apiVersion: 'tenantplane.io/v1alpha1', kind: 'TenantCluster', metadata: { name: TENANT } },
+      HOST_NS,
+      { full: true, canWatch: false, nowMs: () => Date.UTC(2030, 0, 1) },
+    ),
   };
 }

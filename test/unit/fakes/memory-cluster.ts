@@ -15,10 +15,13 @@ import {
   type ListOptions,
   type ListPage,
   type RequestCount,
+  type WatchChange,
+  type WatchOptions,
+  type WatchOutcome,
 } from '../../../lib/ports/index.js';
 import { immutabilityError } from './immutability.js';
 
-export type FakeMethod = 'list' | 'get' | 'create' | 'update' | 'delete' | 'patchStatus';
+export type FakeMethod = 'list' | 'get' | 'create' | 'update' | 'delete' | 'patchStatus' | 'watch';
 
 /** One call the fake received, as the failure rules and hooks see it. */
 export interface FakeCall {
@@ -46,6 +49,11 @@ export interface MemoryClusterOptions {
    * policy); the caller gets the rewritten object back, like from a real apiserver.
    */
   normalize?: (object: KubeObject) => void;
+  /**
+   * Changes the watch log keeps (default 1000), like the apiserver's watch cache: a watch from a
+   * resourceVersion older than the oldest kept change answers 410 Expired.
+   */
+  watchLogSize?: number;
 }
 
 const WRITES: ReadonlySet<FakeMethod> = new Set(['create', 'update', 'delete', 'patchStatus']);
@@ -86,6 +94,28 @@ export class MemoryCluster implements ClusterApi {
   private nextRv = 1;
   private nextUid = 1;
   readonly calls: FakeCall[] = [];
+  /** Changes with their resourceVersions, oldest first, at most `watchLogSize`. */
+  private readonly log: { rv: number; change: WatchChange }[] = [];
+  /** Resource versions up to this one are no longer in the log (compacted). */
+  private compactedThrough = 0;
+
+  /** Records a change in the bounded watch log. */
+  private logged(type: WatchChange['type'], object: KubeObject, rv: number): void {
+    this.log.push({ rv, change: { type, object: structuredClone(object) } });
+    const size = this.options.watchLogSize ?? 1000;
+    while (this.log.length > size) this.compactedThrough = this.log.shift()?.rv ?? 0;
+  }
+
+  /** Forgets the watch log, like an apiserver restart empties its watch cache. */
+  forgetWatchLog(): void {
+    this.compactedThrough = this.nextRv - 1;
+    this.log.length = 0;
+  }
+
+  /** The current resourceVersion (of the last change). */
+  currentResourceVersion(): string {
+    return String(this.nextRv - 1);
+  }
 
   constructor(
     readonly name: string,
@@ -99,9 +129,12 @@ export class MemoryCluster implements ClusterApi {
     for (const object of objects) {
       const copy = structuredClone(object);
       copy.metadata.uid ??= `${this.name}-uid-${this.nextUid++}`;
-      copy.metadata.resourceVersion = String(this.nextRv++);
       const { apiVersion, kind, metadata } = copy;
-      this.store.set(keyOf(apiVersion, kind, metadata.namespace, metadata.name), copy);
+      const key = keyOf(apiVersion, kind, metadata.namespace, metadata.name);
+      const type = this.store.has(key) ? 'MODIFIED' : 'ADDED';
+      copy.metadata.resourceVersion = String(this.nextRv++);
+      this.store.set(key, copy);
+      this.logged(type, copy, Number(copy.metadata.resourceVersion));
     }
     return this;
   }
@@ -126,17 +159,20 @@ export class MemoryCluster implements ClusterApi {
 
   /** Removes an object directly (a "concurrent" actor). */
   remove(kind: KindRef, namespace: string | undefined, name: string): void {
-    this.store.delete(keyOf(kind.apiVersion, kind.kind, namespace, name));
+    const key = keyOf(kind.apiVersion, kind.kind, namespace, name);
+    const gone = this.store.get(key);
+    this.store.delete(key);
+    if (gone) this.logged('DELETED', gone, this.nextRv++);
   }
 
   /** Replaces an object directly, bumping its resourceVersion (a "concurrent" writer). */
   replace(object: KubeObject): void {
     const copy = structuredClone(object);
     copy.metadata.resourceVersion = String(this.nextRv++);
-    this.store.set(
-      keyOf(copy.apiVersion, copy.kind, copy.metadata.namespace, copy.metadata.name),
-      copy,
-    );
+    const key = keyOf(copy.apiVersion, copy.kind, copy.metadata.namespace, copy.metadata.name);
+    const type = this.store.has(key) ? 'MODIFIED' : 'ADDED';
+    this.store.set(key, copy);
+    this.logged(type, copy, Number(copy.metadata.resourceVersion));
   }
 
   /** Makes matching calls fail; rules are checked in order, the first error wins. */
@@ -225,7 +261,10 @@ export class MemoryCluster implements ClusterApi {
     }
     const limit = options.limit && options.limit > 0 ? options.limit : all.length;
     const slice = all.slice(start, start + limit);
-    const page: ListPage = { items: slice.map(([, o]) => structuredClone(o)) };
+    const page: ListPage = {
+      items: slice.map(([, o]) => structuredClone(o)),
+      resourceVersion: this.currentResourceVersion(),
+    };
     const last = slice.at(-1);
     if (last && start + limit < all.length) {
       page.continueToken = Buffer.from(last[0], 'utf8').toString('base64url');
@@ -259,6 +298,7 @@ export class MemoryCluster implements ClusterApi {
     stored.metadata.creationTimestamp = '2025-01-01T00:00:00Z';
     this.options.normalize?.(stored);
     this.store.set(key, stored);
+    this.logged('ADDED', stored, Number(stored.metadata.resourceVersion));
     return structuredClone(stored);
   }
 
@@ -295,6 +335,7 @@ export class MemoryCluster implements ClusterApi {
     if (current.status !== undefined) stored.status = structuredClone(current.status);
     this.options.normalize?.(stored);
     this.store.set(key, stored);
+    this.logged('MODIFIED', stored, Number(stored.metadata.resourceVersion));
     return structuredClone(stored);
   }
 
@@ -317,6 +358,40 @@ export class MemoryCluster implements ClusterApi {
       );
     }
     this.store.delete(key);
+    this.logged('DELETED', current, this.nextRv++);
+  }
+
+  /**
+   * A WATCH from `options.resourceVersion` to a bookmark at the current resourceVersion: the
+   * logged changes of `kind` after it. Too old (compacted out of the log) answers like the
+   * apiserver's 410 ERROR event; a resourceVersion not yet reached, or one that does not parse,
+   * fails too. Counted as a read.
+   */
+  async watchChanges(kind: KindRef, options: WatchOptions): Promise<WatchOutcome> {
+    try {
+      await this.enter({ method: 'watch', ...kind, namespace: undefined, name: undefined });
+    } catch (error) {
+      const status = error instanceof ClusterError ? error.status : undefined;
+      return { resumed: false, reason: `the watch answered HTTP ${status ?? '?'}` };
+    }
+    const rv = /^[0-9]+$/.test(options.resourceVersion) ? Number(options.resourceVersion) : NaN;
+    if (!Number.isFinite(rv))
+      return { resumed: false, reason: 'the resourceVersion does not parse' };
+    if (rv < this.compactedThrough) {
+      return { resumed: false, reason: 'the watch answered ERROR 410 (too old resource version)' };
+    }
+    if (rv > this.nextRv - 1) {
+      return {
+        resumed: false,
+        reason: 'the watch answered ERROR 504 (too large resource version)',
+      };
+    }
+    const changes = this.log
+      .filter((e) => e.rv > rv)
+      .filter((e) => e.change.object.apiVersion === kind.apiVersion)
+      .filter((e) => e.change.object.kind === kind.kind)
+      .map((e) => structuredClone(e.change));
+    return { resumed: true, changes, resourceVersion: this.currentResourceVersion() };
   }
 
   /**
@@ -349,6 +424,7 @@ export class MemoryCluster implements ClusterApi {
     const { current } = await this.enterExisting('patchStatus', kind, namespace, name);
     current.status = mergePatch(current.status, status);
     current.metadata.resourceVersion = String(this.nextRv++);
+    this.logged('MODIFIED', current, Number(current.metadata.resourceVersion));
     return structuredClone(current);
   }
 }
