@@ -101,7 +101,28 @@ export class PassBounds {
       return;
     }
     const share = Math.floor(maxWrites / count);
-    this.kindLimit = maxWrites - Math.max(0, count - index - 1) * share;
+    if (share > 0) {
+      this.kindLimit = maxWrites - Math.max(0, count - index - 1) * share;
+      return;
+    }
+    // Fewer writes than kinds: one write each for a window of kinds that rotates from pass to
+    // pass, so no kind waits behind the earlier ones forever.
+    let reserved = 0;
+    for (let later = index + 1; later < count; later++) if (this.hasTurn(later, count)) reserved++;
+    this.kindLimit = maxWrites - reserved;
+  }
+
+  /** Where the window of kinds with a write starts this pass (see {@link beginKind}). */
+  private turnOffset = 0;
+
+  /** Rotates the window of kinds that get a write when the budget has fewer writes than kinds. */
+  rotateTurns(seed: number): void {
+    this.turnOffset = Math.abs(Math.floor(seed));
+  }
+
+  private hasTurn(index: number, count: number): boolean {
+    const maxWrites = this.budget.maxWrites ?? count;
+    return (index - (this.turnOffset % count) + count) % count < maxWrites;
   }
 
   /** Ends the current kind's share: later work draws on the whole budget again. */

@@ -3,7 +3,7 @@
  * budget, the error aggregate and the Decision recorder. One object, so the steps stay functions.
  */
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   type Clock,
   type ClusterApi,
@@ -124,11 +124,16 @@ export interface PassContextInputs {
 /** The context of a new pass, with nothing spent or decided yet. */
 export function newPassContext(inputs: PassContextInputs): PassContext {
   const { tenant, hostApi, bounds, policy, tenantCluster } = inputs;
+  const passId = inputs.passId ?? randomUUID();
+  // With fewer writes than kinds, which kinds get one this pass: a different window each pass.
+  bounds.rotateTurns(
+    Number.parseInt(createHash('sha256').update(passId).digest('hex').slice(0, 8), 16),
+  );
   const tenantLister = new TenantLister(inputs.tenantApi, bounds.budget.pageSize);
   const clock = inputs.clock ?? systemClock;
   return {
     tenant,
-    passId: inputs.passId ?? randomUUID(),
+    passId,
     hostNamespace: policy.hostNamespace,
     hostApi,
     tenantLister,

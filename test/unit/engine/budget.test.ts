@@ -746,3 +746,50 @@ describe('status, sinks and results', () => {
     expect(sink.results).toEqual([result]);
   });
 });
+
+describe('fewer writes than kinds', () => {
+  const clock = { now: () => 0 };
+
+  /** The writes each of `count` kinds may start in one pass whose turns start at `offset`. */
+  function writesPerKind(maxWrites: number, count: number, offset: number): number[] {
+    const bounds = new PassBounds(effectiveBudget({ maxWrites }), clock);
+    bounds.rotateTurns(offset);
+    const got: number[] = [];
+    for (let i = 0; i < count; i++) {
+      bounds.beginKind(i, count);
+      let n = 0;
+      while (bounds.reserveWrite()) n++;
+      bounds.endKind();
+      got.push(n);
+    }
+    return got;
+  }
+
+  it.each([
+    { name: 'B=1, K=3, turn 0', maxWrites: 1, count: 3, offset: 0, expected: [1, 0, 0] },
+    { name: 'B=1, K=3, turn 1', maxWrites: 1, count: 3, offset: 1, expected: [0, 1, 0] },
+    { name: 'B=1, K=3, turn 2', maxWrites: 1, count: 3, offset: 5, expected: [0, 0, 1] },
+    { name: 'B=2, K=3, window wraps', maxWrites: 2, count: 3, offset: 2, expected: [1, 0, 1] },
+  ])('$name: $expected', ({ maxWrites, count, offset, expected }) => {
+    expect(writesPerKind(maxWrites, count, offset)).toEqual(expected);
+  });
+
+  it('over K consecutive turns every kind gets a write, never more than the budget in one pass', () => {
+    const seen = new Set<number>();
+    for (let offset = 0; offset < 4; offset++) {
+      const got = writesPerKind(1, 4, offset);
+      expect(got.reduce((a, b) => a + b, 0)).toBe(1);
+      seen.add(got.indexOf(1));
+    }
+    expect([...seen].sort()).toEqual([0, 1, 2, 3]);
+  });
+
+  it('a kind that needs nothing leaves its write to the kinds after it', () => {
+    const bounds = new PassBounds(effectiveBudget({ maxWrites: 1 }), clock);
+    bounds.rotateTurns(0);
+    bounds.beginKind(0, 2);
+    bounds.endKind();
+    bounds.beginKind(1, 2);
+    expect(bounds.reserveWrite()).toBe(true);
+  });
+});
