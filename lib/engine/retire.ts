@@ -89,6 +89,7 @@ export async function retireCopies(
       const tenantRef = { namespace: ref?.virtualNamespace ?? '', name: ref?.virtualName ?? '' };
       const hostRef = { namespace, name: copy.metadata.name };
       let failure: unknown;
+      let gone = false;
       if (!ctx.dryRun) {
         try {
           await ctx.hostApi.delete(kind, namespace, copy.metadata.name, {
@@ -99,7 +100,8 @@ export async function retireCopies(
           });
         } catch (error) {
           if (error instanceof PassError) throw error; // e.g. another pass holds the lease
-          if (!isClusterError(error, 'NotFound')) {
+          gone = isClusterError(error, 'NotFound');
+          if (!gone) {
             failure = isClusterError(error, 'Forbidden')
               ? new Error(retireHint(ctx, kind, namespace, error))
               : error;
@@ -108,7 +110,8 @@ export async function retireCopies(
           }
         }
       }
-      decide(ctx, 'Delete', kind, { tenantRef, hostRef }, why, failure);
+      const reason = gone ? `${why}; the host copy was already gone` : why;
+      decide(ctx, 'Delete', kind, { tenantRef, hostRef }, reason, failure, gone);
     },
     () => ctx.bounds.isStopped(),
   );

@@ -345,3 +345,23 @@ describe('retireTenant', () => {
     expect(result.left).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe('retireCopies of a copy deleted by someone else in the meantime', () => {
+  it('is reported as already gone, not counted as a Delete', async () => {
+    const { hostApi, ctx } = setup([hostCopyOf(cm('a', 'x'))]);
+    hostApi.failWhen((c) =>
+      c.method === 'delete' ? new ClusterError('NotFound', 'configmaps "x" not found') : undefined,
+    );
+    const result = await retireCopies(
+      ctx,
+      CONFIGMAP,
+      HOST_NS,
+      'kind ConfigMap (v1) left the sync policy',
+    );
+    expect(result).toEqual({ clean: true, left: 0 });
+    const tally = ctx.recorder.tally();
+    expect(tally.counts.Delete).toBe(0);
+    expect(tally.alreadyGone).toBe(1);
+    expect(ctx.recorder.decisions[0]?.reason).toMatch(/already gone/);
+  });
+});
