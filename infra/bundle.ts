@@ -13,13 +13,11 @@ import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { NODE_ESM_BUILD_OPTIONS } from '../scripts/esbuild-node-esm.mjs';
 import { omitModules, sideEffectFree, UNDICI_UNUSED_PARSERS } from './bundle-plugins.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SYNC_HANDLER_ENTRY = join(REPO_ROOT, 'functions', 'sync', 'handler.ts');
-
-/** Lambda's Node runtime major, for esbuild's target. */
-export const NODE_TARGET = 'node24';
 
 export const BUNDLE_FILE = 'index.mjs';
 export const BUNDLE_HANDLER = 'index.handler';
@@ -31,36 +29,19 @@ export const BUNDLE_HANDLER = 'index.handler';
 export const BUNDLE_BUDGET_BYTES = 1_200_000;
 
 /**
- * ESM output needs a `require` for the CommonJS dependencies esbuild inlines (they call
- * `require('node:…')`), plus `__dirname`/`__filename` some of them read.
- */
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire as __tpCreateRequire } from 'node:module';" +
-  "import { fileURLToPath as __tpFileURLToPath } from 'node:url';" +
-  "import { dirname as __tpDirname } from 'node:path';" +
-  'const require = __tpCreateRequire(import.meta.url);' +
-  'const __filename = __tpFileURLToPath(import.meta.url);' +
-  'const __dirname = __tpDirname(__filename);';
-
-/**
- * The one set of esbuild options for the handler. Everything is bundled, AWS SDK included (no
- * reliance on the SDK version the runtime happens to ship), minified, ESM, with an external
+ * The one set of esbuild options for the handler: the repository's Node ESM bundle settings
+ * (scripts/esbuild-node-esm.mjs, shared with the compiled command). Everything is bundled, AWS
+ * SDK included (no reliance on the SDK version the runtime happens to ship), minified, with an external
  * source map (the functions run with `--enable-source-maps`) and a metafile (what went in).
  */
 export function syncHandlerBuildOptions(outdir: string): BuildOptions & { metafile: true } {
   return {
     entryPoints: [SYNC_HANDLER_ENTRY],
     outfile: join(outdir, BUNDLE_FILE),
-    bundle: true,
-    platform: 'node',
-    target: NODE_TARGET,
-    format: 'esm',
+    ...NODE_ESM_BUILD_OPTIONS,
     minify: true,
     sourcemap: 'external',
     sourcesContent: false,
-    mainFields: ['module', 'main'],
-    banner: { js: ESM_REQUIRE_BANNER },
-    legalComments: 'none',
     logLevel: 'error',
     metafile: true,
     plugins: [sideEffectFree(['@kubernetes/client-node']), omitModules(UNDICI_UNUSED_PARSERS)],

@@ -4,7 +4,7 @@
  *
  * bin/tenantplane.js runs built JavaScript, not TypeScript through tsx: importing the Kubernetes
  * client through tsx alone costs seconds. The build is one esbuild run over lib/cli/main.ts with
- * the Lambda bundle's settings (ESM, platform node, target node24; not minified), code-split so
+ * the Lambda bundle's settings (scripts/esbuild-node-esm.mjs; not minified), code-split so
  * that each command loads only what it uses (`tenantplane name` never loads the Kubernetes
  * client).
  *
@@ -36,6 +36,7 @@ import {
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { checkCliBuild, cliBuildLayout, STAMP_FORMAT, sameStat, statOf } from './cli-stamp.mjs';
+import { NODE_ESM_BUILD_OPTIONS } from './esbuild-node-esm.mjs';
 
 // The freshness check and its layout, for callers that import this module.
 export { checkCliBuild, cliBuildLayout, ensureCliBuild } from './cli-stamp.mjs';
@@ -56,6 +57,7 @@ const SETTINGS_INPUTS = [
   'tsconfig.json',
   'scripts/build-cli.mjs',
   'scripts/cli-stamp.mjs',
+  'scripts/esbuild-node-esm.mjs',
 ];
 
 /**
@@ -66,18 +68,6 @@ const KEEP_OLD_BUILDS_MS = 60 * 60 * 1000;
 /** Beyond this many, builds older than {@link KEEP_RECENT_BUILDS_MS} go too (edits rebuild often). */
 const KEEP_BUILDS = 5;
 const KEEP_RECENT_BUILDS_MS = 10 * 60 * 1000;
-
-/**
- * ESM output needs a `require` for the CommonJS dependencies esbuild inlines (the same banner as
- * infra/bundle.ts, the Lambda bundle; a script cannot import that TypeScript module).
- */
-const ESM_REQUIRE_BANNER =
-  "import { createRequire as __tpCreateRequire } from 'node:module';" +
-  "import { fileURLToPath as __tpFileURLToPath } from 'node:url';" +
-  "import { dirname as __tpDirname } from 'node:path';" +
-  'const require = __tpCreateRequire(import.meta.url);' +
-  'const __filename = __tpFileURLToPath(import.meta.url);' +
-  'const __dirname = __tpDirname(__filename);';
 
 /** A build that failed; the message carries esbuild's diagnostics (file:line: problem). */
 export class CliBuildError extends Error {
@@ -178,18 +168,12 @@ export async function buildCli(layout = cliBuildLayout()) {
       outdir,
       outExtension: { '.js': '.mjs' },
       chunkNames: 'chunk-[hash]',
-      bundle: true,
+      ...NODE_ESM_BUILD_OPTIONS,
       splitting: true,
-      platform: 'node',
-      target: 'node24',
-      format: 'esm',
       // Not minified, unlike the Lambda bundle: commands start as fast either way (measured), a
       // rebuild after an edit takes about half the time, and stack traces stay readable (each
       // module is marked with its source path), so no source map is needed either.
       minify: false,
-      legalComments: 'none',
-      mainFields: ['module', 'main'],
-      banner: { js: ESM_REQUIRE_BANNER },
       metafile: true,
       logLevel: 'silent',
       plugins: [sourcesPlugin(layout.root, files)],

@@ -1,4 +1,5 @@
 /** JSON comparison that ignores key order, for drift detection and content hashes. */
+import { createHash } from 'node:crypto';
 import { isRecord } from './guards.js';
 
 /** JSON with object keys sorted (undefined members dropped), so equal content prints equally. */
@@ -16,4 +17,9 @@ export function stableJson(value: unknown): string {
 /** Deep equality on JSON values, insensitive to key order. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   return stableJson(a) === stableJson(b);
+}
+
+/** A short digest of JSON content (16 hex characters of SHA-256), insensitive to key order. */
+export function jsonDigest(value: unknown): string {
+  return createHash('sha256').update(stableJson(value), 'utf8').digest('hex').slice(0, 16);
 }

@@ -3,25 +3,24 @@
  * ones, so a name occupied by a foreign object or another tenant's copy is seen and decided (a
  * Skip) without a write. GC narrows this to the tenant's own copies itself (`planGc`).
  */
-import type { KubeObject, ListPage } from '../ports/index.js';
+import type { KindRef, KubeObject, ListPage } from '../ports/index.js';
 import { restartExpired } from './expired-listing.js';
+// A listed host object is held as what apply and GC need (`host-view.ts`): no managedFields, no
+// status, large content fields as digests.
 import { compactHostObject } from './host-view.js';
 import { PageSizer } from './page-bytes.js';
 import type { PassContext } from './pass-context.js';
-import type { KindRule } from './policy.js';
-
-// A listed host object is held as what apply and GC need (`host-view.ts`): no managedFields, no
-// status, large content fields as digests.
-export { compactHostObject } from './host-view.js';
 
 /**
- * Lists every page of a kind in the host namespace, compacted, in byte-aware pages. `undefined`
- * when a bound stopped the pass before the listing finished. A failed request throws (the caller records it); an
- * expired continue token restarts the listing once.
+ * Lists every page of a kind in a host namespace (the pass's own by default), compacted, in
+ * byte-aware pages. `undefined` when a bound stopped the pass before the listing finished. A
+ * failed request throws (the caller records it); an expired continue token restarts the listing
+ * once.
  */
 export async function listHostObjects(
   ctx: PassContext,
-  rule: KindRule,
+  kind: KindRef,
+  namespace: string = ctx.hostNamespace,
 ): Promise<KubeObject[] | undefined> {
   let items: KubeObject[] = [];
   let continueToken: string | undefined;
@@ -32,14 +31,14 @@ export async function listHostObjects(
     if (ctx.bounds.isStopped()) return undefined;
     let page: ListPage;
     try {
-      page = await ctx.hostApi.list(rule, {
-        namespace: ctx.hostNamespace,
+      page = await ctx.hostApi.list(kind, {
+        namespace,
         limit: sizer.limit,
         ...(continueToken ? { continueToken } : {}),
       });
     } catch (error) {
       // An expired continue token: start again from the first page, once (expired-listing.ts).
-      if (!continueToken || !restartExpired(restarted, rule, error)) throw error;
+      if (!continueToken || !restartExpired(restarted, kind, error)) throw error;
       items = [];
       continueToken = undefined;
       continue;

@@ -36,7 +36,7 @@ export {
 } from './errors.js';
 export { type GcCandidate, planGc, type TenantListing } from './gc.js';
 export { type PassOptions, runPass } from './guarded-pass.js';
-export { compactHostObject } from './host-listing.js';
+export { compactHostObject } from './host-view.js';
 export {
   type LabelSelector,
   LabelSelectorError,

@@ -20,7 +20,7 @@
  * incomplete (a bound, a deferred write, an error) clears its point: the next pass is full.
  */
 import { createHash } from 'node:crypto';
-import { isRecord, jsonEqual, stableJson } from '../common/index.js';
+import { isRecord, jsonDigest, jsonEqual } from '../common/index.js';
 import type { KindRef, KubeObject, PassPath } from '../ports/index.js';
 import type { KindRule } from './policy.js';
 
@@ -48,10 +48,7 @@ export function resumeKey(kind: KindRef): string {
 
 /** Digest of what a resume point holds for: the rule and the host namespace. */
 export function policyDigest(rule: KindRule, hostNamespace: string): string {
-  return createHash('sha256')
-    .update(stableJson([hostNamespace, rule]))
-    .digest('hex')
-    .slice(0, 16);
+  return jsonDigest([hostNamespace, rule]);
 }
 
 /** `spec.resync` (`90s`, `30m`, `2h`) in milliseconds; the default when absent or garbled. */

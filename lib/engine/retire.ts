@@ -7,9 +7,10 @@
 import { errorMessage, runPool } from '../common/index.js';
 import { isClusterError, type KindRef, type KubeObject } from '../ports/index.js';
 import { PassError } from './errors.js';
-import { compactHostObject } from './host-listing.js';
+import { listHostObjects } from './host-listing.js';
+import { equalitySelector } from './label-selector.js';
 import { kindKey, type Remembered, unionKinds } from './lifecycle.js';
-import { PageSizer } from './page-bytes.js';
+import { Labels, MANAGED_BY_VALUE } from './metadata.js';
 import { decide, type PassContext } from './pass-context.js';
 import type { SyncPolicy } from './policy.js';
 import { reverseLookup } from './reverse-mapping.js';
@@ -20,24 +21,6 @@ export interface RetireResult {
   clean: boolean;
   /** Copies still there (not deleted yet, failed, or terminating). */
   left: number;
-}
-
-async function listNamespace(ctx: PassContext, kind: KindRef, namespace: string) {
-  const items: KubeObject[] = [];
-  let continueToken: string | undefined;
-  const sizer = new PageSizer(ctx.bounds.budget.pageSize);
-  do {
-    if (ctx.bounds.isStopped()) return undefined;
-    const page = await ctx.hostApi.list(kind, {
-      namespace,
-      limit: sizer.limit,
-      ...(continueToken ? { continueToken } : {}),
-    });
-    sizer.observe(page.items);
-    for (const object of page.items) items.push(compactHostObject(object));
-    continueToken = page.continueToken;
-  } while (continueToken);
-  return items;
 }
 
 /**
@@ -53,7 +36,7 @@ export async function retireCopies(
 ): Promise<RetireResult> {
   let objects: KubeObject[] | undefined;
   try {
-    objects = await listNamespace(ctx, kind, namespace);
+    objects = await listHostObjects(ctx, kind, namespace);
   } catch (error) {
     if (isClusterError(error, 'NotFound')) return { clean: true, left: 0 };
     ctx.errors.add(kind, new Error(retireHint(ctx, kind, namespace, error)));
@@ -127,7 +110,11 @@ export async function retireCopies(
 
 /** What to grant or delete by hand when the host refuses to let the pass retire copies. */
 function retireHint(ctx: PassContext, kind: KindRef, namespace: string, error: unknown): string {
-  const selector = `app.kubernetes.io/managed-by=tenantplane,tenantplane.io/tenant=${ctx.tenant},tenantplane.io/kind=${kind.kind}`;
+  const selector = equalitySelector({
+    [Labels.ManagedBy]: MANAGED_BY_VALUE,
+    [Labels.Tenant]: ctx.tenant,
+    [Labels.Kind]: kind.kind,
+  });
   return `could not remove ${kind.kind} copies of tenant cluster "${ctx.tenant}" from host namespace ${namespace}: ${errorMessage(error)}; grant this tenant's host identity list and delete on ${kind.kind} there, or delete them by hand: kubectl delete ${kind.kind.toLowerCase()} -n ${namespace} -l ${selector}`;
 }
 

@@ -17,6 +17,7 @@
  * on unprotected and says so in a warning.
  */
 import { hostname } from 'node:os';
+import { errorMessage } from '../common/index.js';
 import {
   type Clock,
   type ClusterApi,
@@ -111,8 +112,7 @@ export class TenantLease {
     this.taking ??= this.acquire(namespace).catch((error: unknown) => {
       // Held: the pass ends. No answer at all: the write would fare no better, it fails with it.
       if (error instanceof LeaseHeldError || isClusterError(error, 'Transport')) throw error;
-      const why = error instanceof Error ? error.message : String(error);
-      this.unavailable = `could not take the tenant's lease ${namespace}/${leaseName(this.tenant)}, so this pass ran without it: ${why}`;
+      this.unavailable = `could not take the tenant's lease ${namespace}/${leaseName(this.tenant)}, so this pass ran without it: ${errorMessage(error)}`;
     });
     return this.taking;
   }

@@ -35,14 +35,6 @@ export class TenantLister {
   ) {}
 
   /**
-   * One page of a kind in all namespaces. A continue token the server no longer honours (410
-   * Gone, `Expired`) restarts the kind's listing from its first page, once per kind and pass (the
-   * view skips what it already took in); a second expiry gives up (`restartExpired`).
-   * @throws ClusterUnreachableError when the very first tenant request of the pass fails at the
-   * transport level (a timeout is a stalled server, not an unreachable one); later transport
-   * failures are per-kind trouble the next pass retries.
-   */
-  /**
    * The changes of a kind since `resourceVersion`, up to the watch's bookmark; a client that
    * cannot watch is a failed resume. Not counted as the pass's first tenant call: a failed resume
    * lists next, and that listing says whether the tenant is unreachable.
@@ -63,6 +55,14 @@ export class TenantLister {
     return typeof this.tenantApi.watchChanges === 'function';
   }
 
+  /**
+   * One page of a kind in all namespaces. A continue token the server no longer honours (410
+   * Gone, `Expired`) restarts the kind's listing from its first page, once per kind and pass (the
+   * view skips what it already took in); a second expiry gives up (`restartExpired`).
+   * @throws ClusterUnreachableError when the very first tenant request of the pass fails at the
+   * transport level (a timeout is a stalled server, not an unreachable one); later transport
+   * failures are per-kind trouble the next pass retries.
+   */
   async page(kind: KindRef, continueToken: string | undefined): Promise<ListPage> {
     this.calls += 1;
     const first = this.calls === 1;

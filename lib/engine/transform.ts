@@ -2,8 +2,7 @@
  * Transform: a tenant object into the host object the engine wants (the *desired* object). Pure
  * and non-mutating: the input is deep-copied, never touched.
  */
-import { createHash } from 'node:crypto';
-import { isRecord, stableJson } from '../common/index.js';
+import { isRecord, jsonDigest } from '../common/index.js';
 import type { KubeObject } from '../ports/index.js';
 import type { KeyExclusions } from './key-exclusions.js';
 import { Annotations, DROPPED_TENANT_ANNOTATIONS, isReservedKey } from './metadata.js';
@@ -120,10 +119,6 @@ export function ownedKeysOf(hostObject: KubeObject): OwnedKeys {
   }
 }
 
-function specHash(spec: unknown): string {
-  return createHash('sha256').update(stableJson(spec), 'utf8').digest('hex').slice(0, 16);
-}
-
 function tenantKeys(
   map: Record<string, string> | undefined,
   dropped: readonly string[] = [],
@@ -191,7 +186,7 @@ export function toHostObject(source: KubeObject, target: TransformTarget): KubeO
   if (desired.spec !== undefined) {
     desired.metadata.annotations = {
       ...desired.metadata.annotations,
-      [Annotations.SpecHash]: specHash(desired.spec),
+      [Annotations.SpecHash]: jsonDigest(desired.spec),
     };
   }
   return desired;

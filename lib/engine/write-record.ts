@@ -18,8 +18,7 @@
  * that records the stored digest. managedFields is not needed (and a pure removal by another
  * client leaves no trace there anyway).
  */
-import { createHash } from 'node:crypto';
-import { isRecord, stableJson } from '../common/index.js';
+import { isRecord, jsonDigest } from '../common/index.js';
 import type { KubeObject } from '../ports/index.js';
 import { updateBody } from './drift.js';
 import { Annotations } from './metadata.js';
@@ -27,10 +26,6 @@ import { NON_CONTENT_FIELDS } from './transform.js';
 
 /** The annotations of this module; the drift comparison leaves them out. */
 const RECORD_KEYS: readonly string[] = [Annotations.AppliedHash, Annotations.StoredHash];
-
-function digest(value: unknown): string {
-  return createHash('sha256').update(stableJson(value), 'utf8').digest('hex').slice(0, 16);
-}
 
 function withoutRecordKeys(map: Record<string, string> | undefined): Record<string, string> {
   const kept: Record<string, string> = {};
@@ -54,7 +49,7 @@ function contentFields(object: KubeObject): Record<string, unknown> {
  * Equal digests mean the engine wants exactly the same object.
  */
 export function desiredHash(desired: KubeObject): string {
-  return digest({
+  return jsonDigest({
     labels: desired.metadata.labels ?? {},
     annotations: withoutRecordKeys(desired.metadata.annotations),
     content: contentFields(desired),
@@ -76,7 +71,7 @@ function pick(map: Record<string, string> | undefined, keys: readonly string[]) 
  */
 export function storedHash(copy: KubeObject, desired: KubeObject): string {
   const annotationKeys = Object.keys(withoutRecordKeys(desired.metadata.annotations));
-  return digest({
+  return jsonDigest({
     labels: pick(copy.metadata.labels, Object.keys(desired.metadata.labels ?? {})),
     annotations: pick(copy.metadata.annotations, annotationKeys),
     content: contentFields(copy),

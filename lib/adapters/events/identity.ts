@@ -43,10 +43,6 @@ export function decisionEventName(tenant: string, tenantClusterUid: string, d: D
 }
 
 /**
- * Deterministic name of a pass's summary Event: passes with the same outcome share one Event
- * (it is bumped), so a steady state costs no new Events; the pass id is deliberately left out.
- */
-/**
  * Event name of a pass warning: the same warning (same reason and message) pass after pass bumps
  * one Event, like a persistent Skip, instead of piling up new ones.
  */
@@ -54,6 +50,10 @@ export function warningEventName(tenant: string, tenantClusterUid: string, w: Pa
   return `${tenant}.${hash([tenantClusterUid, 'warning', w.reason, w.message])}`;
 }
 
+/**
+ * Deterministic name of a pass's summary Event: passes with the same outcome share one Event
+ * (it is bumped), so a steady state costs no new Events; the pass id is deliberately left out.
+ */
 export function passSummaryEventName(
   tenant: string,
   tenantClusterUid: string,

@@ -16,7 +16,7 @@ import {
 import { TENANT_CLUSTER } from '../../../lib/engine/index.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
 import { integrationClusters } from '../support/clusters.js';
-import { type CliRun, tenantplane } from './support.js';
+import { expectExit, tenantplane } from './support.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const LABEL = 'tenantplane-test';
@@ -56,14 +56,6 @@ function configMap(
 
 async function hostConfigMaps(namespace: string): Promise<KubeObject[]> {
   return (await hostApi.list(CONFIGMAP, { namespace })).items;
-}
-
-function expectExit(run: CliRun, code: number) {
-  if (run.code !== code) {
-    throw new Error(
-      `expected exit ${code}, got ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`,
-    );
-  }
 }
 
 beforeAll(async () => {

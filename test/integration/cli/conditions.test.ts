@@ -17,24 +17,17 @@ import {
 import { type Condition, TENANT_CLUSTER } from '../../../lib/engine/index.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
 import { integrationClusters } from '../support/clusters.js';
-import { type CliRun, tenantplane } from './support.js';
+import { seedTenant } from '../support/seed.js';
+import { expectExit, tenantplane } from './support.js';
 
 const TENANT = 'cli-cond';
 const HOST_NS = 'cli-cond-host';
-const LABEL = 'tenantplane-test';
+const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 
 let hostApi: KubeClusterApi;
 let tmp: string;
 let good: string[];
 let down: string[];
-
-function expectExit(run: CliRun, code: number) {
-  if (run.code !== code) {
-    throw new Error(
-      `expected exit ${code}, got ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`,
-    );
-  }
-}
 
 async function tenantCluster(): Promise<KubeObject> {
   const tc = await hostApi.get(TENANT_CLUSTER, undefined, TENANT);
@@ -71,17 +64,7 @@ beforeAll(async () => {
   good = ['--tenant-kubeconfig', clusters.tenantKubeconfigPath, ...host];
   down = ['--tenant-kubeconfig', unreachable, ...host];
 
-  await hostApi.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: HOST_NS } });
-  await hostApi.create({
-    ...TENANT_CLUSTER,
-    metadata: { name: TENANT },
-    spec: {
-      hostNamespace: HOST_NS,
-      toHost: [
-        { apiVersion: 'v1', kind: 'ConfigMap', exclude: { labelSelector: `${LABEL}!=${TENANT}` } },
-      ],
-    },
-  });
+  await seedTenant({ hostApi, tenant: TENANT, hostNamespace: HOST_NS, kinds: [CONFIGMAP] });
 });
 
 afterAll(async () => {

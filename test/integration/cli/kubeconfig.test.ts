@@ -12,9 +12,9 @@ import {
   createClusterApi,
   type KubeClusterApi,
 } from '../../../lib/adapters/kube/cluster-client.js';
-import { TENANT_CLUSTER } from '../../../lib/engine/index.js';
 import { integrationClusters } from '../support/clusters.js';
-import { type CliRun, tenantplane } from './support.js';
+import { seedTenant } from '../support/seed.js';
+import { expectExit, tenantplane } from './support.js';
 
 const TENANT = 'cli-kube';
 const HOST_NS = 'cli-kube-host';
@@ -30,14 +30,6 @@ let tmp: string;
 let allInOne: string;
 let contextFlags: string[];
 let env: NodeJS.ProcessEnv;
-
-function expectExit(run: CliRun, code: number) {
-  if (run.code !== code) {
-    throw new Error(
-      `expected exit ${code}, got ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`,
-    );
-  }
-}
 
 beforeAll(async () => {
   const clusters = integrationClusters();
@@ -64,17 +56,11 @@ beforeAll(async () => {
   env = { ...process.env };
   delete env.KUBECONFIG;
 
-  await hostApi.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: HOST_NS } });
-  await hostApi.create({
-    apiVersion: TENANT_CLUSTER.apiVersion,
-    kind: TENANT_CLUSTER.kind,
-    metadata: { name: TENANT },
-    spec: {
-      hostNamespace: HOST_NS,
-      toHost: [
-        { apiVersion: 'v1', kind: 'ConfigMap', exclude: { labelSelector: `${LABEL}!=${TENANT}` } },
-      ],
-    },
+  await seedTenant({
+    hostApi,
+    tenant: TENANT,
+    hostNamespace: HOST_NS,
+    kinds: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
   });
   await tenantApi.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: VNS } });
   await tenantApi.create({

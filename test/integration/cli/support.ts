@@ -42,3 +42,12 @@ export function runProcess(
 export function tenantplane(args: readonly string[], env?: NodeJS.ProcessEnv): Promise<CliRun> {
   return runProcess(NODE, [BIN, ...args], env);
 }
+
+/** Fails with the command's output when it did not exit with `code`. */
+export function expectExit(run: CliRun, code: number): void {
+  if (run.code !== code) {
+    throw new Error(
+      `expected exit ${code}, got ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`,
+    );
+  }
+}

@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { hostName } from '../../../lib/engine/index.js';
-import { ClusterError, type KindRef, type KubeObject } from '../../../lib/ports/index.js';
+import type { KubeObject } from '../../../lib/ports/index.js';
 import {
+  admissionPolicy,
   byName,
   CONFIGMAP,
   createTenant,
@@ -21,71 +22,26 @@ import {
   tenantEvents,
   useApis,
   versions,
-  waitFor,
 } from './support.js';
 
 const apis = useApis();
 
-const VAP: KindRef = {
-  apiVersion: 'admissionregistration.k8s.io/v1',
-  kind: 'ValidatingAdmissionPolicy',
-};
-const VAP_BINDING: KindRef = { ...VAP, kind: 'ValidatingAdmissionPolicyBinding' };
 const DENIAL = 'ConfigMaps in this namespace may not carry the key forbidden';
 
 /** Denies ConfigMaps whose data has the key `forbidden`, in the tenant's host namespace only. */
-async function denyForbiddenKey(t: Tenant): Promise<KubeObject[]> {
-  const name = `deny-forbidden-${t.name}`;
-  const policy = await t.hostApi.create({
-    ...VAP,
-    metadata: { name },
-    spec: {
-      failurePolicy: 'Fail',
-      matchConstraints: {
-        resourceRules: [
-          {
-            apiGroups: [''],
-            apiVersions: ['v1'],
-            operations: ['CREATE', 'UPDATE'],
-            resources: ['configmaps'],
-          },
-        ],
-      },
-      validations: [
-        {
-          expression: "!has(object.data) || !('forbidden' in object.data)",
-          message: DENIAL,
-          reason: 'Invalid',
-        },
-      ],
+function denyForbiddenKey(t: Tenant): Promise<KubeObject[]> {
+  return admissionPolicy(t, {
+    name: `deny-forbidden-${t.name}`,
+    operations: ['CREATE', 'UPDATE'],
+    resources: ['configmaps'],
+    validation: {
+      expression: "!has(object.data) || !('forbidden' in object.data)",
+      message: DENIAL,
+      reason: 'Invalid',
     },
+    probeData: { forbidden: 'x' },
+    denial: DENIAL,
   });
-  const binding = await t.hostApi.create({
-    ...VAP_BINDING,
-    metadata: { name },
-    spec: {
-      policyName: name,
-      validationActions: ['Deny'],
-      matchResources: {
-        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': t.hostNamespace } },
-      },
-    },
-  });
-  // The apiserver loads policies asynchronously: probe until it denies.
-  await waitFor('the ValidatingAdmissionPolicy to take effect', async () => {
-    const probe = { ...CONFIGMAP, metadata: { name: 'vap-probe', namespace: t.hostNamespace } };
-    try {
-      const made = await t.hostApi.create({ ...probe, data: { forbidden: 'x' } });
-      await t.hostApi.delete(CONFIGMAP, t.hostNamespace, 'vap-probe', {
-        uid: made.metadata.uid as string,
-      });
-      return undefined;
-    } catch (error) {
-      if (error instanceof ClusterError && error.message.includes(DENIAL)) return true;
-      throw error;
-    }
-  });
-  return [policy, binding];
 }
 
 describe('failures and bounds', () => {

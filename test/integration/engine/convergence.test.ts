@@ -12,13 +12,9 @@ import { KubernetesEventsSink } from '../../../lib/adapters/events/index.js';
 import { createClusterApi } from '../../../lib/adapters/kube/cluster-client.js';
 import { LogSink } from '../../../lib/adapters/log-sink.js';
 import { type Budget, hostName, runPass } from '../../../lib/engine/index.js';
+import type { ClusterApi, KindRef, KubeObject } from '../../../lib/ports/index.js';
 import {
-  type ClusterApi,
-  ClusterError,
-  type KindRef,
-  type KubeObject,
-} from '../../../lib/ports/index.js';
-import {
+  admissionPolicy,
   CONFIGMAP,
   CRD,
   clusters,
@@ -270,65 +266,22 @@ describe('writes that stick once', () => {
   });
 });
 
-const VAP: KindRef = {
-  apiVersion: 'admissionregistration.k8s.io/v1',
-  kind: 'ValidatingAdmissionPolicy',
-};
-const VAP_BINDING: KindRef = { ...VAP, kind: 'ValidatingAdmissionPolicyBinding' };
 const DENIAL = 'ConfigMaps here may not carry the key forbidden';
 
 /** Denies creating ConfigMaps whose data has the key `forbidden`, in the tenant's host namespace. */
-async function denyForbiddenKey(t: Tenant): Promise<KubeObject[]> {
-  const name = `conv-deny-${t.name}`;
-  const policy = await t.hostApi.create({
-    ...VAP,
-    metadata: { name },
-    spec: {
-      failurePolicy: 'Fail',
-      matchConstraints: {
-        resourceRules: [
-          {
-            apiGroups: [''],
-            apiVersions: ['v1'],
-            operations: ['CREATE'],
-            resources: ['configmaps'],
-          },
-        ],
-      },
-      validations: [
-        {
-          expression: "!has(object.data) || !('forbidden' in object.data)",
-          message: DENIAL,
-          reason: 'Invalid',
-        },
-      ],
+function denyForbiddenKey(t: Tenant): Promise<KubeObject[]> {
+  return admissionPolicy(t, {
+    name: `conv-deny-${t.name}`,
+    operations: ['CREATE'],
+    resources: ['configmaps'],
+    validation: {
+      expression: "!has(object.data) || !('forbidden' in object.data)",
+      message: DENIAL,
+      reason: 'Invalid',
     },
+    probeData: { forbidden: 'x' },
+    denial: DENIAL,
   });
-  const binding = await t.hostApi.create({
-    ...VAP_BINDING,
-    metadata: { name },
-    spec: {
-      policyName: name,
-      validationActions: ['Deny'],
-      matchResources: {
-        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': t.hostNamespace } },
-      },
-    },
-  });
-  await waitFor('the ValidatingAdmissionPolicy to take effect', async () => {
-    const probe = { ...CONFIGMAP, metadata: { name: 'vap-probe', namespace: t.hostNamespace } };
-    try {
-      const made = await t.hostApi.create({ ...probe, data: { forbidden: 'x' } });
-      await t.hostApi.delete(CONFIGMAP, t.hostNamespace, 'vap-probe', {
-        uid: made.metadata.uid as string,
-      });
-      return undefined;
-    } catch (error) {
-      if (error instanceof ClusterError && error.message.includes(DENIAL)) return true;
-      throw error;
-    }
-  });
-  return [policy, binding];
 }
 
 async function removeAll(t: Tenant, objects: KubeObject[]): Promise<void> {

@@ -9,18 +9,18 @@ import {
   type Apis,
   CONFIGMAP,
   createTenant,
+  diffSnapshots,
   listAll,
   pass,
   RUN,
   SECRET,
+  type Snapshot,
   type Tenant,
   tenantObject,
 } from './support.js';
 
 /** The scene builders and snapshot helpers, bound to the suite's cluster clients. */
 export function lifecycleScenes(apis: () => Apis) {
-  type Snapshot = Map<string, string>;
-
   /** `Kind/name -> uid@resourceVersion` of every ConfigMap and Secret in a host namespace. */
   async function snapshot(t: Tenant, namespace = t.hostNamespace): Promise<Snapshot> {
     const entries: [string, string][] = [];
@@ -37,12 +37,8 @@ export function lifecycleScenes(apis: () => Apis) {
 
   /** What changed between two snapshots: deleted, created and rewritten keys. */
   function changes(before: Snapshot, after: Snapshot) {
-    const deleted = [...before.keys()].filter((k) => !after.has(k)).sort();
-    const created = [...after.keys()].filter((k) => !before.has(k)).sort();
-    const written = [...before.keys()]
-      .filter((k) => after.has(k) && after.get(k) !== before.get(k))
-      .sort();
-    return { deleted, created, written };
+    const { deleted, created, changed } = diffSnapshots(before, after);
+    return { deleted, created, written: changed };
   }
 
   /** Keys of `t`'s copies of `kind` in a snapshot. */

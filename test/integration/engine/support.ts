@@ -16,7 +16,12 @@ import {
 } from '../../../lib/adapters/kube/cluster-client.js';
 import { LogSink } from '../../../lib/adapters/log-sink.js';
 import { type Budget, runPass } from '../../../lib/engine/index.js';
-import type { KindRef, KubeObject, PassResult } from '../../../lib/ports/index.js';
+import {
+  ClusterError,
+  type KindRef,
+  type KubeObject,
+  type PassResult,
+} from '../../../lib/ports/index.js';
 import { type IntegrationClusters, integrationClusters } from '../support/clusters.js';
 
 export const clusters: IntegrationClusters = integrationClusters();
@@ -301,4 +306,99 @@ export function decisionLines(result: PassResult): string[] {
         `${d.action} ${d.kind} ${d.tenantRef.namespace}/${d.tenantRef.name} -> ${d.hostRef.name}`,
     )
     .sort();
+}
+
+export interface AdmissionPolicyOptions {
+  /** The policy's and its binding's name. */
+  name: string;
+  operations: string[];
+  resources: string[];
+  /** The one validation: its expression, message (or messageExpression) and reason. */
+  validation: Record<string, unknown>;
+  /** ConfigMap data the policy denies, to probe that it took effect. */
+  probeData: Record<string, string>;
+  /** Text the denial carries. */
+  denial: string;
+}
+
+/**
+ * A ValidatingAdmissionPolicy and its Deny binding, scoped to the tenant's host namespace; waits
+ * until the apiserver (which loads policies asynchronously) denies a probe. Returns both objects.
+ */
+export async function admissionPolicy(
+  t: Tenant,
+  options: AdmissionPolicyOptions,
+): Promise<KubeObject[]> {
+  const vap: KindRef = {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+  };
+  const { name } = options;
+  const policy = await t.hostApi.create({
+    ...vap,
+    metadata: { name },
+    spec: {
+      failurePolicy: 'Fail',
+      matchConstraints: {
+        resourceRules: [
+          {
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            operations: options.operations,
+            resources: options.resources,
+          },
+        ],
+      },
+      validations: [options.validation],
+    },
+  });
+  const binding = await t.hostApi.create({
+    ...vap,
+    kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: { name },
+    spec: {
+      policyName: name,
+      validationActions: ['Deny'],
+      matchResources: {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': t.hostNamespace } },
+      },
+    },
+  });
+  await waitFor('the ValidatingAdmissionPolicy to take effect', async () => {
+    const probe = { ...CONFIGMAP, metadata: { name: 'vap-probe', namespace: t.hostNamespace } };
+    try {
+      const made = await t.hostApi.create({ ...probe, data: options.probeData });
+      await t.hostApi.delete(CONFIGMAP, t.hostNamespace, 'vap-probe', {
+        uid: made.metadata.uid as string,
+      });
+      return undefined;
+    } catch (error) {
+      if (error instanceof ClusterError && error.message.includes(options.denial)) return true;
+      throw error;
+    }
+  });
+  return [policy, binding];
+}
+
+/** `Kind/name` -> `uid@resourceVersion` of the objects in a namespace. */
+export type Snapshot = Map<string, string>;
+
+export interface SnapshotDiff {
+  created: string[];
+  changed: string[];
+  deleted: string[];
+}
+
+/** The keys created, changed (another uid or resourceVersion) and deleted between two snapshots, each sorted. */
+export function diffSnapshots(before: Snapshot, after: Snapshot): SnapshotDiff {
+  const created: string[] = [];
+  const changed: string[] = [];
+  const deleted: string[] = [];
+  for (const [key, value] of after) {
+    const was = before.get(key);
+    if (was === undefined) created.push(key);
+    else if (was !== value) changed.push(key);
+  }
+  for (const key of before.keys()) if (!after.has(key)) deleted.push(key);
+  return { created: created.sort(), changed: changed.sort(), deleted: deleted.sort() };
 }

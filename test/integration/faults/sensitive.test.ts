@@ -9,8 +9,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { hostName } from '../../../lib/engine/index.js';
-import { ClusterError, type KindRef, type KubeObject } from '../../../lib/ports/index.js';
+import type { KubeObject } from '../../../lib/ports/index.js';
 import {
+  admissionPolicy,
   CONFIGMAP,
   createTenant,
   kubectl,
@@ -21,71 +22,26 @@ import {
   tenantConfigMap,
   tenantObject,
   useApis,
-  waitFor,
 } from '../engine/support.js';
 
 const apis = useApis();
 const CANARY = `canary-${randomBytes(8).toString('hex')}`;
-const VAP: KindRef = {
-  apiVersion: 'admissionregistration.k8s.io/v1',
-  kind: 'ValidatingAdmissionPolicy',
-};
-const BINDING: KindRef = { ...VAP, kind: 'ValidatingAdmissionPolicyBinding' };
 
 /** Denies Secrets and ConfigMaps with a `password` key, echoing its value, in the tenant's host namespace. */
-async function echoingPolicy(t: Tenant): Promise<KubeObject[]> {
-  const name = `echo-${t.name}`;
-  const policy = await t.hostApi.create({
-    ...VAP,
-    metadata: { name },
-    spec: {
-      failurePolicy: 'Fail',
-      matchConstraints: {
-        resourceRules: [
-          {
-            apiGroups: [''],
-            apiVersions: ['v1'],
-            operations: ['CREATE', 'UPDATE'],
-            resources: ['secrets', 'configmaps'],
-          },
-        ],
-      },
-      validations: [
-        {
-          expression: "!has(object.data) || !('password' in object.data)",
-          messageExpression:
-            "'password may not be ' + (object.kind == 'Secret' ? string(object.data['password']) : object.data['password'])",
-          reason: 'Invalid',
-        },
-      ],
+function echoingPolicy(t: Tenant): Promise<KubeObject[]> {
+  return admissionPolicy(t, {
+    name: `echo-${t.name}`,
+    operations: ['CREATE', 'UPDATE'],
+    resources: ['secrets', 'configmaps'],
+    validation: {
+      expression: "!has(object.data) || !('password' in object.data)",
+      messageExpression:
+        "'password may not be ' + (object.kind == 'Secret' ? string(object.data['password']) : object.data['password'])",
+      reason: 'Invalid',
     },
+    probeData: { password: 'probe' },
+    denial: 'password may not be',
   });
-  const binding = await t.hostApi.create({
-    ...BINDING,
-    metadata: { name },
-    spec: {
-      policyName: name,
-      validationActions: ['Deny'],
-      matchResources: {
-        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': t.hostNamespace } },
-      },
-    },
-  });
-  await waitFor('the ValidatingAdmissionPolicy to take effect', async () => {
-    const probe = { ...CONFIGMAP, metadata: { name: 'vap-probe', namespace: t.hostNamespace } };
-    try {
-      const made = await t.hostApi.create({ ...probe, data: { password: 'probe' } });
-      await t.hostApi.delete(CONFIGMAP, t.hostNamespace, 'vap-probe', {
-        uid: made.metadata.uid as string,
-      });
-      return undefined;
-    } catch (error) {
-      if (error instanceof ClusterError && error.message.includes('password may not be'))
-        return true;
-      throw error;
-    }
-  });
-  return [policy, binding];
 }
 
 describe('no data in error text', () => {

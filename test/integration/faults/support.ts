@@ -26,18 +26,18 @@ import {
   type Apis,
   CONFIGMAP,
   createTenant,
+  diffSnapshots,
   clusters as engineClusters,
   hostObjects,
   kubectl,
   pass,
+  type Snapshot,
+  type SnapshotDiff,
   type Tenant,
   type TenantOptions,
   tenantConfigMap,
 } from '../engine/support.js';
 import type { FaultProxy } from '../support/fault-proxy.js';
-
-/** `Kind/name` -> `uid@resourceVersion` of every object in a namespace. */
-export type Snapshot = Map<string, string>;
 
 /** The resources of each cluster, by kubeconfig ('' for the run's host): clusters differ in CRDs. */
 const resources = new Map<string, Promise<string>>();
@@ -90,24 +90,7 @@ export async function snapshot(namespace: string, kubeconfig?: string): Promise<
   );
 }
 
-export interface SnapshotDiff {
-  created: string[];
-  changed: string[];
-  deleted: string[];
-}
-
-export function diff(before: Snapshot, after: Snapshot): SnapshotDiff {
-  const created: string[] = [];
-  const changed: string[] = [];
-  const deleted: string[] = [];
-  for (const [key, value] of after) {
-    const was = before.get(key);
-    if (was === undefined) created.push(key);
-    else if (was !== value) changed.push(key);
-  }
-  for (const key of before.keys()) if (!after.has(key)) deleted.push(key);
-  return { created: created.sort(), changed: changed.sort(), deleted: deleted.sort() };
-}
+export type { SnapshotDiff };
 
 /** A tenant mid-life: copies to keep, update, create and delete, and a foreign object. */
 export interface Scenario {
@@ -235,7 +218,7 @@ export async function faultedPass(
  * deleted nothing outside it (no wrongful delete); returns what it did change.
  */
 export async function expectNoWrongfulChange(s: Scenario): Promise<SnapshotDiff> {
-  const changes = diff(s.before, await snapshot(s.t.hostNamespace, s.hostKubeconfig));
+  const changes = diffSnapshots(s.before, await snapshot(s.t.hostNamespace, s.hostKubeconfig));
   const outside = (keys: string[]) => keys.filter((k) => !s.expected.has(k));
   expect({
     wrongfulWrites: outside([...changes.created, ...changes.changed]),

@@ -15,21 +15,21 @@ import { parse, stringify } from 'yaml';
 import { METRICS_NAMESPACE, SyncMetric } from '../../../functions/sync/contract.js';
 import { bundleSyncHandler } from '../../../infra/bundle.js';
 import { createClusterApi } from '../../../lib/adapters/kube/cluster-client.js';
-import { hostName, TENANT_CLUSTER } from '../../../lib/engine/index.js';
-import type { ClusterApi, KubeObject } from '../../../lib/ports/index.js';
+import { hostName } from '../../../lib/engine/index.js';
+import type { ClusterApi } from '../../../lib/ports/index.js';
 import { invokeBundledHandler } from '../support/bundled-handler.js';
 import { integrationClusters } from '../support/clusters.js';
 import {
   type SecretsManagerEndpoint,
   startSecretsManagerEndpoint,
 } from '../support/secrets-manager-endpoint.js';
+import { seedTenant } from '../support/seed.js';
 import { type ShippedFunction, shippedFunction } from '../support/shipped-function.js';
 
 const RUN = randomBytes(3).toString('hex');
 const TENANT = `fnbundle-${RUN}`;
 const HOST_NS = `fnbundle-host-${RUN}`;
 const APPS_NS = `fnbundle-apps-${RUN}`;
-const LABEL = 'tenantplane-test';
 const CANARY = `canary-${randomBytes(8).toString('hex')}`;
 const CANARY_B64 = Buffer.from(CANARY).toString('base64');
 const TENANT_SECRET = `tenantplane/tenants/${TENANT}/kubeconfig`;
@@ -118,29 +118,12 @@ beforeAll(async () => {
     [HOST_SECRET]: JSON.stringify({ kubeconfig: withCanary(clusters.host.text) }),
   });
 
-  await hostApi.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: HOST_NS } });
-  await hostApi.create({
-    ...TENANT_CLUSTER,
-    metadata: { name: TENANT },
-    spec: {
-      hostNamespace: HOST_NS,
-      toHost: [
-        { ...CONFIGMAP, exclude: { labelSelector: `${LABEL}!=${TENANT}` } },
-        { ...SECRET, exclude: { labelSelector: `${LABEL}!=${TENANT}` } },
-      ],
-    },
-  } as KubeObject);
-  await tenantApi.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: APPS_NS } });
-  await tenantApi.create({
-    ...CONFIGMAP,
-    metadata: { name: 'app-config', namespace: APPS_NS, labels: { [LABEL]: TENANT } },
-    data: { greeting: 'hello' },
-  });
-  await tenantApi.create({
-    ...SECRET,
-    metadata: { name: 'db-credentials', namespace: APPS_NS, labels: { [LABEL]: TENANT } },
-    type: 'Opaque',
-    data: { password: CANARY_B64 },
+  await seedTenant({
+    hostApi,
+    tenant: TENANT,
+    hostNamespace: HOST_NS,
+    kinds: [CONFIGMAP, SECRET],
+    apps: { tenantApi, namespace: APPS_NS, passwordB64: CANARY_B64 },
   });
 });
 

@@ -17,15 +17,15 @@ import { parse, stringify } from 'yaml';
 import { createHandler } from '../../../functions/sync/handler.js';
 import { createClusterApi } from '../../../lib/adapters/kube/cluster-client.js';
 import { hostName, TENANT_CLUSTER } from '../../../lib/engine/index.js';
-import type { ClusterApi, KubeObject } from '../../../lib/ports/index.js';
+import type { ClusterApi } from '../../../lib/ports/index.js';
 import { integrationClusters } from '../support/clusters.js';
+import { seedTenant } from '../support/seed.js';
 
 const RUN = randomBytes(3).toString('hex');
 const TENANT = `fnit-${RUN}`;
 const OTHER = `fnit-other-${RUN}`;
 const HOST_NS = `fnit-host-${RUN}`;
 const APPS_NS = `fnit-apps-${RUN}`;
-const LABEL = 'tenantplane-test';
 const CANARY = `canary-${randomBytes(8).toString('hex')}`;
 const CANARY_B64 = Buffer.from(CANARY).toString('base64');
 
@@ -151,29 +151,12 @@ beforeAll(async () => {
   });
   expect(credentialFragments.length).toBeGreaterThan(0);
 
-  await hostApi.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: HOST_NS } });
-  await hostApi.create({
-    ...TENANT_CLUSTER,
-    metadata: { name: TENANT },
-    spec: {
-      hostNamespace: HOST_NS,
-      toHost: [
-        { ...CONFIGMAP, exclude: { labelSelector: `${LABEL}!=${TENANT}` } },
-        { ...SECRET, exclude: { labelSelector: `${LABEL}!=${TENANT}` } },
-      ],
-    },
-  } as KubeObject);
-  await tenantApi.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: APPS_NS } });
-  await tenantApi.create({
-    ...CONFIGMAP,
-    metadata: { name: 'app-config', namespace: APPS_NS, labels: { [LABEL]: TENANT } },
-    data: { greeting: 'hello' },
-  });
-  await tenantApi.create({
-    ...SECRET,
-    metadata: { name: 'db-credentials', namespace: APPS_NS, labels: { [LABEL]: TENANT } },
-    type: 'Opaque',
-    data: { password: CANARY_B64 },
+  await seedTenant({
+    hostApi,
+    tenant: TENANT,
+    hostNamespace: HOST_NS,
+    kinds: [CONFIGMAP, SECRET],
+    apps: { tenantApi, namespace: APPS_NS, passwordB64: CANARY_B64 },
   });
 });
 
