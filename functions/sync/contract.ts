@@ -33,6 +33,8 @@ export const SyncMetric = {
   PassDurationMs: 'PassDurationMs',
   PassComplete: 'PassComplete',
   PassIncomplete: 'PassIncomplete',
+  /** 1 when the pass resumed every kind, else 0 (full, resync, none): its Average is the hit rate. */
+  ResumeHit: 'ResumeHit',
 } as const;
 
 /** The EventBridge detail-type of a manual sync request. */

@@ -1,7 +1,8 @@
 /**
  * The events the sync function accepts, validated: the schedule's input `{"tenant": "dev"}`, a
- * direct invoke `{"tenant": "dev", "dryRun": true}`, or an EventBridge `SyncRequested` event with
- * `detail.tenant` (manual trigger). Anything else is rejected with a message saying what is wrong.
+ * direct invoke `{"tenant": "dev", "dryRun": true, "full": true}`, or an EventBridge
+ * `SyncRequested` event with `detail.tenant` (and optional `detail.dryRun`, `detail.full`: manual
+ * trigger). Anything else is rejected with a message saying what is wrong.
  */
 import { isRecord, tenantNameProblem } from '../../lib/common/index.js';
 import { SYNC_REQUESTED } from './contract.js';
@@ -9,6 +10,8 @@ import { SYNC_REQUESTED } from './contract.js';
 export interface SyncRequest {
   tenant: string;
   dryRun: boolean;
+  /** List every kind in full on both sides instead of resuming (false unless asked for). */
+  full: boolean;
   /** Where the request came from, for the log. */
   trigger: 'schedule-or-invoke' | 'event';
 }
@@ -16,7 +19,7 @@ export interface SyncRequest {
 export class InvalidSyncEventError extends Error {
   constructor(problem: string) {
     super(
-      `invalid sync event: ${problem}. Expected {"tenant": "<name>", "dryRun"?: boolean} or an EventBridge event with detail-type "${SYNC_REQUESTED}" and detail {"tenant": "<name>"}`,
+      `invalid sync event: ${problem}. Expected {"tenant": "<name>", "dryRun"?: boolean, "full"?: boolean} or an EventBridge event with detail-type "${SYNC_REQUESTED}" and detail {"tenant": "<name>", "dryRun"?: boolean, "full"?: boolean}`,
     );
     this.name = 'InvalidSyncEventError';
   }
@@ -34,8 +37,12 @@ export class TenantMismatchError extends Error {
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? 'a string' : `a ${typeof value}`;
+  const type = typeof value;
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
+
+/** The fields of a request, at the top of a direct invoke or in an EventBridge `detail`. */
+const FIELDS = ['tenant', 'dryRun', 'full'];
 
 function request(
   payload: Record<string, unknown>,
@@ -44,7 +51,7 @@ function request(
 ): Omit<SyncRequest, 'trigger'> {
   for (const key of Object.keys(payload))
     if (!allowed.includes(key)) throw new InvalidSyncEventError(`unexpected field ${where}${key}`);
-  const { tenant, dryRun } = payload;
+  const { tenant, dryRun, full } = payload;
   if (tenant === undefined) throw new InvalidSyncEventError(`${where}tenant is missing`);
   if (typeof tenant !== 'string' || tenant.length === 0)
     throw new InvalidSyncEventError(
@@ -56,7 +63,9 @@ function request(
     throw new InvalidSyncEventError(`${where}tenant ${JSON.stringify(tenant)} ${problem}`);
   if (dryRun !== undefined && typeof dryRun !== 'boolean')
     throw new InvalidSyncEventError(`${where}dryRun must be a boolean, got ${describe(dryRun)}`);
-  return { tenant, dryRun: dryRun ?? false };
+  if (full !== undefined && typeof full !== 'boolean')
+    throw new InvalidSyncEventError(`${where}full must be a boolean, got ${describe(full)}`);
+  return { tenant, dryRun: dryRun ?? false, full: full ?? false };
 }
 
 /**
@@ -74,7 +83,7 @@ export function parseSyncEvent(event: unknown): SyncRequest {
       );
     if (!isRecord(event.detail))
       throw new InvalidSyncEventError('EventBridge detail is not an object');
-    return { ...request(event.detail, 'detail.', ['tenant', 'dryRun']), trigger: 'event' };
+    return { ...request(event.detail, 'detail.', FIELDS), trigger: 'event' };
   }
-  return { ...request(event, '', ['tenant', 'dryRun']), trigger: 'schedule-or-invoke' };
+  return { ...request(event, '', FIELDS), trigger: 'schedule-or-invoke' };
 }

@@ -49,6 +49,8 @@ export interface SyncResult {
   passId: string;
   tenant: string;
   dryRun: boolean;
+  /** A full pass was asked for (`{"full": true}`). */
+  full: boolean;
   complete: boolean;
   incompleteReason?: string;
   counts: PassResult['counts'];
@@ -59,6 +61,9 @@ export interface SyncResult {
   durationMs: number;
   /** Set when another pass held the tenant's lease: this invocation wrote nothing. */
   leaseHeld?: PassResult['leaseHeld'];
+  /** Which path the pass took (resumed, full, resync), and why a kind did not resume. */
+  path?: PassResult['path'];
+  pathReason?: string;
 }
 
 export interface SyncHandlerDeps {
@@ -156,6 +161,7 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       message: 'pass starting',
       trigger: requested.trigger,
       dryRun: requested.dryRun,
+      full: requested.full,
       deadline: budget.deadline === undefined ? undefined : new Date(budget.deadline).toISOString(),
       maxWrites: budget.maxWrites,
     });
@@ -175,6 +181,8 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
         clock,
         budget,
         dryRun: requested.dryRun,
+        // {"full": true}: every kind listed in full on both sides; a schedule never asks for it.
+        full: requested.full,
         passId,
         // One pass per tenant, whoever starts it: a laptop's `tenantplane sync` included.
         lease: true,
@@ -190,6 +198,7 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       passId: result.passId,
       tenant: result.tenant,
       dryRun: result.dryRun,
+      full: requested.full,
       complete: result.complete,
       counts: result.counts,
       ...(result.failed ? { failed: result.failed } : {}),
@@ -200,6 +209,8 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
     if (result.incompleteReason !== undefined) summary.incompleteReason = result.incompleteReason;
     // Another pass (a laptop's `tenantplane sync`) held the tenant's lease: a clean no-op.
     if (result.leaseHeld) summary.leaseHeld = result.leaseHeld;
+    if (result.path !== undefined) summary.path = result.path;
+    if (result.pathReason !== undefined) summary.pathReason = result.pathReason;
     return summary;
   }
 

@@ -22,6 +22,14 @@ export function objectsSeen(result: PassResult): number {
   return Object.values(result.objectsSeen).reduce((a, b) => a + b, 0);
 }
 
+/**
+ * 1 when the pass took the `resumed` path (every kind read only its changes), else 0: a full or
+ * resync pass, or one that synced no kind. The Average per tenant is its resume hit rate.
+ */
+export function resumeHit(result: PassResult): 0 | 1 {
+  return result.path === 'resumed' ? 1 : 0;
+}
+
 /** Adds the pass's metrics and logs each per-object error (which did not fail the invocation). */
 export function recordPass(metrics: Metrics, logger: Logger, result: PassResult): void {
   const { counts } = result;
@@ -39,6 +47,7 @@ export function recordPass(metrics: Metrics, logger: Logger, result: PassResult)
   metrics.addMetric(SyncMetric.PassDurationMs, MetricUnit.Milliseconds, result.durationMs);
   metrics.addMetric(SyncMetric.PassComplete, MetricUnit.Count, result.complete ? 1 : 0);
   metrics.addMetric(SyncMetric.PassIncomplete, MetricUnit.Count, result.complete ? 0 : 1);
+  metrics.addMetric(SyncMetric.ResumeHit, MetricUnit.Count, resumeHit(result));
   for (const error of result.errors) {
     logger.warn({
       message: 'object error',

@@ -162,6 +162,23 @@ export class FleetDashboard extends Construct {
             topBySum(FAILED_INVOCATIONS_SEARCH, 'FunctionName'),
           ),
         ],
+        [
+          // ResumeHit is 1 for a resumed pass, 0 for a full or resync one: its Average per tenant
+          // is the tenant's resume hit rate.
+          new cloudwatch.GraphWidget({
+            title: 'Resume hit rate (share of passes that resumed)',
+            width: 24,
+            height: 6,
+            left: [
+              expression(
+                `AVG(${tenantSearch(SyncMetric.ResumeHit, 'Average')})`,
+                'mean of tenants',
+              ),
+              expression(`MIN(${tenantSearch(SyncMetric.ResumeHit, 'Average')})`, 'lowest tenant'),
+            ],
+            leftYAxis: { min: 0, max: 1, label: 'hit rate', showUnits: false },
+          }),
+        ],
       ],
     });
   }

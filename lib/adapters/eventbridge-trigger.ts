@@ -17,6 +17,8 @@ export const DEFAULT_EVENT_BUS_NAME = 'tenantplane';
 export interface SyncRequestedDetail {
   tenant: string;
   dryRun?: boolean;
+  /** List every kind in full on both sides instead of resuming. */
+  full?: boolean;
 }
 
 export interface TriggerSyncOptions {
@@ -24,6 +26,8 @@ export interface TriggerSyncOptions {
   eventBusName?: string;
   /** Ask for a dry run: decisions are recorded, nothing is written. */
   dryRun?: boolean;
+  /** Ask for a full pass: every kind listed in full on both sides, no resume (`{"full": true}`). */
+  full?: boolean;
   /** An EventBridge client; one from the default credential chain when omitted. */
   client?: EventBridgeClient;
 }
@@ -58,6 +62,7 @@ export async function triggerSync(
   const client = options.client ?? new EventBridgeClient({});
   const detail: SyncRequestedDetail = { tenant };
   if (options.dryRun !== undefined) detail.dryRun = options.dryRun;
+  if (options.full !== undefined) detail.full = options.full;
 
   let output: PutEventsCommandOutput;
   try {

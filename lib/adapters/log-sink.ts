@@ -34,6 +34,8 @@
  * | `complete` | boolean | false when a bound or a failed listing left work for the next pass |
  * | `incompleteReason` | string, optional | why the pass is incomplete |
  * | `note` | string, optional | something an operator should know (e.g. the policy is paused) |
+ * | `path` | `resumed` \| `full` \| `resync`, optional | which path the pass took |
+ * | `pathReason` | string, optional | why a kind did not resume (`<kind>: <reason>; ...`) |
  * | `creates`, `updates`, `deletes`, `skips` | number | decisions carried out, per action |
  * | `failedWrites` | number | decisions whose write failed (not in the counts above) |
  * | `alreadyGone` | number | deletes that found the object gone (not in `deletes`) |
@@ -121,6 +123,8 @@ export function passLogRecord(result: PassResult): Record<string, unknown> {
   };
   if (result.incompleteReason !== undefined) record.incompleteReason = result.incompleteReason;
   if (result.note !== undefined) record.note = result.note;
+  if (result.path !== undefined) record.path = result.path;
+  if (result.pathReason !== undefined) record.pathReason = result.pathReason;
   Object.assign(record, {
     creates: c.Create,
     updates: c.Update,

@@ -14,6 +14,7 @@ import type { CliIo } from './io.js';
 import {
   addBudgetOptions,
   addClusterOptions,
+  addFullOption,
   addOutputOption,
   checkTenantName,
   type PassFlags,
@@ -43,7 +44,7 @@ function addPassCommands(program: Command, io: CliIo, setExit: (code: ExitCode) 
       .summary(spec.summary)
       .description(spec.description)
       .argument('<tenant>', 'name of the TenantCluster on the host cluster');
-    addBudgetOptions(addOutputOption(addClusterOptions(command)));
+    addFullOption(addBudgetOptions(addOutputOption(addClusterOptions(command))));
     command
       .addHelpText('after', passHelp(spec.name))
       .action(async (tenant: string, flags: PassFlags) => {

@@ -28,6 +28,7 @@ Examples:
   $ KUBECONFIG=~/.kube/tenant-dev:~/.kube/host tenantplane ${verb} dev --tenant-context tenant-dev --host-context host
   $ tenantplane ${verb} dev --tenant-kubeconfig ~/.kube/tenant-dev --host-kubeconfig ~/.kube/host
   $ tenantplane ${verb} dev --deadline 30s --max-writes 100 --page-size 200
+  $ tenantplane ${verb} dev --full                # no resume: list every kind in full
   $ tenantplane ${verb} dev --secrets tenantplane/dev/tenant,tenantplane/dev/host -o json | jq .
 
 ${CLUSTERS_HELP}

@@ -76,6 +76,15 @@ export function addBudgetOptions(command: Command): Command {
     );
 }
 
+/** Help of `--full` (sync, plan and trigger): what a full pass does that a resumed one does not. */
+export const FULL_HELP =
+  'list every kind in full on both sides (no resume), and repair host drift now';
+
+/** Adds `--full`: this pass lists every kind in full instead of resuming. */
+export function addFullOption(command: Command): Command {
+  return command.option('--full', FULL_HELP);
+}
+
 export interface BudgetFlags {
   deadline?: number;
   maxWrites?: number;
@@ -87,7 +96,12 @@ export interface OutputFlags {
   output: OutputFormat;
 }
 
-export type PassFlags = ClusterFlags & BudgetFlags & OutputFlags;
+export interface FullFlags {
+  /** `--full`: list every kind in full on both sides instead of resuming. */
+  full?: boolean;
+}
+
+export type PassFlags = ClusterFlags & BudgetFlags & OutputFlags & FullFlags;
 
 /** The engine budget for the flags; the deadline counts from `now`. */
 export function budgetFromFlags(flags: BudgetFlags, now: number): Partial<Budget> {

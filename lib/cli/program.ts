@@ -11,7 +11,7 @@ import { errorLine, exitCodeForError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
 import { ROOT_HELP } from './help.js';
 import { type CliIo, processIo } from './io.js';
-import { checkTenantName } from './options.js';
+import { checkTenantName, FULL_HELP } from './options.js';
 
 /** Replaceable collaborators (tests hand in a mocked EventBridge client). */
 export interface CliDeps {
@@ -84,6 +84,7 @@ Needs no cluster.`,
     .argument('<tenant>', 'the TenantCluster name')
     .option('--event-bus <name>', 'EventBridge bus the tenant rules listen on', 'tenantplane')
     .option('--dry-run', 'ask for a dry run (decisions are logged, nothing is written)')
+    .option('--full', FULL_HELP)
     .addHelpText(
       'after',
       `
@@ -91,23 +92,27 @@ Examples:
   $ tenantplane trigger dev
   $ AWS_PROFILE=platform AWS_REGION=eu-west-1 tenantplane trigger dev --event-bus tenantplane-prod
   $ tenantplane trigger dev --dry-run
+  $ tenantplane trigger dev --full              # the function gets {"tenant": "dev", "full": true}
 
 Uses the AWS default credential chain (AWS_PROFILE, AWS_REGION, ...). Follow the pass in the
 function's logs or with "tenantplane status <tenant>".`,
     )
-    .action(async (tenant: string, flags: { eventBus: string; dryRun?: boolean }) => {
-      checkTenantName(tenant);
-      const { triggerSync } = await import('../adapters/eventbridge-trigger.js');
-      const result = await triggerSync(tenant, {
-        eventBusName: flags.eventBus,
-        ...(flags.dryRun ? { dryRun: true } : {}),
-        ...(deps.eventBridgeClient ? { client: deps.eventBridgeClient } : {}),
-      });
-      io.out(
-        `Requested a ${flags.dryRun ? 'dry-run ' : ''}sync of tenant cluster "${result.tenant}" on event bus ${result.eventBusName} (event id ${result.eventId}).\n`,
-      );
-      setExit(ExitCode.Ok);
-    });
+    .action(
+      async (tenant: string, flags: { eventBus: string; dryRun?: boolean; full?: boolean }) => {
+        checkTenantName(tenant);
+        const { triggerSync } = await import('../adapters/eventbridge-trigger.js');
+        const result = await triggerSync(tenant, {
+          eventBusName: flags.eventBus,
+          ...(flags.dryRun ? { dryRun: true } : {}),
+          ...(flags.full ? { full: true } : {}),
+          ...(deps.eventBridgeClient ? { client: deps.eventBridgeClient } : {}),
+        });
+        io.out(
+          `Requested a ${flags.dryRun ? 'dry-run ' : ''}${flags.full ? 'full ' : ''}sync of tenant cluster "${result.tenant}" on event bus ${result.eventBusName} (event id ${result.eventId}).\n`,
+        );
+        setExit(ExitCode.Ok);
+      },
+    );
 
   return program;
 }

@@ -26,6 +26,7 @@ interface Widget {
     view?: string;
     stacked?: boolean;
     period?: number;
+    yAxis?: { left?: { min?: number; max?: number } };
     metrics?: Array<[{ expression: string; label?: string; period?: number }]>;
     table?: { summaryColumns?: string[]; showTimeSeriesData?: boolean };
   };
@@ -152,6 +153,21 @@ describe('fleet dashboard', () => {
     }
   });
 
+  it('shows the resume hit rate: ResumeHit averaged per tenant, mean and lowest', () => {
+    const w = byTitle('Resume hit rate (share of passes that resumed)');
+    const search = tenantSearch(SyncMetric.ResumeHit, 'Average');
+    expect(search).toBe(
+      `SEARCH('{Tenantplane,tenant} MetricName="ResumeHit"', 'Average', ${DASHBOARD_PERIOD_SECONDS})`,
+    );
+    expect(expressions(w)).toEqual([`AVG(${search})`, `MIN(${search})`]);
+    expect(labels(w)).toEqual(['mean of tenants', 'lowest tenant']);
+    expect(w).toMatchObject({
+      x: 0,
+      width: 24,
+      properties: { view: 'timeSeries', yAxis: { left: { min: 0, max: 1 } } },
+    });
+  });
+
   it('reads only the metrics the handler publishes, in its namespace and dimension', () => {
     const searched = [...body.matchAll(/SEARCH\('\{([^}]*)\} MetricName=\\"(\w+)\\"/g)].map(
       (m) => `${m[1]}/${m[2]}`,
@@ -159,7 +175,7 @@ describe('fleet dashboard', () => {
     expect(searched.length).toBeGreaterThan(10);
     const published = Object.values(SyncMetric).map((m) => `${METRICS_NAMESPACE},tenant/${m}`);
     for (const s of searched) expect([...published, 'AWS/Lambda,FunctionName/Errors']).toContain(s);
-    // The fleet's health: passes, Decisions by action, durations, object errors.
+    // The fleet's health: passes, Decisions by action, durations, object errors, resume hit rate.
     const shown = new Set(searched.map((s) => s.split('/').pop()));
     for (const m of [
       SyncMetric.PassComplete,
@@ -170,6 +186,7 @@ describe('fleet dashboard', () => {
       SyncMetric.Skips,
       SyncMetric.PassDurationMs,
       SyncMetric.ObjectErrors,
+      SyncMetric.ResumeHit,
     ])
       expect(shown).toContain(m);
   });
@@ -178,6 +195,6 @@ describe('fleet dashboard', () => {
     expect(widgets[0]).toMatchObject({ type: 'text', x: 0, y: 0, width: 24 });
     expect(widgets[0]!.properties.markdown).toContain('# tenantplane fleet');
     for (const w of widgets) expect(w.x + w.width).toBeLessThanOrEqual(24);
-    expect(widgets).toHaveLength(8);
+    expect(widgets).toHaveLength(9);
   });
 });

@@ -42,6 +42,8 @@ export async function passCommand(
           hostApi,
           sinks,
           dryRun: options.dryRun,
+          // --full: every kind listed in full on both sides, whatever resume points are stored.
+          full: flags.full === true,
           budget,
           // One pass per tenant: a pass that writes holds the tenant's Lease (exit 3 when held).
           lease: true,

@@ -47,6 +47,18 @@ describe('triggerSync', () => {
     expect(JSON.parse(entry.Detail!)).toEqual({ tenant: 'team-a', dryRun: true });
   });
 
+  it('carries full when a full pass is asked for', async () => {
+    eventBridge
+      .on(PutEventsCommand)
+      .resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-3' }] });
+    const client = new EventBridgeClient({ region: 'eu-west-1' });
+
+    await triggerSync('dev', { client, full: true });
+
+    const entry = eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input.Entries![0]!;
+    expect(JSON.parse(entry.Detail!)).toEqual({ tenant: 'dev', full: true });
+  });
+
   it('fails clearly when the bus reports a failed entry', async () => {
     eventBridge.on(PutEventsCommand).resolves({
       FailedEntryCount: 1,

@@ -155,10 +155,23 @@ describe('passLogRecord', () => {
     );
   });
 
+  it('says which path the pass took and why a kind did not resume', () => {
+    const record = passLogRecord(
+      passResult([], { path: 'full', pathReason: 'ConfigMap: the resume failed: 410 Gone' }),
+    );
+    expect(record).toMatchObject({
+      path: 'full',
+      pathReason: 'ConfigMap: the resume failed: 410 Gone',
+    });
+    expect(passLogRecord(passResult([], { path: 'resumed' }))).toMatchObject({ path: 'resumed' });
+  });
+
   it('leaves optional fields out of a complete pass', () => {
     const record = passLogRecord(passResult([]));
     expect(record).not.toHaveProperty('incompleteReason');
     expect(record).not.toHaveProperty('note');
+    expect(record).not.toHaveProperty('path');
+    expect(record).not.toHaveProperty('pathReason');
     expect(record.complete).toBe(true);
     expect(record.firstErrors).toEqual([]);
   });

@@ -26,6 +26,16 @@ describe('tenantplane (in-process)', () => {
     },
   );
 
+  it.each(['sync', 'plan', 'trigger'])('%s --help documents --full', async (command) => {
+    const io = captureIo();
+    expect(await run([command, '--help'], io)).toBe(0);
+    // commander wraps the help to the terminal width: compare with the whitespace collapsed.
+    expect(io.stdout().replace(/\s+/g, ' ')).toContain(
+      '--full list every kind in full on both sides (no resume), and repair host drift now',
+    );
+    expect(io.stdout()).toContain(`$ tenantplane ${command} dev --full`);
+  });
+
   it('refuses an unknown flag with exit 2 and one clear line', async () => {
     const io = captureIo();
     expect(await run(['sync', 'dev', '--bogus'], io)).toBe(2);
@@ -90,6 +100,30 @@ describe('tenantplane trigger', () => {
       EventBusName: 'tp-prod',
       Detail: '{"tenant":"dev","dryRun":true}',
     });
+  });
+
+  it('--full asks the function for a full pass: {"full": true} in the event', async () => {
+    eventBridge
+      .on(PutEventsCommand)
+      .resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-10' }] });
+    const io = captureIo();
+    const client = new EventBridgeClient({ region: 'eu-west-1' });
+    expect(await run(['trigger', 'dev', '--full'], io, { eventBridgeClient: client })).toBe(0);
+    expect(io.stdout()).toBe(
+      'Requested a full sync of tenant cluster "dev" on event bus tenantplane (event id e-10).\n',
+    );
+    const input = eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input;
+    expect(JSON.parse(input.Entries![0]!.Detail!)).toEqual({ tenant: 'dev', full: true });
+  });
+
+  it('sends no full field without --full', async () => {
+    eventBridge
+      .on(PutEventsCommand)
+      .resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-11' }] });
+    const client = new EventBridgeClient({ region: 'eu-west-1' });
+    expect(await run(['trigger', 'dev'], captureIo(), { eventBridgeClient: client })).toBe(0);
+    const input = eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input;
+    expect(JSON.parse(input.Entries![0]!.Detail!)).toEqual({ tenant: 'dev' });
   });
 
   it('fails with exit 1 and one line when the bus refuses', async () => {

@@ -23,7 +23,53 @@ describe('parseSyncEvent: tenant names', () => {
     expect(parseSyncEvent({ tenant: longest })).toEqual({
       tenant: longest,
       dryRun: false,
+      full: false,
       trigger: 'schedule-or-invoke',
     });
+  });
+});
+
+describe('parseSyncEvent: full', () => {
+  it('is false unless asked for (the schedule input never asks)', () => {
+    expect(parseSyncEvent({ tenant: 'dev' }).full).toBe(false);
+    expect(parseSyncEvent({ 'detail-type': 'SyncRequested', detail: { tenant: 'dev' } }).full).toBe(
+      false,
+    );
+  });
+
+  it('takes full: true in a direct invoke and in a SyncRequested detail', () => {
+    expect(parseSyncEvent({ tenant: 'dev', full: true })).toEqual({
+      tenant: 'dev',
+      dryRun: false,
+      full: true,
+      trigger: 'schedule-or-invoke',
+    });
+    expect(
+      parseSyncEvent({
+        'detail-type': 'SyncRequested',
+        detail: { tenant: 'dev', dryRun: true, full: true },
+      }),
+    ).toEqual({ tenant: 'dev', dryRun: true, full: true, trigger: 'event' });
+    expect(parseSyncEvent({ tenant: 'dev', full: false }).full).toBe(false);
+  });
+
+  it.each([
+    ['a string', 'true', 'a string'],
+    ['a number', 1, 'a number'],
+    ['null', null, 'null'],
+    ['an object', { now: true }, 'an object'],
+    ['an array', [true], 'an array'],
+  ])('refuses full as %s, saying it must be a boolean', (_, full, got) => {
+    expect(() => parseSyncEvent({ tenant: 'dev', full })).toThrow(InvalidSyncEventError);
+    expect(() => parseSyncEvent({ tenant: 'dev', full })).toThrow(
+      `full must be a boolean, got ${got}`,
+    );
+    expect(() =>
+      parseSyncEvent({ 'detail-type': 'SyncRequested', detail: { tenant: 'dev', full } }),
+    ).toThrow(`detail.full must be a boolean, got ${got}`);
+  });
+
+  it('names full in what it expects', () => {
+    expect(() => parseSyncEvent({})).toThrow('"full"?: boolean');
   });
 });

@@ -122,12 +122,13 @@ describe('sync handler: accepted events', () => {
   it('runs one pass for the schedule input and reports it', async () => {
     const { handler, hostApi, passes } = setup();
 
-    const result = await handler({ tenant: 'dev' }, lambdaContext());
+    const { path, pathReason, ...result } = await handler({ tenant: 'dev' }, lambdaContext());
 
     expect(result).toEqual({
       passId: 'pass-1',
       tenant: 'dev',
       dryRun: false,
+      full: false,
       complete: true,
       counts: { Create: 2, Update: 0, Delete: 0, Skip: 0 },
       failed: { Create: 0, Update: 0, Delete: 0, Skip: 0 },
@@ -135,6 +136,9 @@ describe('sync handler: accepted events', () => {
       objectsSeen: 2,
       durationMs: expect.any(Number),
     });
+    // A first pass has no resume point: it lists in full (and may say why).
+    expect(path).toBe('full');
+    expect(pathReason === undefined || typeof pathReason === 'string').toBe(true);
     expect(
       hostApi
         .objects()
@@ -151,6 +155,8 @@ describe('sync handler: accepted events', () => {
       reportReserveMs: 2500,
     });
     expect(passes[0]!.dryRun).toBe(false);
+    // The schedule's input never asks for a full pass.
+    expect(passes[0]!.full).toBe(false);
     expect(passes[0]!.passId).toBe('pass-1');
   });
 
@@ -177,6 +183,22 @@ describe('sync handler: accepted events', () => {
     await handler({ tenant: 'dev', dryRun: false }, lambdaContext());
     expect(passes[1]!.dryRun).toBe(false);
     expect(writes(hostApi)).toBeGreaterThan(0);
+  });
+
+  it('runs a full pass when the payload asks for one: direct invoke and SyncRequested', async () => {
+    const { handler, passes } = setup();
+
+    const direct = await handler({ tenant: 'dev', full: true }, lambdaContext());
+    await handler(
+      { 'detail-type': 'SyncRequested', detail: { tenant: 'dev', full: true } },
+      lambdaContext(),
+    );
+    await handler({ tenant: 'dev', full: false }, lambdaContext());
+
+    expect(passes.map((p) => p.full)).toEqual([true, true, false]);
+    expect(direct).toMatchObject({ full: true, path: 'full' });
+    const starting = jsonLines().filter((l) => l.message === 'pass starting');
+    expect(starting.map((l) => l.full)).toEqual([true, true, false]);
   });
 
   it('logs JSON lines with the passId as correlation id, and the decisions', async () => {
@@ -242,8 +264,53 @@ describe('sync handler: accepted events', () => {
       PassComplete: 1,
       PassIncomplete: 0,
       PassDurationMs: expect.any(Number),
+      // A first pass lists in full: no resume point yet.
+      ResumeHit: 0,
     });
     expect(metrics).not.toHaveProperty('service');
+  });
+
+  it.each([
+    ['resumed', undefined, 1],
+    ['full', 'ConfigMap: the resume failed: 410 Gone', 0],
+    ['resync', 'ConfigMap: the resync period (60m) passed', 0],
+    [undefined, undefined, 0],
+  ] as const)(
+    'publishes ResumeHit for a %s pass and returns its path',
+    async (path, pathReason, hit) => {
+      const { handler } = setup({
+        deps: {
+          runPass: async (options) => {
+            const { path: _, pathReason: __, ...result } = await runPass(options);
+            return { ...result, ...(path ? { path } : {}), ...(pathReason ? { pathReason } : {}) };
+          },
+        },
+      });
+
+      const summary = await handler({ tenant: 'dev' }, lambdaContext());
+
+      const lines = jsonLines();
+      expect(lines.find((l) => '_aws' in l)).toMatchObject({ tenant: 'dev', ResumeHit: hit });
+      const directive = (
+        lines.find((l) => '_aws' in l)!._aws as {
+          CloudWatchMetrics: Array<{ Metrics: Array<{ Name: string }> }>;
+        }
+      ).CloudWatchMetrics[0]!;
+      expect(directive.Metrics.map((m) => m.Name)).toContain('ResumeHit');
+      expect(summary.path).toBe(path);
+      expect(summary.pathReason).toBe(pathReason);
+    },
+  );
+
+  it('logs the path the pass took, and why, in the pass line', async () => {
+    const { handler } = setup();
+
+    const summary = await handler({ tenant: 'dev', full: true }, lambdaContext());
+
+    const passLine = jsonLines().find((l) => l.message === 'pass finished')!;
+    expect(passLine.path).toBe('full');
+    expect(summary.path).toBe('full');
+    expect(passLine.pathReason).toBe(summary.pathReason);
   });
 
   it('counts per-object errors and still succeeds', async () => {
@@ -299,6 +366,12 @@ describe('sync handler: refusals and failures', () => {
     ['a numeric tenant', { tenant: 7 }, /tenant must be a non-empty string, got a number/],
     ['an unknown field', { tenant: 'dev', force: true }, /unexpected field force/],
     ['a non-boolean dryRun', { tenant: 'dev', dryRun: 'yes' }, /dryRun must be a boolean/],
+    ['a non-boolean full', { tenant: 'dev', full: 'yes' }, /full must be a boolean, got a string/],
+    [
+      'a non-boolean detail.full',
+      { 'detail-type': 'SyncRequested', detail: { tenant: 'dev', full: 1 } },
+      /detail.full must be a boolean, got a number/,
+    ],
     [
       'another detail-type',
       { 'detail-type': 'Scheduled Event', detail: {} },
