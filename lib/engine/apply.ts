@@ -5,6 +5,7 @@
  * (delete, then create) when an update can never succeed (`replace.ts`), and a provenance check
  * first, so an object the engine does not own is never clobbered.
  */
+import { isRecord } from '../common/index.js';
 import { type ClusterApi, isClusterError, type KubeObject } from '../ports/index.js';
 import { PassError } from './errors.js';
 import { describeOccupant, provenance, type SourceIdentity } from './provenance.js';
@@ -92,6 +93,8 @@ export type ApplyOutcome =
       reason: string;
       error?: unknown;
       replaceNeeded?: string[];
+      /** The host stored the write otherwise than written: a full pass would write again. */
+      unsettled?: true;
     }
   | { result: 'replaced'; decisions: DecidedWrite[] }
   | { result: 'in-sync' }
@@ -114,17 +117,26 @@ async function write(
   action: 'Create' | 'Update',
   reason: string,
   send: () => Promise<unknown>,
+  desired: KubeObject,
 ): Promise<ApplyOutcome> {
   if (!ctx.reserveWrite()) return { result: 'deferred' };
-  if (!ctx.dryRun) {
-    try {
-      await send();
-    } catch (error) {
-      if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
-      return { result: 'decided', action, reason, error };
-    }
+  if (ctx.dryRun) return { result: 'decided', action, reason }; // a dry run stores nothing
+  let stored: unknown;
+  try {
+    stored = await send();
+  } catch (error) {
+    if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
+    return { result: 'decided', action, reason, error };
   }
-  return { result: 'decided', action, reason };
+  return settledBy(stored, desired)
+    ? { result: 'decided', action, reason }
+    : { result: 'decided', action, reason, unsettled: true };
+}
+
+/** Whether the copy as the host stored it is one a full pass would leave as it is. */
+function settledBy(stored: unknown, desired: KubeObject): boolean {
+  if (!isRecord(stored) || !isRecord(stored.metadata)) return false;
+  return planUpdate(desired, stored as KubeObject).action === 'InSync';
 }
 
 /** Deletes (uid + resourceVersion preconditions) and recreates a copy; two Decisions. */
@@ -165,7 +177,7 @@ async function update(
   const reason = plan.recordOnly
     ? `the host stores ${plan.changed.join(', ')} of the copy differently from what was written and refuses to change it; recorded as the host's own, so later passes leave it`
     : `host copy differs from the tenant source in ${plan.changed.join(', ')}`;
-  const outcome = await write(ctx, 'Update', reason, () => ctx.hostApi.update(plan.body));
+  const outcome = await write(ctx, 'Update', reason, () => ctx.hostApi.update(plan.body), desired);
   if (outcome.result !== 'decided') return outcome;
   const fields = immutableFields(outcome.error);
   if (!fields) return outcome;
@@ -213,7 +225,13 @@ export async function applyObject(
   const plan = planApply(desired, observed, source, hints);
   if (plan.action !== 'Create') return settle(ctx, plan, desired, observed as KubeObject, source);
   const reason = `no host copy of tenant ${source.kind} ${source.virtualNamespace}/${source.virtualName} yet`;
-  const created = await write(ctx, 'Create', reason, () => ctx.hostApi.create(createBody(desired)));
+  const created = await write(
+    ctx,
+    'Create',
+    reason,
+    () => ctx.hostApi.create(createBody(desired)),
+    desired,
+  );
   if (created.result !== 'decided' || !isClusterError(created.error, 'AlreadyExists'))
     return created;
   // The name was taken after the listing: whoever holds it now decides.

@@ -28,6 +28,12 @@ export class DecisionRecorder {
   readonly failed: DecisionCounts = emptyCounts();
   /** Deletes that found their object already gone. */
   alreadyGone = 0;
+  /**
+   * Decisions a full pass of the same state would make again: Skips (they persist), and writes
+   * the host stored otherwise than written (the next full pass records that). A kind with any
+   * keeps no resume point (`incremental.ts`).
+   */
+  unsettled = 0;
   private readonly sinks: readonly DecisionSink[];
   private readonly onSinkError: (error: unknown) => void;
 
@@ -43,6 +49,7 @@ export class DecisionRecorder {
     if (decision.error !== undefined) this.failed[action] += 1;
     else if (decision.alreadyGone === true) this.alreadyGone += 1;
     else this.counts[action] += 1;
+    if (action === 'Skip') this.unsettled += 1;
     for (const sink of this.sinks) {
       try {
         sink.decision(decision);

@@ -75,14 +75,15 @@ export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRul
 }
 
 /**
- * Everything that makes a kind's pass incomplete, and its Decisions; unchanged over a kind means
- * it converged without acting. A kind that acted (a write, or a Skip of an occupied name) keeps
- * no resume point: its next pass is full, so it sees how the host stored its writes (the
- * stored-hash) and decides the persistent Skips a resumed pass would not see.
+ * Everything that makes a kind's pass incomplete, and its unsettled Decisions; unchanged over a
+ * kind means it converged. A kind with an unsettled Decision (a Skip, which persists, or a write
+ * the host stored otherwise than written) keeps no resume point: its next pass is full, so it
+ * decides what a resumed pass would not see (the Skip again, the update recording the host's
+ * rewrite). Settled writes and deletes keep it: a full pass would find nothing more to do.
  */
 function kindTrouble(ctx: PassContext): string {
   const { errors, bounds, recorder } = ctx;
-  return `${errors.errors.length}/${errors.incompleteKinds.length}/${bounds.deferred}/${bounds.isStopped()}/${recorder.decisions.length}`;
+  return `${errors.errors.length}/${errors.incompleteKinds.length}/${bounds.deferred}/${bounds.isStopped()}/${recorder.unsettled}`;
 }
 
 type ResumeOutcome = { resourceVersion: string; changes: number } | { fallback: string };

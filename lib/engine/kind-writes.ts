@@ -199,10 +199,12 @@ export class KindWriter {
         return;
       case 'decided':
         decide(ctx, outcome.action, kind, refs, outcome.reason, outcome.error);
+        if (outcome.unsettled) ctx.recorder.unsettled += 1;
         if (outcome.error === undefined) retries?.succeeded(key);
         else retries?.failed(key, version(), outcome.error, outcome.replaceNeeded);
         return;
       case 'replaced': {
+        ctx.recorder.unsettled += 1; // its create's answer is not checked: the next pass is full
         let failure: unknown;
         for (const d of outcome.decisions) {
           decide(ctx, d.action, kind, refs, d.reason, d.error, d.alreadyGone === true);

@@ -117,7 +117,7 @@ export interface PassContextInputs {
   clock?: Clock;
   /** List every kind in full on both sides, whatever resume points are stored. */
   full?: boolean;
-  /** Opt in to resumed passes (`incremental.ts`); off by default. */
+  /** Resumed passes where a resume point allows (`incremental.ts`); `false` lists every kind in full. */
   incremental?: boolean;
 }
 
@@ -153,7 +153,7 @@ export function newPassContext(inputs: PassContextInputs): PassContext {
     convergence: newConvergence(tenantCluster.status, policy.toHost, clock),
     resume: new ResumeBook(tenantCluster, policy.hostNamespace, {
       full: inputs.full === true,
-      incremental: inputs.incremental === true,
+      incremental: inputs.incremental !== false,
       canWatch: tenantLister.canWatch,
       nowMs: () => clock.now(),
     }),

@@ -32,7 +32,7 @@ export interface PassOptions {
   statusReportIntervalMs?: number;
   /** List every kind in full on both sides instead of resuming (`--full`, `{"full": true}`). */
   full?: boolean;
-  /** Opt in to resumed (incremental) passes; off by default until proven equal to full ones. */
+  /** `false` turns resumed (incremental) passes off: every kind is listed in full, no resume point is kept. */
   incremental?: boolean;
 }
 

@@ -99,7 +99,7 @@ export class ResumeBook {
       full: boolean;
       canWatch: boolean;
       nowMs: () => number;
-      /** Off: every pass is full and no resume point is read or written (the default for now). */
+      /** Off: every pass is full and no resume point is read or written. */
       incremental?: boolean;
     },
   ) {

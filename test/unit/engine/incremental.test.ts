@@ -112,10 +112,13 @@ describe('incremental passes (opt-in)', () => {
     expect(stored.lastPass?.path).toBe('full');
   });
 
-  it('is off by default and with full', async () => {
+  it('is on by default, off with incremental: false, and full when asked', async () => {
     const world = clusters([cm('a', 'x')], [], SPEC);
-    await runPass({ tenant: TENANT, ...world, incremental: true });
-    const off = await runPass({ tenant: TENANT, ...world });
+    await runPass({ tenant: TENANT, ...world });
+    await runPass({ tenant: TENANT, ...world });
+    const byDefault = await runPass({ tenant: TENANT, ...world });
+    expect(byDefault.path).toBe('resumed');
+    const off = await runPass({ tenant: TENANT, ...world, incremental: false });
     expect(off.path).toBe('full');
     const asked = await runPass({ tenant: TENANT, ...world, incremental: true, full: true });
     expect(asked.pathReason).toMatch(/asked for/);
