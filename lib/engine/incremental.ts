@@ -94,7 +94,14 @@ async function resumeKind(
   point: ResumePoint,
 ): Promise<ResumeOutcome> {
   const { rule } = compiled;
-  const watched = await ctx.tenantLister.watch(rule, point.resourceVersion);
+  let watched: Awaited<ReturnType<typeof ctx.tenantLister.watch>>;
+  try {
+    watched = await ctx.tenantLister.watch(rule, point.resourceVersion);
+  } catch (error) {
+    // A stalled tenant: listing in full would only wait again (the pass stops early).
+    ctx.errors.listingFailed(rule, 'tenant', error, 'resuming its watch failed');
+    return { resourceVersion: point.resourceVersion, changes: 0 };
+  }
   if (!watched.resumed) return { fallback: `the resume failed: ${watched.reason}` };
   ctx.kindsStarted.add(rule.kind);
   ctx.objectsSeen[rule.kind] ??= 0;

@@ -23,6 +23,7 @@ import {
   ClusterError,
   ClusterErrorReason,
   currentRequestDeadline,
+  isClusterError,
   type RequestCount,
   type RequestDeadline,
 } from '../../ports/index.js';
@@ -59,6 +60,14 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<Uint8Array | st
 }
 
 /** The request plumbing of one API server: auth, timeout, connection pool and request counts. */
+/** The mark of a request the caller's deadline ended (see {@link isStall}). */
+const STALLED = ' stalled:';
+
+/** Whether `error` is a request that got no answer before the caller's deadline. */
+export function isStall(error: unknown): boolean {
+  return isClusterError(error, 'Transport') && error.timedOut && error.message.includes(STALLED);
+}
+
 export class KubeHttp {
   readonly server: string;
   readonly context: string;
@@ -113,6 +122,11 @@ export class KubeHttp {
    * @throws ClusterError for an error status, no response, no credentials or a non-JSON body.
    */
   async request(spec: RequestSpec): Promise<unknown> {
+    return (await this.exchange(spec)).body;
+  }
+
+  /** {@link request}, with the length of the body's JSON text (what a LIST page weighs). */
+  async exchange(spec: RequestSpec): Promise<{ body: unknown; bytes: number }> {
     let bound = this.timeoutFor(spec); // nothing is sent once the caller's deadline has passed
     const ctx = await this.prepare(spec);
     bound = this.timeoutFor(spec); // getting credentials may have taken a while
@@ -129,7 +143,7 @@ export class KubeHttp {
     } catch (error) {
       throw this.transportError(error, spec, bound);
     }
-    return this.parse(spec, status, headers, text);
+    return { body: this.parse(spec, status, headers, text), bytes: text.length };
   }
 
   /**
@@ -145,7 +159,9 @@ export class KubeHttp {
     let bound = this.timeoutFor(spec);
     const ctx = await this.prepare(spec);
     bound = this.timeoutFor(spec);
-    const limit = { ...bound, timeoutMs: Math.min(bound.timeoutMs, timeoutMs) };
+    // Only a stream the caller's deadline cut short is a stalled server; one that ran to its own
+    // limit (a watch's timeoutSeconds) is not.
+    const limit = timeoutMs < bound.timeoutMs ? { timeoutMs } : bound;
     this.shareDispatcher(ctx);
     const abort = new AbortController();
     try {
@@ -229,7 +245,7 @@ export class KubeHttp {
     if (!mapped.timedOut || bound.deadline === undefined) return mapped;
     return new ClusterError(
       ClusterErrorReason.Transport,
-      `${this.server} stalled: no answer to ${spec.method} ${spec.path} before ${bound.deadline.what} (${bound.timeoutMs} ms)`,
+      `${this.server}${STALLED} no answer to ${spec.method} ${spec.path} before ${bound.deadline.what} (${bound.timeoutMs} ms)`,
       { cause: error, timedOut: true },
     );
   }

@@ -29,7 +29,7 @@ import {
   type WatchOptions,
   type WatchOutcome,
 } from '../../ports/index.js';
-import type { KubeHttp } from './http.js';
+import { isStall, type KubeHttp } from './http.js';
 
 /** etcd resourceVersions are decimal integers; anything else is not resumable. */
 const RESOURCE_VERSION = /^[1-9][0-9]{0,19}$/;
@@ -122,6 +122,9 @@ export async function watchChanges(
   try {
     current = await currentResourceVersion(http, path);
   } catch (error) {
+    // No answer before the pass deadline is a stalled server, not a failed resume: the full
+    // listing would only wait again.
+    if (isStall(error)) throw error;
     return { resumed: false, reason: failure('reading the current resourceVersion', error) };
   }
   const order = compareResourceVersions(stored, current);
@@ -156,6 +159,7 @@ export async function watchChanges(
       },
     );
   } catch (error) {
+    if (isStall(error)) throw error;
     return { resumed: false, reason: failure('the watch', error) };
   }
   const last = end as { bookmark: string } | { failed: string } | undefined;

@@ -11,6 +11,7 @@ import {
   CONFIGMAP,
   createTenant,
   decisionLines,
+  type PassRunOptions,
   pass,
   type Tenant,
   tenantConfigMap,
@@ -23,7 +24,7 @@ const COUNT = 12;
 const big = (c: string) => ({ payload: c.repeat(200 * 1024) });
 
 /** The ConfigMap GETs and host LIST limits of one pass. */
-async function observedPass(tenant: Tenant) {
+async function observedPass(tenant: Tenant, options: PassRunOptions = {}) {
   const api = tenant.hostApi;
   const gets: string[] = [];
   const limits: Array<number | undefined> = [];
@@ -39,7 +40,7 @@ async function observedPass(tenant: Tenant) {
     return list.call(api, kind, options);
   };
   try {
-    return { run: await pass(tenant), gets, limits };
+    return { run: await pass(tenant, options), gets, limits };
   } finally {
     api.get = get;
     api.list = list;
@@ -62,8 +63,12 @@ describe('large objects', () => {
     expect(limits).toEqual([10]); // the host namespace holds none yet
   });
 
-  it('a steady pass reads each object once and writes nothing', async () => {
-    const { run, gets, limits } = await observedPass(t);
+  it('a steady full pass reads each object once and writes nothing; a resumed one reads none', async () => {
+    const resumed = await observedPass(t);
+    expect(resumed.run.result.path).toBe('resumed');
+    expect(resumed.run.result.decisions).toEqual([]);
+    expect([resumed.gets, resumed.limits]).toEqual([[], []]);
+    const { run, gets, limits } = await observedPass(t, { full: true });
     expect(run.result.decisions).toEqual([]);
     expect(run.result.requests.host.writes).toBe(0);
     expect(gets).toEqual([]);

@@ -6,7 +6,13 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { runPass, TENANT_CLUSTER } from '../../../lib/engine/index.js';
-import type { ClusterApi, KindRef, KubeObject, ListOptions } from '../../../lib/ports/index.js';
+import type {
+  ClusterApi,
+  KindRef,
+  KubeObject,
+  ListOptions,
+  WatchOptions,
+} from '../../../lib/ports/index.js';
 import { lifecycleScenes } from './lifecycle-support.js';
 import { CONFIGMAP, SECRET, tenantObject, useApis } from './support.js';
 
@@ -33,6 +39,19 @@ function lyingTenant(api: ClusterApi, name: string, claimed: KindRef): ClusterAp
         o.metadata.name === name ? { ...o, ...claimed } : o,
       );
       return { ...page, items };
+    },
+    // The same lie in a resumed watch's changes.
+    async watchChanges(kind: KindRef, options: WatchOptions) {
+      const outcome = await (api.watchChanges as NonNullable<ClusterApi['watchChanges']>).call(
+        api,
+        kind,
+        options,
+      );
+      if (!outcome.resumed) return outcome;
+      const changes = outcome.changes.map((c) =>
+        c.object.metadata.name === name ? { ...c, object: { ...c.object, ...claimed } } : c,
+      );
+      return { ...outcome, changes };
     },
   });
 }

@@ -174,6 +174,8 @@ export interface PassRun {
 export interface PassRunOptions {
   budget?: Partial<Budget>;
   dryRun?: boolean;
+  /** A full two-sided pass (`--full`): the one that repairs drift on host copies. */
+  full?: boolean;
 }
 
 /** Runs one pass with the real Events sink and log sink, as the Lambda function does. */
@@ -187,6 +189,7 @@ export async function pass(tenant: Tenant, options: PassRunOptions = {}): Promis
     sinks: [events, new LogSink((r) => logs.push(r))],
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.dryRun ? { dryRun: true } : {}),
+    ...(options.full ? { full: true } : {}),
   });
   return { result, logs, events };
 }

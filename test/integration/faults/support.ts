@@ -191,8 +191,11 @@ export interface FaultedPass {
 }
 
 /**
- * One pass of the scenario's tenant through the given clients, with the real sinks and the
- * tenant's lease, as the function and the command run it.
+ * One full pass of the scenario's tenant through the given clients, with the real sinks and the
+ * tenant's lease, as the function and the command run it. Full, so every fault meets the two-sided
+ * listing it aims at: a resumed pass falls back to this very path when its own requests fail
+ * (`resume-restart.test.ts`), and stops as a full one does when the tenant stalls
+ * (`matrix-connections.test.ts`).
  */
 export async function faultedPass(
   s: Scenario,
@@ -206,7 +209,14 @@ export async function faultedPass(
   ];
   const t0 = Date.now();
   try {
-    const result = await runPass({ tenant: s.t.name, ...apis, sinks, budget, lease: true });
+    const result = await runPass({
+      tenant: s.t.name,
+      ...apis,
+      sinks,
+      budget,
+      lease: true,
+      full: true,
+    });
     return { result, ms: Date.now() - t0, logs };
   } catch (failure) {
     return { failure, ms: Date.now() - t0, logs };
