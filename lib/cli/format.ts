@@ -136,6 +136,9 @@ export function passSummary(result: PassResult, paint: Paint = painter(false)): 
     `${what} ${result.passId} for tenant cluster "${result.tenant}" ${outcome} in ${formatDuration(result.durationMs)}.`,
   );
   if (result.note) lines.push(`Note: ${result.note}.`);
+  if (result.path) {
+    lines.push(`Path: ${result.path}${result.pathReason ? ` (${result.pathReason})` : ''}`);
+  }
   const seen = Object.entries(result.objectsSeen)
     .map(([kind, n]) => `${n} ${kind}`)
     .join(', ');

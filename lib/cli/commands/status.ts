@@ -37,6 +37,10 @@ export interface LastPass {
   failed?: Partial<Record<'create' | 'update' | 'delete', number>>;
   errorCount?: number;
   errors?: string[];
+  /** How the pass synced its kinds: `resumed`, `full` or `resync`. */
+  path?: string;
+  /** Why a kind was not resumed. */
+  pathReason?: string;
 }
 
 export interface StatusReport {
@@ -101,6 +105,9 @@ export function statusText(report: StatusReport, now: number, paint = painter(fa
     const counts = { Create: c.create, Update: c.update, Delete: c.delete, Skip: c.skip };
     const f = lp.failed ?? {};
     const failed = { Create: f.create, Update: f.update, Delete: f.delete };
+    if (lp.path) {
+      rows.push(['  Path:', lp.pathReason ? `${lp.path} (${lp.pathReason})` : lp.path]);
+    }
     rows.push(['  Decisions:', countsText(counts, { failed, alreadyGone: c.alreadyGone })]);
     rows.push(['  Errors:', String(lp.errorCount ?? lp.errors?.length ?? 0)]);
     for (const e of lp.errors ?? []) rows.push(['', paint('red', e)]);

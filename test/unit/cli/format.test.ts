@@ -130,6 +130,20 @@ describe('passReport', () => {
   it('words a dry run as such', () => {
     expect(passReport(result({ dryRun: true }))).toContain('Plan (dry run, nothing written) p1');
   });
+
+  it('names the path the pass took, and why it was not resumed', () => {
+    expect(passReport(result())).not.toContain('Path:');
+    expect(passReport(result({ path: 'resumed' }))).toContain('\nPath: resumed\n');
+    const fell = passReport(
+      result({
+        path: 'full',
+        pathReason: 'ConfigMap: the resume failed: the watch answered ERROR 410',
+      }),
+    );
+    expect(fell).toContain(
+      'Path: full (ConfigMap: the resume failed: the watch answered ERROR 410)',
+    );
+  });
 });
 
 describe('progressLine', () => {

@@ -72,5 +72,24 @@ describe('statusText', () => {
       0,
     );
     expect(text).toMatch(/Decisions:\s+2 Create, 0 Update, 0 Delete, 0 Skip/);
+    expect(text).not.toMatch(/Path:/);
+  });
+
+  it('says which path the last pass took, and why a kind was not resumed', () => {
+    const report = (lastPass: Record<string, unknown>) =>
+      statusText(
+        {
+          tenant: 'dev',
+          spec: {},
+          policy: { hostNamespace: 'tenant-dev', paused: false, toHost: [] },
+          lastPass: { passId: 'p1', complete: true, ...lastPass },
+          events: [],
+        },
+        0,
+      );
+    expect(report({ path: 'resumed' })).toMatch(/Path:\s+resumed\n/);
+    expect(report({ path: 'full', pathReason: 'ConfigMap: no resume point stored yet' })).toMatch(
+      /Path:\s+full \(ConfigMap: no resume point stored yet\)/,
+    );
   });
 });
