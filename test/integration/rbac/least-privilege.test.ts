@@ -209,6 +209,8 @@ describe('the engine with only the deploy/rbac permissions', () => {
       await admin.tenant.update({ ...(source as KubeObject), data: { color } });
       const run = await pass();
       expect(lines(run.result)).toEqual(['Update ConfigMap app']);
+      // `watch` is granted: the change came from a resumed watch, not a full listing.
+      expect(run.result.path).toBe('resumed');
       await expectClean(run);
       const copy = await admin.host.get(CONFIGMAP, HOST_NS, hostName('app', VNS, TENANT));
       expect(copy?.data).toEqual({ color });
@@ -273,7 +275,7 @@ describe('the bounds of the restricted identities', () => {
     expect(await admin.host.get(CONFIGMAP, OTHER_NS, `rbac-probe-${RUN}`)).toBeUndefined();
   });
 
-  it('the tenant identity can only list: no create, get, update, delete or other kinds', async () => {
+  it('the tenant identity can only list and watch: no create, get, update, delete or other kinds', async () => {
     const tenant = restricted.tenant;
     await expectForbidden('create on the tenant', () => tenant.create(foreignConfigMap(VNS)));
     await expectForbidden('create a namespace on the tenant', () =>
