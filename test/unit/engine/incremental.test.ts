@@ -56,7 +56,7 @@ function apply(world: { tenantApi: MemoryCluster; hostApi: MemoryCluster }, chan
   world.tenantApi.replace(object);
 }
 
-describe('incremental passes (opt-in)', () => {
+describe('incremental passes', () => {
   it('decide exactly as full passes after random tenant changes', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -65,14 +65,15 @@ describe('incremental passes (opt-in)', () => {
           const inc = clusters([], [], SPEC);
           const full = clusters([], [], SPEC);
           await runPass({ tenant: TENANT, ...inc, incremental: true });
-          await runPass({ tenant: TENANT, ...full });
+          await runPass({ tenant: TENANT, ...full, incremental: false });
           for (const round of rounds) {
             for (const change of round) {
               apply(inc, change);
               apply(full, change);
             }
             const a = await runPass({ tenant: TENANT, ...inc, incremental: true });
-            const b = await runPass({ tenant: TENANT, ...full });
+            const b = await runPass({ tenant: TENANT, ...full, incremental: false });
+            expect(b.path).toBe('full');
             expect(decisionLines(a.decisions)).toEqual(decisionLines(b.decisions));
             expect(hostSummary(inc.hostApi)).toEqual(hostSummary(full.hostApi));
           }
@@ -125,6 +126,35 @@ describe('incremental passes (opt-in)', () => {
     expect(
       world.hostApi.objects(CONFIGMAP).filter((o) => o.metadata.namespace === HOST_NS),
     ).toHaveLength(1);
+  });
+
+  it('settled writes keep the resume point; a write the host stored otherwise makes the next pass full', async () => {
+    const plain = clusters([cm('a', 'x')], [], SPEC);
+    expect((await runPass({ tenant: TENANT, ...plain })).counts.Create).toBe(1);
+    expect((await runPass({ tenant: TENANT, ...plain })).path).toBe('resumed');
+    plain.tenantApi.replace(cm('a', 'x', { v: '2' }));
+    const changed = await runPass({ tenant: TENANT, ...plain });
+    expect([changed.path, changed.counts.Update]).toEqual(['resumed', 1]);
+    expect((await runPass({ tenant: TENANT, ...plain })).path).toBe('resumed');
+
+    const rewriting = clusters([cm('a', 'x', { k: 'v', drop: 'x' })], [], SPEC, {
+      host: {
+        normalize: (o) => {
+          if (o.kind === 'ConfigMap' && o.data) delete (o.data as Record<string, string>).drop;
+        },
+      },
+    });
+    expect((await runPass({ tenant: TENANT, ...rewriting })).counts.Create).toBe(1);
+    // The host dropped a key of the create: a full pass records that (one update), as it would
+    // have without resume points.
+    const recorded = await runPass({ tenant: TENANT, ...rewriting });
+    expect([recorded.path, recorded.pathReason, recorded.counts.Update]).toEqual([
+      'full',
+      'ConfigMap: no resume point stored yet',
+      1,
+    ]);
+    const quiet = await runPass({ tenant: TENANT, ...rewriting });
+    expect([quiet.path, quiet.decisions]).toEqual(['resumed', []]);
   });
 
   it('resync periods and the deletion bound', () => {
