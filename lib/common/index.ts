@@ -3,7 +3,7 @@
  * this folder imports nothing else of the product, so the engine may depend on it.
  */
 export { isRecord } from './guards.js';
-export { jsonDigest, jsonEqual, stableJson } from './json.js';
+export { cloneJson, jsonDigest, jsonEqual, stableJson } from './json.js';
 export { runPool } from './pool.js';
 export {
   isDnsLabel,

@@ -3,6 +3,7 @@
  * ones, so a name occupied by a foreign object or another tenant's copy is seen and decided (a
  * Skip) without a write. GC narrows this to the tenant's own copies itself (`planGc`).
  */
+import { setImmediate } from 'node:timers/promises';
 import type { KindRef, KubeObject, ListPage } from '../ports/index.js';
 import { restartExpired } from './expired-listing.js';
 // A listed host object is held as what apply and GC need (`host-view.ts`): no managedFields, no
@@ -11,11 +12,15 @@ import { compactHostObject } from './host-view.js';
 import { PageSizer } from './page-bytes.js';
 import type { PassContext } from './pass-context.js';
 
+/** A host page read, or why it could not be: a read ahead must never reject unawaited. */
+type PageRead = { page: ListPage } | { error: unknown };
+
 /**
  * Lists every page of a kind in a host namespace (the pass's own by default), compacted, in
  * byte-aware pages. `undefined` when a bound stopped the pass before the listing finished. A
  * failed request throws (the caller records it); an expired continue token restarts the listing
- * once.
+ * once. The next page is read while this one is compacted (one page ahead), so the compaction
+ * overlaps the host apiserver's answer.
  */
 export async function listHostObjects(
   ctx: PassContext,
@@ -23,29 +28,43 @@ export async function listHostObjects(
   namespace: string = ctx.hostNamespace,
 ): Promise<KubeObject[] | undefined> {
   let items: KubeObject[] = [];
-  let continueToken: string | undefined;
   const restarted = new Set<string>();
   // Pages of about PAGE_BYTES whatever the object sizes (`page-bytes.ts`).
   const sizer = new PageSizer(ctx.bounds.budget.pageSize);
-  for (;;) {
-    if (ctx.bounds.isStopped()) return undefined;
-    let page: ListPage;
-    try {
-      page = await ctx.hostApi.list(kind, {
-        namespace,
-        limit: sizer.limit,
-        ...(continueToken ? { continueToken } : {}),
-      });
-    } catch (error) {
-      // An expired continue token: start again from the first page, once (expired-listing.ts).
-      if (!continueToken || !restartExpired(restarted, kind, error)) throw error;
-      items = [];
-      continueToken = undefined;
-      continue;
+  const read = (continueToken: string | undefined): Promise<PageRead> =>
+    ctx.hostApi
+      .list(kind, { namespace, limit: sizer.limit, ...(continueToken ? { continueToken } : {}) })
+      .then(
+        (page) => ({ page }),
+        (error: unknown) => ({ error }),
+      );
+  let continueToken: string | undefined;
+  let next: Promise<PageRead> | undefined;
+  try {
+    for (;;) {
+      if (ctx.bounds.isStopped()) return undefined;
+      const answer = await (next ?? read(continueToken));
+      next = undefined;
+      if ('error' in answer) {
+        // An expired continue token: start again from the first page, once (expired-listing.ts).
+        if (!continueToken || !restartExpired(restarted, kind, answer.error)) throw answer.error;
+        items = [];
+        continueToken = undefined;
+        continue;
+      }
+      const { page } = answer;
+      sizer.observe(page.items, page.bytes);
+      continueToken = page.continueToken;
+      if (continueToken && !ctx.bounds.isStopped()) {
+        next = read(continueToken);
+        // Let the request go out before the compaction holds the thread (see sync-kind.ts).
+        await setImmediate();
+      }
+      for (const object of page.items) items.push(compactHostObject(object));
+      if (!continueToken) return items;
     }
-    sizer.observe(page.items);
-    for (const object of page.items) items.push(compactHostObject(object));
-    continueToken = page.continueToken;
-    if (!continueToken) return items;
+  } finally {
+    // A page read ahead that a stop or a failure left unused: no request outlives the listing.
+    await next;
   }
 }

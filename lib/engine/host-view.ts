@@ -27,19 +27,59 @@ function digest(json: string): string {
   return createHash('sha256').update(json, 'utf8').digest('hex');
 }
 
+/** What JSON.stringify escapes in a string: quotes, backslashes, control chars, surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters JSON escapes are the point
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * An upper bound of `stableJson(value).length` without printing it (every listed host object is
+ * weighed, nearly all far below {@link INLINE_FIELD_BYTES}): exact unless a string needs escaping
+ * (then each of its characters counts as a 6-character escape). Infinite for anything but plain
+ * JSON, so the caller prints it. Stops adding up once past `limit`.
+ */
+function jsonLengthBound(value: unknown, limit: number): number {
+  if (typeof value === 'string') return (ESCAPED.test(value) ? 6 : 1) * value.length + 2;
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value).length : 4;
+  if (typeof value === 'boolean') return value ? 4 : 5;
+  if (value === null) return 4;
+  let length = 1;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && length <= limit; i += 1) {
+      if (!(i in value)) return Number.POSITIVE_INFINITY;
+      length += jsonLengthBound(value[i], limit) + 1;
+    }
+    return Math.max(length, 2);
+  }
+  const proto = typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
+  if (proto !== Object.prototype && proto !== null) return Number.POSITIVE_INFINITY;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const member = record[key];
+    if (member === undefined) continue;
+    length += jsonLengthBound(key, limit) + 1 + jsonLengthBound(member, limit) + 1;
+    if (length > limit) return length;
+  }
+  return Math.max(length, 2);
+}
+
 /**
  * The view of a listed host object that a pass holds: without `metadata.managedFields` and
  * `status`, large content fields replaced by their digests ({@link elidedFields}). The listed
  * object is not mutated.
  */
 export function compactHostObject(object: KubeObject): KubeObject {
+  // One copy of the object and one of its metadata: a pass compacts every host object it lists.
   const { status: _status, metadata, ...rest } = object;
-  if (!metadata || typeof metadata !== 'object') return { ...rest, metadata } as KubeObject;
+  const view = rest as KubeObject;
+  view.metadata = metadata;
+  if (!metadata || typeof metadata !== 'object') return view;
   const { managedFields: _managedFields, ...kept } = metadata;
-  const view: KubeObject = { ...rest, metadata: kept };
+  view.metadata = kept;
   let digests: Map<string, string> | undefined;
-  for (const [field, value] of Object.entries(rest)) {
+  for (const field of Object.keys(view)) {
+    const value = view[field];
     if (NON_CONTENT_FIELDS.has(field) || value === null || typeof value !== 'object') continue;
+    if (jsonLengthBound(value, INLINE_FIELD_BYTES) <= INLINE_FIELD_BYTES) continue;
     const json = stableJson(value);
     if (json.length <= INLINE_FIELD_BYTES) continue;
     digests ??= new Map();

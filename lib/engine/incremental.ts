@@ -14,7 +14,7 @@ import { collectGarbage, planGc, sourceKey } from './gc.js';
 import { KindWriter } from './kind-writes.js';
 import { hostName } from './naming.js';
 import type { PassContext } from './pass-context.js';
-import type { DeleteGuardPolicy } from './policy.js';
+import type { DeleteGuardPolicy, KindRule } from './policy.js';
 import type { ResumePoint } from './resume-point.js';
 import { reverseLookup } from './reverse-mapping.js';
 import type { CompiledKindRule } from './scope.js';
@@ -40,6 +40,21 @@ export function latestChanges(changes: readonly WatchChange[]): Map<string, Watc
     latest.set(key, change);
   }
   return latest;
+}
+
+/**
+ * Opens the resumed watch of every kind that will resume, all at once (the kinds are then synced
+ * one after the other and each takes its own watch's outcome).
+ */
+export function prefetchResumes(ctx: PassContext, rules: readonly KindRule[]): void {
+  for (const rule of rules) {
+    const plan = ctx.resume.plan(rule);
+    if (!('resume' in plan)) continue;
+    const { resourceVersion } = plan.resume;
+    void withRequestDeadline(workDeadline(ctx.bounds.budget), async () =>
+      ctx.tenantLister.prefetch(rule, resourceVersion),
+    );
+  }
 }
 
 /**

@@ -51,14 +51,15 @@ export class KindWriter {
   /**
    * Takes one page of work: applied at once when streaming; otherwise what needs no write (Skips,
    * objects in sync or backing off) is decided now and what needs a write is held for
-   * {@link flush}, up to what the kind may still write.
+   * {@link flush}, up to what the kind may still write. Either way an object in sync with nothing
+   * remembered about it is planned once, here, and goes no further: applying it would decide
+   * nothing, request nothing and record nothing (the steady state's cost is that one plan).
    */
   async offer(work: readonly ApplyItem[]): Promise<void> {
     const { bounds } = this.ctx;
     const now: ApplyItem[] = [];
     for (const item of work) {
-      const cost = this.streaming ? 0 : this.writesNeeded(item);
-      // In sync and nothing remembered: planned once, nothing to do (the steady state's cost).
+      const cost = this.streaming ? this.streamingCost(item) : this.writesNeeded(item);
       if (cost === IN_SYNC) continue;
       if (cost === 0) now.push(item);
       else if (bounds.fits(cost, this.heldWrites)) {
@@ -83,7 +84,8 @@ export class KindWriter {
   finish(desired: ReadonlySet<string>, hostObjects: readonly KubeObject[], complete: boolean) {
     this.ctx.bounds.endKind();
     const retries = this.ctx.convergence?.retries;
-    if (!retries || !complete) return;
+    // An empty memory has nothing to forget: no need to look every host copy up.
+    if (!retries || !complete || retries.size === 0) return;
     const copies = new Set(
       hostObjects
         .map(reverseLookup)
@@ -119,11 +121,18 @@ export class KindWriter {
     if (!check.due) return 0;
     const { observed: view } = observedView(item.desired, observed);
     const plan = planApply(item.desired, view, item.source, check.hints);
-    if (plan.action === 'InSync' && !this.ctx.convergence?.retries.has(this.key(item))) {
-      return IN_SYNC;
-    }
+    if (plan.action === 'InSync' && !this.remembered(item)) return IN_SYNC;
     if (plan.action === 'Replace') return 2;
     return plan.action === 'Create' || plan.action === 'Update' ? 1 : 0;
+  }
+
+  /** Streaming applies everything now (0) but what is in sync; a plan that throws is apply's to record. */
+  private streamingCost(item: ApplyItem): 0 | typeof IN_SYNC {
+    try {
+      return this.writesNeeded(item) === IN_SYNC ? IN_SYNC : 0;
+    } catch {
+      return 0;
+    }
   }
 
   private key(item: ApplyItem): RetryKey {
@@ -135,11 +144,17 @@ export class KindWriter {
     };
   }
 
+  /** Whether the retry memory holds the object; an empty memory (the steady state) is asked nothing. */
+  private remembered(item: ApplyItem): boolean {
+    const retries = this.ctx.convergence?.retries;
+    return retries !== undefined && retries.size > 0 && retries.has(this.key(item));
+  }
+
   /** What the retry memory says; the desired digest is computed only for a remembered object. */
   private check(item: ApplyItem) {
     const retries = this.ctx.convergence?.retries;
+    if (!retries || !this.remembered(item)) return { due: true as const, hints: {} };
     const key = this.key(item);
-    if (!retries?.has(key)) return { due: true as const, hints: {} };
     const check = retries.check(key, desiredHash(item.desired));
     if (!check.due) return check;
     return { due: true as const, hints: check.replace ? { replace: check.replace } : {} };

@@ -55,11 +55,27 @@ export const DROPPED_TENANT_ANNOTATIONS: readonly string[] = [
   'kubectl.kubernetes.io/last-applied-configuration',
 ];
 
+/** Keys already classified by {@link isReservedKey}, at most this many. */
+const RESERVED_KEYS_REMEMBERED = 4096;
+const reservedKeys = new Map<string, boolean>();
+
 /**
  * True for keys only the engine may set: anything under `tenantplane.io/` (or a subdomain of it)
  * and `app.kubernetes.io/managed-by`. Tenant-supplied keys like these are dropped (anti-spoofing).
  */
 export function isReservedKey(key: string): boolean {
+  let reserved = reservedKeys.get(key);
+  if (reserved === undefined) {
+    reserved = reservedKeyUncached(key);
+    // Every label and annotation key of every object is asked, and a cluster uses few distinct
+    // keys: remembered, bounded (forgotten all at once when full).
+    if (reservedKeys.size >= RESERVED_KEYS_REMEMBERED) reservedKeys.clear();
+    reservedKeys.set(key, reserved);
+  }
+  return reserved;
+}
+
+function reservedKeyUncached(key: string): boolean {
   if (key === Labels.ManagedBy) return true;
   const slash = key.indexOf('/');
   if (slash < 0) return false;

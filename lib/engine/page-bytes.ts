@@ -43,11 +43,15 @@ export class PageSizer {
     this.limit = this.clamp(Math.floor(pageBytes / LARGEST_OBJECT_BYTES));
   }
 
-  /** Learns from a page received: the next limit fits {@link PAGE_BYTES} at its average size. */
-  observe(items: readonly unknown[]): void {
+  /**
+   * Learns from a page received: the next limit fits {@link PAGE_BYTES} at its average size. The
+   * size is the response's own (`ListPage.bytes`) when the client knows it, which costs nothing;
+   * otherwise every item is weighed with {@link approxBytes}.
+   */
+  observe(items: readonly unknown[], responseBytes?: number): void {
     if (items.length === 0) return;
-    let bytes = 0;
-    for (const item of items) bytes += approxBytes(item);
+    let bytes = responseBytes ?? 0;
+    if (responseBytes === undefined) for (const item of items) bytes += approxBytes(item);
     this.limit = this.clamp(Math.floor(this.pageBytes / Math.max(1, bytes / items.length)));
   }
 

@@ -3,7 +3,13 @@
  * and apply each page, then garbage-collect if the tenant listing was complete. Under a write
  * budget the applies wait for GC (`kind-writes.ts`): deletes come first within the kind's share.
  */
-import { type KubeObject, type ListPage, withRequestDeadline } from '../ports/index.js';
+import { setImmediate } from 'node:timers/promises';
+import {
+  type KindRef,
+  type KubeObject,
+  type ListPage,
+  withRequestDeadline,
+} from '../ports/index.js';
 import { workDeadline } from './deadlines.js';
 import { PassError } from './errors.js';
 import { collectGarbage } from './gc.js';
@@ -25,6 +31,20 @@ export function syncKind(
 ): Promise<string | undefined> {
   // Every request of the kind's work ends by the pass deadline (a stalled server included).
   return withRequestDeadline(workDeadline(ctx.bounds.budget), () => syncKindWithin(ctx, compiled));
+}
+
+/** A tenant page read, or why it could not be: a read ahead must never reject unawaited. */
+type PageRead = { page: ListPage } | { error: unknown };
+
+function readPage(
+  ctx: PassContext,
+  rule: KindRef,
+  continueToken: string | undefined,
+): Promise<PageRead> {
+  return ctx.tenantLister.page(rule, continueToken).then(
+    (page) => ({ page }),
+    (error: unknown) => ({ error }),
+  );
 }
 
 /** @returns the tenant listing's resourceVersion when the kind converged from one snapshot. */
@@ -55,28 +75,41 @@ async function syncKindWithin(
       written: bounds.writes - writesBefore,
     });
   let complete = false;
-  let continueToken: string | undefined;
   const snapshots = new Set<string | undefined>();
-  while (!bounds.isStopped()) {
-    let page: ListPage;
-    try {
-      page = await ctx.tenantLister.page(rule, continueToken);
-    } catch (error) {
-      if (error instanceof PassError) throw error;
-      const why = 'the tenant listing failed, so its garbage collection was skipped';
-      errors.listingFailed(rule, 'tenant', error, why);
-      break;
+  // One page ahead: the next tenant page is read while this one is applied, so the apply work
+  // overlaps the tenant apiserver's answer. Never more than that: a pass holds two tenant pages.
+  let next = bounds.isStopped() ? undefined : readPage(ctx, rule, undefined);
+  try {
+    while (next) {
+      const read = await next;
+      next = undefined;
+      if ('error' in read) {
+        if (read.error instanceof PassError) throw read.error;
+        const why = 'the tenant listing failed, so its garbage collection was skipped';
+        errors.listingFailed(rule, 'tenant', read.error, why);
+        break;
+      }
+      const { page } = read;
+      snapshots.add(page.resourceVersion);
+      const { continueToken } = page;
+      if (continueToken && !bounds.isStopped()) {
+        next = readPage(ctx, rule, continueToken);
+        // Let the request go out (its credentials, its write to the connection) before the apply
+        // work holds the thread; otherwise the read would only start once this page is applied.
+        await setImmediate();
+      }
+      await writer.offer(view.intake(page.items));
+      progress();
+      // A spent write budget does not end the listing: GC needs it complete.
+      if (bounds.isStopped()) break;
+      if (!continueToken) {
+        complete = true;
+        break;
+      }
     }
-    snapshots.add(page.resourceVersion);
-    await writer.offer(view.intake(page.items));
-    progress();
-    continueToken = page.continueToken;
-    // A spent write budget does not end the listing: GC needs it complete.
-    if (bounds.isStopped()) break;
-    if (!continueToken) {
-      complete = true;
-      break;
-    }
+  } finally {
+    // A page read ahead that a stop (or a failure) left unused: no request outlives the kind.
+    await next;
   }
   const gc = await collectGarbage(ctx, rule, hostObjects, {
     tenant: ctx.tenant,

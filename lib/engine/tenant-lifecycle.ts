@@ -9,7 +9,7 @@
 import { errorMessage, isRecord, jsonEqual } from '../common/index.js';
 import { isClusterError, type KubeObject, TENANT_CLUSTER } from '../ports/index.js';
 import { InvalidPolicyError } from './errors.js';
-import { syncKindByPath } from './incremental.js';
+import { prefetchResumes, syncKindByPath } from './incremental.js';
 import {
   ensureFinalizer,
   type Remembered,
@@ -121,6 +121,7 @@ export async function syncTenant(
     );
   }
   const next = await retireStale(ctx, policy, recorded);
+  if (!ctx.bounds.isStopped()) prefetchResumes(ctx, policy.toHost);
   for (const rule of policy.toHost) {
     if (ctx.bounds.isStopped()) break;
     await syncKindByPath(ctx, compileKindRule(rule));

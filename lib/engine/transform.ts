@@ -2,7 +2,7 @@
  * Transform: a tenant object into the host object the engine wants (the *desired* object). Pure
  * and non-mutating: the input is deep-copied, never touched.
  */
-import { isRecord, jsonDigest } from '../common/index.js';
+import { cloneJson, isRecord, jsonDigest } from '../common/index.js';
 import type { KubeObject } from '../ports/index.js';
 import type { KeyExclusions } from './key-exclusions.js';
 import { Annotations, DROPPED_TENANT_ANNOTATIONS, isReservedKey } from './metadata.js';
@@ -125,9 +125,10 @@ function tenantKeys(
   excluded?: (key: string) => boolean,
 ) {
   const kept: Record<string, string> = {};
-  for (const [key, value] of Object.entries(map ?? {})) {
+  const from = map ?? {};
+  for (const key of Object.keys(from)) {
     if (isReservedKey(key) || dropped.includes(key) || excluded?.(key)) continue;
-    kept[key] = value;
+    kept[key] = from[key] as string;
   }
   return kept;
 }
@@ -164,23 +165,24 @@ export function toHostObject(source: KubeObject, target: TransformTarget): KubeO
     labels: Object.keys(labels).sort(),
     annotations: Object.keys(annotations).sort(),
   };
+  // The kept maps hold no reserved key, so the engine's keys go on after them (no copies).
+  Object.assign(labels, reverseMappingLabels(target.tenant, source.kind, vns));
+  Object.assign(annotations, reverseMappingAnnotations(vns, name, source.metadata.uid));
+  annotations[Annotations.OwnedKeys] = JSON.stringify(owned);
   const desired: KubeObject = {
     apiVersion: source.apiVersion,
     kind: source.kind,
     metadata: {
       name: hostName(name, vns, target.tenant),
       namespace: target.hostNamespace,
-      labels: { ...labels, ...reverseMappingLabels(target.tenant, source.kind, vns) },
-      annotations: {
-        ...annotations,
-        ...reverseMappingAnnotations(vns, name, source.metadata.uid),
-        [Annotations.OwnedKeys]: JSON.stringify(owned),
-      },
+      labels,
+      annotations,
     },
   };
-  for (const [field, value] of Object.entries(source)) {
+  for (const field of Object.keys(source)) {
+    const value = source[field];
     if (NON_CONTENT_FIELDS.has(field) || value === undefined) continue;
-    desired[field] = structuredClone(value);
+    desired[field] = cloneJson(value);
   }
   hostOwnedFields(desired)?.strip(desired as Json);
   if (desired.spec !== undefined) {

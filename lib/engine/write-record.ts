@@ -20,7 +20,7 @@
  */
 import { isRecord, jsonDigest } from '../common/index.js';
 import type { KubeObject } from '../ports/index.js';
-import { updateBody } from './drift.js';
+import { bodyFor, driftOf } from './drift.js';
 import { Annotations } from './metadata.js';
 import { NON_CONTENT_FIELDS } from './transform.js';
 
@@ -29,8 +29,9 @@ const RECORD_KEYS: readonly string[] = [Annotations.AppliedHash, Annotations.Sto
 
 function withoutRecordKeys(map: Record<string, string> | undefined): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const [key, value] of Object.entries(map ?? {})) {
-    if (!RECORD_KEYS.includes(key)) kept[key] = value;
+  const from = map ?? {};
+  for (const key of Object.keys(from)) {
+    if (!RECORD_KEYS.includes(key)) kept[key] = from[key] as string;
   }
   return kept;
 }
@@ -105,8 +106,11 @@ export type UpdatePlan =
  */
 export function planUpdate(desired: KubeObject, observed: KubeObject): UpdatePlan {
   const plain = withRecord(observed, {});
-  const { body, changed } = updateBody(desired, plain);
+  // What differs first: a copy in sync (a steady pass's every copy) needs no update body.
+  const drift = driftOf(desired, plain);
+  const { changed } = drift;
   if (changed.length === 0) return { action: 'InSync', normalised: false };
+  const body = bodyFor(desired, plain, drift);
   const applied = desiredHash(desired);
   const recorded = observed.metadata.annotations ?? {};
   const sameDesired = recorded[Annotations.AppliedHash] === applied;

@@ -45,6 +45,8 @@ export interface ListPage {
   continueToken?: string;
   /** The list's resourceVersion (`metadata.resourceVersion`): a watch resumes from it. */
   resourceVersion?: string;
+  /** About how many bytes the page's response took (its JSON text), when the client knows. */
+  bytes?: number;
 }
 
 /** A WATCH that reads the changes since `resourceVersion` and ends at the first bookmark. */

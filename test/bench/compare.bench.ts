@@ -4,7 +4,10 @@
  * asserts nothing, it prints figures (a markdown table, then one JSON line).
  *
  *   npm run bench:compare -- --objects 1000 [--reps 3] [--page-size 500] [--concurrency 8]
- *     [--kubectl-batch 0] [--kubectl-reps R]
+ *     [--kubectl-batch 0] [--kubectl-reps R] [--only steady]
+ *
+ * `--only steady` measures the first pass, then the steady pass and its LIST floor alone: no
+ * kubectl peer, no churn rows (the slow parts when profiling the steady pass at scale).
  *
  * Scenario (`scenario.ts`): N ConfigMaps with ~200-byte payloads in 10 tenant namespaces, seeded
  * 32 creates at a time, TenantCluster `bench` syncing them into host namespace `tenant-bench`.
@@ -12,12 +15,14 @@
  * - first pass (N creates) of `runPass`, and the same job done by the kubectl peer
  *   (`kubectl-peer.ts`) into its own empty host namespace `tenant-bench-kubectl`; each once, since
  *   a first pass happens once per namespace;
- * - steady pass (`runPass`, nothing changed), the LIST floor (every page of the host namespace,
+ * - steady pass (`runPass` with `full: true`, nothing changed: both sides listed in full, whatever
+ *   runPass defaults to), the LIST floor (every page of the host namespace,
  *   then every page of the tenant, with the same clients and page size as the pass, nothing
  *   else), and the kubectl peer's steady run, interleaved, R times;
- * - the incremental steady pass: not implemented yet (runPass has no incremental mode);
- * - passes after 1% and after 10% of the tenant objects changed (data updated) and after 1% were
- *   deleted, R times (the deleted ones are recreated and converged, unmeasured, between reps).
+ * - the incremental steady pass (`runPass` resumed from the point the full pass before it
+ *   stored: a watch of the tenant from that resourceVersion, no LIST), R times, interleaved too;
+ * - full passes after 1% and after 10% of the tenant objects changed (data updated) and after 1%
+ *   were deleted, R times (the deleted ones are recreated and converged, unmeasured, between reps).
  *   The 1% rows need N of at least 100 (indexes i % 100 == 0 and == 50).
  * Times and request counts are medians over the reps. Requests are `ClusterApi.requestCount()`
  * deltas of the bench's clients (status and bookkeeping writes included) or, for kubectl, its
@@ -53,8 +58,14 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     'kubectl-batch': { type: 'string', default: '0' },
     'kubectl-reps': { type: 'string' },
+    only: { type: 'string' },
   },
 });
+if (values.only !== undefined && values.only !== 'steady') {
+  throw new Error(`--only takes "steady", not ${JSON.stringify(values.only)}`);
+}
+/** Skip the kubectl peer and the churn rows. */
+const steadyOnly = values.only === 'steady';
 const objects = Number(values.objects);
 const reps = Math.max(1, Number(values.reps));
 const pageSize = Number(values['page-size']);
@@ -113,11 +124,21 @@ function delta(api: ClusterApi, before: RequestCount): RequestCount {
   return { reads: after.reads - before.reads, writes: after.writes - before.writes };
 }
 
-async function passSample(clusters: BenchClusters): Promise<Sample> {
+/**
+ * A full pass (both sides listed in full, never resumed from a watch), or with `incremental` the
+ * pass runPass makes by default: resumed where a stored resume point allows.
+ */
+async function passSample(clusters: BenchClusters, incremental = false): Promise<Sample> {
   const { tenantApi, hostApi } = clusters;
   const before = { tenant: tenantApi.requestCount(), host: hostApi.requestCount() };
   const run = await sampled(() =>
-    runPass({ tenant: BENCH_TENANT, tenantApi, hostApi, budget: { pageSize, concurrency } }),
+    runPass({
+      tenant: BENCH_TENANT,
+      tenantApi,
+      hostApi,
+      budget: { pageSize, concurrency },
+      ...(incremental ? {} : { full: true }),
+    }),
   );
   const r: PassResult = run.value;
   if (!r.complete || r.errors.length > 0) {
@@ -131,7 +152,7 @@ async function passSample(clusters: BenchClusters): Promise<Sample> {
     tenant: delta(tenantApi, before.tenant),
     host: delta(hostApi, before.host),
     rssPeak: run.rss,
-    outcome: `${Create}/${Update}/${Delete}/${Skip}`,
+    outcome: `${Create}/${Update}/${Delete}/${Skip}${r.path ? ` (${r.path})` : ''}`,
   };
 }
 
@@ -276,20 +297,21 @@ await withBenchClusters(objects, async (clusters) => {
   const STEADY = 'steady pass (runPass), nothing changed';
   const FLOOR = 'LIST floor (host + tenant pages, same client and page size)';
   const PEER_STEADY = 'kubectl peer, steady run';
-  const INCREMENTAL = 'incremental steady pass: not implemented yet';
+  const INCREMENTAL = 'incremental steady pass (runPass resumed), nothing changed';
   const CHANGED_1 = 'pass after 1% changed';
   const CHANGED_10 = 'pass after 10% changed';
   const DELETED_1 = 'pass after 1% deleted';
 
   // (a) First passes, each into its own empty host namespace.
   await add(FIRST, () => passSample(clusters), { baseline: FIRST });
-  await add(PEER_FIRST, () => peerSample(clusters, rule), { baseline: FIRST });
+  if (!steadyOnly) await add(PEER_FIRST, () => peerSample(clusters, rule), { baseline: FIRST });
 
   // (b), (c) Steady state, interleaved so drift in the machine's load spreads over all three.
   for (let r = 0; r < reps; r += 1) {
     await add(STEADY, () => passSample(clusters), { baseline: FLOOR });
     await add(FLOOR, () => floorSample(clusters), { baseline: FLOOR });
-    if (r < kubectlReps) {
+    await add(INCREMENTAL, () => passSample(clusters, true), { baseline: FLOOR });
+    if (!steadyOnly && r < kubectlReps) {
       await add(PEER_STEADY, () => peerSample(clusters, rule), { baseline: STEADY });
     }
   }
@@ -300,7 +322,7 @@ await withBenchClusters(objects, async (clusters) => {
   const onePercent = all.filter((i) => i % 100 === 0);
   const tenPercent = all.filter((i) => i % 10 === 3);
   const deleted = all.filter((i) => i % 100 === 50);
-  for (let r = 0; r < reps; r += 1) {
+  for (let r = 0; r < (steadyOnly ? 0 : reps); r += 1) {
     await change(clusters, onePercent, `v2-rep${r}`);
     await add(CHANGED_1, () => passSample(clusters), { baseline: STEADY });
     await change(clusters, tenPercent, `v2-rep${r}`);
@@ -313,6 +335,7 @@ await withBenchClusters(objects, async (clusters) => {
       tenantApi,
       hostApi,
       budget: { pageSize, concurrency },
+      full: true,
     });
   }
 
@@ -340,6 +363,7 @@ await withBenchClusters(objects, async (clusters) => {
   const ratios = {
     kubectlFirstOverFirstPass: ratioOf(PEER_FIRST, FIRST),
     steadyOverListFloor: ratioOf(STEADY, FLOOR),
+    incrementalOverListFloor: ratioOf(INCREMENTAL, FLOOR),
     kubectlSteadyOverSteady: ratioOf(PEER_STEADY, STEADY),
     kubectlSteadyOverListFloor: ratioOf(PEER_STEADY, FLOOR),
     changed1OverSteady: ratioOf(CHANGED_1, STEADY),
@@ -354,6 +378,7 @@ await withBenchClusters(objects, async (clusters) => {
     [STEADY]: 'LIST floor',
     [FLOOR]: 'LIST floor',
     [PEER_STEADY]: 'steady pass',
+    [INCREMENTAL]: 'LIST floor',
     [CHANGED_1]: 'steady pass',
     [CHANGED_10]: 'steady pass',
     [DELETED_1]: 'steady pass',
@@ -376,7 +401,7 @@ await withBenchClusters(objects, async (clusters) => {
     );
   }
   console.log(
-    `objects=${objects} reps=${reps} pageSize=${pageSize} concurrency=${concurrency} kubectlBatch=${kubectlBatch || 'all'} kubernetes=v${state.version} node=${process.version}`,
+    `objects=${objects} reps=${reps} pageSize=${pageSize} concurrency=${concurrency} kubectlBatch=${kubectlBatch || 'all'}${steadyOnly ? ' only=steady' : ''} kubernetes=v${state.version} node=${process.version}`,
   );
   console.log(lines.join('\n'));
   console.log(
@@ -394,12 +419,10 @@ await withBenchClusters(objects, async (clusters) => {
       pageSize,
       concurrency,
       kubectlBatch,
+      ...(steadyOnly ? { only: 'steady' } : {}),
       kubernetes: state.version,
       node: process.version,
-      rows: [
-        ...summaries.map((s) => ({ ...s, ms: Math.round(s.ms) })),
-        { label: INCREMENTAL, implemented: false },
-      ],
+      rows: summaries.map((s) => ({ ...s, ms: Math.round(s.ms) })),
       ratios: Object.fromEntries(
         Object.entries(ratios).map(([k, v]) => [k, v === undefined ? null : Number(v.toFixed(3))]),
       ),

@@ -120,7 +120,7 @@ class KubeClusterClient implements KubeClusterApi {
   async list(kind: KindRef, options: ListOptions = {}): Promise<ListPage> {
     const resource = await this.discovery.resource(kind);
     const path = collectionPath(kind, resource, options.namespace, true);
-    const body = await this.http.request({
+    const { body, bytes } = await this.http.exchange({
       method: HttpMethod.GET,
       path,
       query: listQuery(options),
@@ -134,7 +134,7 @@ class KubeClusterClient implements KubeClusterApi {
     const items = (body.items as unknown[]).filter(isRecord).map((item) => withKind(item, kind));
     const metadata = isRecord(body.metadata) ? body.metadata : {};
     const token = typeof metadata.continue === 'string' ? metadata.continue : '';
-    const page: ListPage = token === '' ? { items } : { items, continueToken: token };
+    const page: ListPage = token === '' ? { items, bytes } : { items, continueToken: token, bytes };
     if (typeof metadata.resourceVersion === 'string' && metadata.resourceVersion !== '') {
       page.resourceVersion = metadata.resourceVersion;
     }

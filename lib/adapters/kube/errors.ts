@@ -4,7 +4,7 @@
  * `headers`) and on the errors `fetch` throws, so it is unit-tested without a server.
  */
 import { isRecord } from '../../common/index.js';
-import { ClusterError, ClusterErrorReason } from '../../ports/index.js';
+import { ClusterError, ClusterErrorReason, isClusterError } from '../../ports/index.js';
 
 /** The failed response: what `ApiException` carries. */
 export interface HttpFailure {
@@ -235,4 +235,12 @@ export function toClusterError(
   if (error instanceof ClusterError) return error;
   if (isHttpFailure(error)) return clusterErrorFromResponse(error, request, error);
   return clusterErrorFromTransport(error, request, timeoutMs);
+}
+
+/** The mark of a request the caller's deadline ended (see {@link isStall}). */
+export const STALLED = ' stalled:';
+
+/** Whether `error` is a request that got no answer before the caller's deadline. */
+export function isStall(error: unknown): boolean {
+  return isClusterError(error, 'Transport') && error.timedOut && error.message.includes(STALLED);
 }

@@ -6,8 +6,7 @@
  *
  * Every request has a bounded timeout so a hung server cannot eat a Lambda's deadline: its own
  * (30 s by default), or the time left to the request deadline of the caller's scope when that is
- * nearer (the pass deadline; see `withRequestDeadline`). Every failure is a typed
- * {@link ClusterError}.
+ * nearer (the pass deadline; see `withRequestDeadline`). Every failure is a typed ClusterError.
  */
 import {
   ApiException,
@@ -23,11 +22,10 @@ import {
   ClusterError,
   ClusterErrorReason,
   currentRequestDeadline,
-  isClusterError,
   type RequestCount,
   type RequestDeadline,
 } from '../../ports/index.js';
-import { clusterErrorFromResponse, clusterErrorFromTransport } from './errors.js';
+import { clusterErrorFromResponse, clusterErrorFromTransport, STALLED } from './errors.js';
 import { type QueryValues, queryParams } from './rest-paths.js';
 
 /** How every request of a {@link KubeHttp} is sent. */
@@ -60,14 +58,6 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<Uint8Array | st
 }
 
 /** The request plumbing of one API server: auth, timeout, connection pool and request counts. */
-/** The mark of a request the caller's deadline ended (see {@link isStall}). */
-const STALLED = ' stalled:';
-
-/** Whether `error` is a request that got no answer before the caller's deadline. */
-export function isStall(error: unknown): boolean {
-  return isClusterError(error, 'Transport') && error.timedOut && error.message.includes(STALLED);
-}
-
 export class KubeHttp {
   readonly server: string;
   readonly context: string;
@@ -131,18 +121,15 @@ export class KubeHttp {
     const ctx = await this.prepare(spec);
     bound = this.timeoutFor(spec); // getting credentials may have taken a while
     this.shareDispatcher(ctx);
-
-    let status: number;
-    let headers: Record<string, string>;
+    let response: Awaited<ReturnType<KubeHttp['send']>>;
     let text: string;
     try {
-      const response = await this.send(ctx, bound.timeoutMs);
-      status = response.httpStatusCode;
-      headers = response.headers;
+      response = await this.send(ctx, bound.timeoutMs);
       text = await response.body.text();
     } catch (error) {
       throw this.transportError(error, spec, bound);
     }
+    const { httpStatusCode: status, headers } = response;
     return { body: this.parse(spec, status, headers, text), bytes: text.length };
   }
 

@@ -29,7 +29,8 @@ import {
   type WatchOptions,
   type WatchOutcome,
 } from '../../ports/index.js';
-import { isStall, type KubeHttp } from './http.js';
+import { isStall } from './errors.js';
+import type { KubeHttp } from './http.js';
 
 /** etcd resourceVersions are decimal integers; anything else is not resumable. */
 const RESOURCE_VERSION = /^[1-9][0-9]{0,19}$/;

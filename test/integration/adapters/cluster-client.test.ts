@@ -84,6 +84,8 @@ describe('createClusterApi against a real kube-apiserver', () => {
       });
       pages += 1;
       expect(page.items.length).toBeLessThanOrEqual(3);
+      // What the page weighed: its JSON text, at least its items' (byte-aware page sizes).
+      expect(page.bytes).toBeGreaterThanOrEqual(JSON.stringify(page.items).length * 0.9);
       for (const item of page.items) {
         expect(item.apiVersion).toBe('v1');
         expect(item.kind).toBe('ConfigMap');

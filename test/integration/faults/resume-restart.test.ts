@@ -53,7 +53,7 @@ describe('resume fallback: the tenant apiserver restarted', () => {
     await restartDaemon(plane.state, 'tenant');
     const tenantApi = createClusterApi(await kubeconfig(plane.state.clusters.tenant.kubeconfig));
     try {
-      const run = await faultedPass(s, { tenantApi, hostApi: apis.hostApi });
+      const run = await faultedPass(s, { tenantApi, hostApi: apis.hostApi }, {}, { full: false });
       expect(run.failure).toBeUndefined();
       const result = run.result!;
       expect(result.path).toBe('full');

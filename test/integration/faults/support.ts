@@ -191,8 +191,8 @@ export interface FaultedPass {
 }
 
 /**
- * One full pass of the scenario's tenant through the given clients, with the real sinks and the
- * tenant's lease, as the function and the command run it. Full, so every fault meets the two-sided
+ * One full pass (unless `full: false`) of the scenario's tenant through the given clients, with the
+ * real sinks and the tenant's lease, as the function and the command run it. Full, so every fault meets the two-sided
  * listing it aims at: a resumed pass falls back to this very path when its own requests fail
  * (`resume-restart.test.ts`), and stops as a full one does when the tenant stalls
  * (`matrix-connections.test.ts`).
@@ -201,6 +201,7 @@ export async function faultedPass(
   s: Scenario,
   apis: { tenantApi: ClusterApi; hostApi: ClusterApi },
   budget: Partial<Budget> = {},
+  { full = true }: { full?: boolean } = {},
 ): Promise<FaultedPass> {
   const logs: Record<string, unknown>[] = [];
   const sinks = [
@@ -215,7 +216,7 @@ export async function faultedPass(
       sinks,
       budget,
       lease: true,
-      full: true,
+      full,
     });
     return { result, ms: Date.now() - t0, logs };
   } catch (failure) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { jsonEqual, stableJson } from '../../../lib/common/index.js';
+import { cloneJson, jsonEqual, stableJson } from '../../../lib/common/index.js';
 
 describe('stableJson', () => {
   const cases: Array<{ name: string; value: unknown; expected: string }> = [
@@ -68,5 +68,82 @@ describe('jsonEqual', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+// jsonEqual walks the values instead of printing them (drift compares every object of every pass);
+// it must still be exactly "the printings are equal", odd values included.
+describe('jsonEqual is exactly stableJson equality', () => {
+  const odd = fc.anything({
+    withNullPrototype: true,
+    withDate: true,
+    withBoxedValues: true,
+    withSparseArray: true,
+    withObjectString: true,
+  });
+
+  it('for any two values, JSON or not (holes, undefined, Dates, boxed values, NaN)', () => {
+    fc.assert(
+      fc.property(odd, odd, (a, b) => {
+        expect(jsonEqual(a, b)).toBe(stableJson(a) === stableJson(b));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('for an object and a near copy (members added, changed or set to undefined)', () => {
+    const members = fc.dictionary(
+      fc.string({ maxLength: 3 }),
+      fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined)),
+    );
+    fc.assert(
+      fc.property(members, members, (a, extra) => {
+        const b = { ...a, ...extra };
+        const expected = stableJson(a) === stableJson(b);
+        expect(jsonEqual(a, b)).toBe(expected);
+        expect(jsonEqual(b, a)).toBe(expected);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  const cases: Array<{ name: string; a: unknown; b: unknown; expected: boolean }> = [
+    { name: 'a hole prints like nothing', a: new Array<unknown>(1), b: [], expected: true },
+    { name: 'undefined in an array prints as null', a: [undefined], b: [null], expected: true },
+    { name: 'NaN prints as null', a: { n: Number.NaN }, b: { n: null }, expected: true },
+    { name: '-0 prints as 0', a: -0, b: 0, expected: true },
+    { name: 'an undefined member is no member', a: { a: undefined }, b: {}, expected: true },
+    { name: 'null is a member', a: { a: null }, b: { a: undefined }, expected: false },
+  ];
+  it.each(cases)('$name -> $expected', ({ a, b, expected }) => {
+    expect(jsonEqual(a, b)).toBe(expected);
+    expect(jsonEqual(b, a)).toBe(expected);
+  });
+});
+
+describe('cloneJson', () => {
+  it('copies JSON deeply: equal content, nothing shared', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const copy = cloneJson(value);
+        expect(copy).toEqual(value);
+        expect(stableJson(copy)).toBe(stableJson(value));
+        if (typeof value === 'object' && value !== null) expect(copy).not.toBe(value);
+      }),
+      { numRuns: 500 },
+    );
+    const value = { a: { b: [1, { c: 'x' }] } };
+    const copy = cloneJson(value);
+    (copy.a.b[1] as { c: string }).c = 'changed';
+    expect(value.a.b[1]).toEqual({ c: 'x' });
+  });
+
+  it('copies what is not plain JSON as structuredClone does', () => {
+    const date = new Date(0);
+    const copy = cloneJson({ at: date, map: new Map([['k', 1]]) });
+    expect(copy.at).toEqual(date);
+    expect(copy.at).not.toBe(date);
+    expect(copy.map.get('k')).toBe(1);
+    expect(() => cloneJson({ f: () => 1 })).toThrow();
   });
 });

@@ -3,7 +3,7 @@
  * and the update body that converges the copy while keeping what the host owns.
  */
 import { describe, expect, it } from '@jest/globals';
-import { isSubset, mergeKeys, updateBody } from '../../../lib/engine/drift.js';
+import { bodyFor, driftOf, isSubset, mergeKeys, updateBody } from '../../../lib/engine/drift.js';
 import { Annotations, Labels } from '../../../lib/engine/index.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
 import { cm, HOST_NS, hostCopyOf, secret } from './support.js';
@@ -274,6 +274,36 @@ describe('updateBody', () => {
     expect(body.metadata.annotations?.[Annotations.OwnedKeys]).toBe(
       '{"labels":["kept"],"annotations":[]}',
     );
+  });
+
+  it('reads each copy’s own owned-keys record, however many copies share one', () => {
+    // The parsed owned-keys records are remembered by their text: copies with other texts, and
+    // copies with the same text, each decide from their own.
+    const desired = hostCopyOf(cm('default', 'app', { k: 'v' }, { labels: { kept: '1' } }));
+    const withOwned = (labels: string[]) => {
+      const observed = asStored(
+        hostCopyOf(cm('default', 'app', { k: 'v' }, { labels: { kept: '1', old: '1' } })),
+      );
+      const annotations = { ...observed.metadata.annotations };
+      annotations[Annotations.OwnedKeys] = JSON.stringify({ labels, annotations: [] });
+      return { ...observed, metadata: { ...observed.metadata, annotations } };
+    };
+    for (let round = 0; round < 2; round++) {
+      // `old` was the tenant's: it goes. Not the tenant's: a host controller's, it stays.
+      expect(updateBody(desired, withOwned(['kept', 'old'])).body.metadata.labels?.old).toBe(
+        undefined,
+      );
+      expect(updateBody(desired, withOwned(['kept'])).body.metadata.labels?.old).toBe('1');
+    }
+  });
+
+  it('tells what differs without building a body; the body follows from it', () => {
+    const desired = hostCopyOf(cm('default', 'app', { k: 'new' }, { labels: { a: '1' } }));
+    const observed = asStored(hostCopyOf(cm('default', 'app', { k: 'old' })));
+    const drift = driftOf(desired, observed);
+    expect(drift.changed).toEqual(['labels', 'annotations', 'data']);
+    expect(bodyFor(desired, observed, drift)).toEqual(updateBody(desired, observed).body);
+    expect(driftOf(desired, asStored(desired)).changed).toEqual([]);
   });
 
   it('carries host-owned Service fields over from the host’s copy', () => {

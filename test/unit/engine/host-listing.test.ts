@@ -146,6 +146,32 @@ describe('listHostObjects', () => {
     ]);
   });
 
+  it('reads the next page before it compacts the current one', async () => {
+    const order: string[] = [];
+    const listed = (name: string) =>
+      new Proxy(asListed(hostCopyOf(cm('default', name)), `uid-${name}`), {
+        get(target, field, receiver) {
+          if (field === 'metadata') order.push(`compact ${name}`);
+          return Reflect.get(target, field, receiver);
+        },
+      });
+    const hostApi = new MemoryCluster('host');
+    hostApi.list = async (_kind, options) => {
+      const first = options?.continueToken === undefined;
+      order.push(first ? 'list' : `list ${options?.continueToken}`);
+      // `bytes` as the real client reports it: the page is sized without weighing its items.
+      return first
+        ? { items: [listed('a'), listed('b')], continueToken: 'page-2', bytes: 1000 }
+        : { items: [listed('c')], bytes: 500 };
+    };
+    const ctx = passContext({ hostApi, budget: { pageSize: 2 } });
+    const objects = await listHostObjects(ctx, CONFIGMAP);
+    expect(objects?.map((o) => o.metadata.name)).toEqual(
+      ['a', 'b', 'c'].map((n) => hn('default', n)),
+    );
+    expect(order).toEqual(['list', 'list page-2', 'compact a', 'compact b', 'compact c']);
+  });
+
   it('is undefined when a bound stops the pass between pages', async () => {
     let now = 0;
     const hostApi = seeded();

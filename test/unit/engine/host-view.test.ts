@@ -4,6 +4,8 @@
  * dry run reads nothing.
  */
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { stableJson } from '../../../lib/common/index.js';
 import { planApply } from '../../../lib/engine/apply.js';
 import {
   compactHostObject,
@@ -47,6 +49,52 @@ describe('compactHostObject', () => {
     const view = compactHostObject(hostCopyOf(cm('default', 'small')));
     expect(view.data).toEqual({ k: 'v' });
     expect(elidedFields(view).size).toBe(0);
+  });
+});
+
+// The compaction weighs every listed field without printing it when it can; what it decides must
+// be exactly what printing it would decide.
+describe('compactHostObject weighs a field as its JSON', () => {
+  const piece = fc.constantFrom('x', 'abc', '"', '\\', '\n', '\u0001', 'é', '\ud83d', '😀');
+  const text = fc.array(piece, { maxLength: 1500 }).map((pieces) => pieces.join(''));
+  const content = fc.oneof(
+    fc.dictionary(fc.string({ maxLength: 8 }), text, { maxKeys: 4 }),
+    fc.array(fc.oneof(text, fc.integer(), fc.double(), fc.boolean(), fc.constant(null)), {
+      maxLength: 300,
+    }),
+    fc.dictionary(fc.string({ maxLength: 3 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 40 }),
+  );
+
+  it('elides a field exactly when its JSON is over INLINE_FIELD_BYTES', () => {
+    fc.assert(
+      fc.property(content, (data) => {
+        const view = compactHostObject({ ...hostCopyOf(cm('default', 'app')), data });
+        const over = stableJson(data).length > INLINE_FIELD_BYTES;
+        expect(elidedFields(view).has('data')).toBe(over);
+        expect(view.data === undefined).toBe(over);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  const cases: Array<{ name: string; data: Record<string, string>; elided: boolean }> = [
+    {
+      name: 'JSON of exactly the bound',
+      data: { k: 'x'.repeat(INLINE_FIELD_BYTES - 8) },
+      elided: false,
+    },
+    { name: 'one character over', data: { k: 'x'.repeat(INLINE_FIELD_BYTES - 7) }, elided: true },
+    {
+      name: 'short text that escapes past the bound',
+      data: { k: '\u0001'.repeat(700) },
+      elided: true,
+    },
+    { name: 'escapes that stay under it', data: { k: '"'.repeat(2000) }, elided: false },
+  ];
+  it.each(cases)('$name -> elided: $elided', ({ data, elided }) => {
+    const view = compactHostObject({ ...hostCopyOf(cm('default', 'app')), data });
+    expect(stableJson(data).length > INLINE_FIELD_BYTES).toBe(elided);
+    expect(elidedFields(view).has('data')).toBe(elided);
   });
 });
 

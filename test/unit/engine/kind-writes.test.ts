@@ -6,7 +6,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { PassBounds } from '../../../lib/engine/budget.js';
 import { runPass } from '../../../lib/engine/index.js';
+import { KindWriter } from '../../../lib/engine/kind-writes.js';
+import { createBody } from '../../../lib/engine/write-record.js';
 import { ClusterError, type KubeObject } from '../../../lib/ports/index.js';
+import type { MemoryCluster } from '../fakes/memory-cluster.js';
 import {
   CONFIGMAP,
   clusters,
@@ -15,6 +18,7 @@ import {
   HOST_NS,
   hn,
   hostCopyOf,
+  passContext,
   SECRET,
   secret,
   TENANT,
@@ -273,5 +277,45 @@ describe('without a write budget', () => {
     expect(decisionLines(result.decisions)).toHaveLength(3);
     expect(result.complete).toBe(true);
     expect(hostApi.peek(CONFIGMAP, HOST_NS, hn('default', 'gone'))).toBeUndefined();
+  });
+});
+
+describe('a page offered while streaming', () => {
+  const source = (name: string) => ({
+    desired: hostCopyOf(cm('default', name)),
+    source: { tenant: TENANT, kind: 'ConfigMap', virtualNamespace: 'default', virtualName: name },
+  });
+
+  it('plans an in-sync copy once and goes no further; a plan that throws is that object’s error', async () => {
+    const ctx = passContext();
+    const inSync = source('same');
+    const broken = source('broken');
+    // A copy whose labels cannot be read: planning it throws, here and in apply alike.
+    const unreadable: KubeObject = {
+      ...broken.desired,
+      metadata: {
+        ...broken.desired.metadata,
+        get labels(): Record<string, string> {
+          throw new Error('labels unreadable');
+        },
+      },
+    };
+    const byName = new Map([
+      [inSync.desired.metadata.name, createBody(inSync.desired)],
+      [broken.desired.metadata.name, unreadable],
+    ]);
+    const writer = new KindWriter(ctx, CONFIGMAP, byName);
+    expect(writer.streaming).toBe(true);
+    await writer.offer([inSync, broken]);
+    expect(ctx.recorder.decisions).toEqual([]);
+    expect(ctx.errors.errors).toEqual([
+      {
+        kind: 'ConfigMap',
+        tenantRef: { namespace: 'default', name: 'broken' },
+        hostRef: { namespace: HOST_NS, name: hn('default', 'broken') },
+        message: 'labels unreadable',
+      },
+    ]);
+    expect((ctx.hostApi as MemoryCluster).calls).toEqual([]);
   });
 });

@@ -35,6 +35,16 @@ describe('isReservedKey', () => {
     expect(isReservedKey(key)).toBe(expected);
   });
 
+  it('answers the same when asked again, past the number of keys it remembers', () => {
+    const keys = Array.from({ length: 10_000 }, (_, i) =>
+      i % 2 === 0 ? `k${i}.tenantplane.io/x` : `example.com/k${i}`,
+    );
+    for (let round = 0; round < 2; round++) {
+      expect(keys.filter((key) => isReservedKey(key))).toHaveLength(5_000);
+      for (const { key, expected } of cases) expect(isReservedKey(key)).toBe(expected);
+    }
+  });
+
   it('reserves every key the engine writes, so a tenant can spoof none of them', () => {
     const written = [
       ...Object.values(Labels),

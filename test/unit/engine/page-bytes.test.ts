@@ -48,6 +48,20 @@ describe('PageSizer', () => {
     sizer.observe([]);
     expect(sizer.limit).toBe(1);
   });
+
+  it('takes the size of the response when the client tells it, weighing no item', () => {
+    const sizer = new PageSizer(500);
+    // Items that would weigh little: the response size (4 MiB for 2) decides.
+    sizer.observe([cm('default', 'a'), cm('default', 'b')], 4 * MIB);
+    expect(sizer.limit).toBe(8);
+    const unweighable = new Proxy(cm('default', 'c'), {
+      ownKeys: () => {
+        throw new Error('weighed');
+      },
+    });
+    sizer.observe([unweighable], 1000);
+    expect(sizer.limit).toBe(500);
+  });
 });
 
 describe('a pass over large objects', () => {

@@ -209,6 +209,60 @@ describe('syncKind', () => {
     expect(order).toEqual([`host list ${HOST_NS}`, 'tenant list (all)', `host create ${HOST_NS}`]);
   });
 
+  it('reads the next tenant page while it applies the current one, one page ahead', async () => {
+    const { tenantApi, hostApi, ctx } = setup(
+      [cm('default', 'a'), cm('default', 'b'), cm('default', 'c')],
+      [],
+      { pageSize: 1 },
+    );
+    const order: string[] = [];
+    hostApi.failWhen((call) => {
+      order.push(`host ${call.method} ${call.name ?? ''}`.trim());
+      return undefined;
+    });
+    tenantApi.failWhen((call) => {
+      order.push(`tenant ${call.method}`);
+      return undefined;
+    });
+    await syncKind(ctx, RULE);
+    expect(order).toEqual([
+      'host list',
+      'tenant list',
+      'tenant list',
+      `host create ${hn('default', 'a')}`,
+      'tenant list',
+      `host create ${hn('default', 'b')}`,
+      `host create ${hn('default', 'c')}`,
+    ]);
+    expect(ctx.errors.incompleteKinds).toEqual([]);
+  });
+
+  it('a stop while a page is applied drops the page read ahead: none of it is applied', async () => {
+    const { tenantApi, hostApi, ctx } = setup(
+      [cm('default', 'a'), cm('default', 'b')],
+      [hostCopyOf(cm('default', 'gone'))],
+      { pageSize: 1 },
+    );
+    hostApi.failWhen((call) => {
+      if (call.method === 'create') ctx.bounds.halt('stopped for the test');
+      return undefined;
+    });
+    await syncKind(ctx, RULE);
+    expect(decisionLines(ctx.recorder.decisions)).toEqual([
+      `Create ConfigMap default/a -> ${hn('default', 'a')}`,
+    ]);
+    // The second page was read while the first was applied; the stop left it unused.
+    expect(tenantApi.callsOf('list')).toHaveLength(2);
+    expect(ctx.objectsSeen).toEqual({ ConfigMap: 1 });
+    expect(ctx.errors.incompleteKinds).toEqual([
+      'ConfigMap: stopped before it finished, so its garbage collection was skipped',
+    ]);
+    expect(hostApi.objects(CONFIGMAP).map((o) => o.metadata.name)).toEqual([
+      hn('default', 'a'),
+      hn('default', 'gone'),
+    ]);
+  });
+
   it('an unreachable tenant (its first request gets no answer) throws', async () => {
     const { tenantApi, hostApi, ctx } = setup(
       [cm('default', 'a')],

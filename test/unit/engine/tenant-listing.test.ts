@@ -99,6 +99,39 @@ describe('TenantLister', () => {
   });
 });
 
+describe('TenantLister.prefetch', () => {
+  const outcome = { resumed: true as const, changes: [], resourceVersion: '7' };
+
+  it('starts the watch at once and hands that very watch to the kind later, once', async () => {
+    const calls: string[] = [];
+    const tenantApi = Object.assign(new MemoryCluster('tenant'), {
+      watchChanges: async (kind: { kind: string }, o: { resourceVersion: string }) => {
+        calls.push(`${kind.kind}@${o.resourceVersion}`);
+        return outcome;
+      },
+    });
+    const lister = new TenantLister(tenantApi, 10);
+    lister.prefetch(CONFIGMAP, '5');
+    lister.prefetch(SECRET, '6');
+    expect(calls).toEqual(['ConfigMap@5', 'Secret@6']);
+    expect(await lister.watch(CONFIGMAP, '5')).toBe(outcome);
+    expect(calls).toHaveLength(2);
+    await lister.watch(CONFIGMAP, '5'); // taken already: a new watch
+    expect(calls).toEqual(['ConfigMap@5', 'Secret@6', 'ConfigMap@5']);
+  });
+
+  it('a prefetched watch that fails before its kind is reached rejects only when taken', async () => {
+    const stall = transport();
+    const tenantApi = Object.assign(new MemoryCluster('tenant'), {
+      watchChanges: () => Promise.reject(stall),
+    });
+    const lister = new TenantLister(tenantApi, 10);
+    lister.prefetch(CONFIGMAP, '5');
+    await new Promise((resolve) => setImmediate(resolve)); // no unhandled rejection meanwhile
+    await expect(lister.watch(CONFIGMAP, '5')).rejects.toBe(stall);
+  });
+});
+
 describe('TenantView.intake', () => {
   function view(rule = compileKindRule({ apiVersion: 'v1', kind: 'ConfigMap' })) {
     const ctx = passContext();
