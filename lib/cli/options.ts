@@ -76,13 +76,12 @@ export function addBudgetOptions(command: Command): Command {
     );
 }
 
-/** Help of `--full` (sync, plan and trigger): what a full pass does that a resumed one does not. */
-export const FULL_HELP =
-  'list every kind in full on both sides (no resume), and repair host drift now';
-
-/** Adds `--full`: this pass lists every kind in full instead of resuming. */
+/** Adds `--full` (sync, plan and trigger): this pass lists every kind in full instead of resuming. */
 export function addFullOption(command: Command): Command {
-  return command.option('--full', FULL_HELP);
+  return command.option(
+    '--full',
+    'list every kind in full on both sides (no resume), and repair host drift now',
+  );
 }
 
 export interface BudgetFlags {

@@ -11,7 +11,7 @@ import { errorLine, exitCodeForError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
 import { ROOT_HELP } from './help.js';
 import { type CliIo, processIo } from './io.js';
-import { checkTenantName, FULL_HELP } from './options.js';
+import { addFullOption, checkTenantName } from './options.js';
 
 /** Replaceable collaborators (tests hand in a mocked EventBridge client). */
 export interface CliDeps {
@@ -75,16 +75,17 @@ Needs no cluster.`,
       setExit(ExitCode.Ok);
     });
 
-  program
-    .command('trigger')
-    .summary('ask the deployed function for a pass (EventBridge)')
-    .description(
-      "Ask the deployed sync function for a pass now: puts a SyncRequested event for the tenant on the tenantplane EventBridge bus (the tenant's rule invokes its function).",
-    )
-    .argument('<tenant>', 'the TenantCluster name')
-    .option('--event-bus <name>', 'EventBridge bus the tenant rules listen on', 'tenantplane')
-    .option('--dry-run', 'ask for a dry run (decisions are logged, nothing is written)')
-    .option('--full', FULL_HELP)
+  addFullOption(
+    program
+      .command('trigger')
+      .summary('ask the deployed function for a pass (EventBridge)')
+      .description(
+        "Ask the deployed sync function for a pass now: puts a SyncRequested event for the tenant on the tenantplane EventBridge bus (the tenant's rule invokes its function).",
+      )
+      .argument('<tenant>', 'the TenantCluster name')
+      .option('--event-bus <name>', 'EventBridge bus the tenant rules listen on', 'tenantplane')
+      .option('--dry-run', 'ask for a dry run (decisions are logged, nothing is written)'),
+  )
     .addHelpText(
       'after',
       `

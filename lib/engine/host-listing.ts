@@ -4,16 +4,13 @@
  * Skip) without a write. GC narrows this to the tenant's own copies itself (`planGc`).
  */
 import { setImmediate } from 'node:timers/promises';
-import type { KindRef, KubeObject, ListPage } from '../ports/index.js';
+import type { KindRef, KubeObject } from '../ports/index.js';
 import { restartExpired } from './expired-listing.js';
 // A listed host object is held as what apply and GC need (`host-view.ts`): no managedFields, no
 // status, large content fields as digests.
 import { compactHostObject } from './host-view.js';
-import { PageSizer } from './page-bytes.js';
+import { type PageRead, PageSizer, settlePage } from './page-bytes.js';
 import type { PassContext } from './pass-context.js';
-
-/** A host page read, or why it could not be: a read ahead must never reject unawaited. */
-type PageRead = { page: ListPage } | { error: unknown };
 
 /**
  * Lists every page of a kind in a host namespace (the pass's own by default), compacted, in
@@ -32,12 +29,13 @@ export async function listHostObjects(
   // Pages of about PAGE_BYTES whatever the object sizes (`page-bytes.ts`).
   const sizer = new PageSizer(ctx.bounds.budget.pageSize);
   const read = (continueToken: string | undefined): Promise<PageRead> =>
-    ctx.hostApi
-      .list(kind, { namespace, limit: sizer.limit, ...(continueToken ? { continueToken } : {}) })
-      .then(
-        (page) => ({ page }),
-        (error: unknown) => ({ error }),
-      );
+    settlePage(
+      ctx.hostApi.list(kind, {
+        namespace,
+        limit: sizer.limit,
+        ...(continueToken ? { continueToken } : {}),
+      }),
+    );
   let continueToken: string | undefined;
   let next: Promise<PageRead> | undefined;
   try {

@@ -6,6 +6,21 @@
  * ({@link LARGEST_OBJECT_BYTES}), every later page for as many as fit at the previous page's
  * average object size, never more than the configured page size.
  */
+import type { ListPage } from '../ports/index.js';
+
+/** A page read, or why it could not be: a page read ahead must never reject unawaited. */
+export type PageRead = { page: ListPage } | { error: unknown };
+
+/**
+ * `read` as a {@link PageRead}, which never rejects: a listing reads its next page while it works
+ * on this one (one page ahead), and a stop may leave that read unused.
+ */
+export function settlePage(read: Promise<ListPage>): Promise<PageRead> {
+  return read.then(
+    (page) => ({ page }),
+    (error: unknown) => ({ error }),
+  );
+}
 
 /** The object data one LIST page should carry (estimated, see {@link approxBytes}). */
 export const PAGE_BYTES = 16 * 1024 * 1024;

@@ -4,17 +4,13 @@
  * budget the applies wait for GC (`kind-writes.ts`): deletes come first within the kind's share.
  */
 import { setImmediate } from 'node:timers/promises';
-import {
-  type KindRef,
-  type KubeObject,
-  type ListPage,
-  withRequestDeadline,
-} from '../ports/index.js';
+import { type KindRef, type KubeObject, withRequestDeadline } from '../ports/index.js';
 import { workDeadline } from './deadlines.js';
 import { PassError } from './errors.js';
 import { collectGarbage } from './gc.js';
 import { listHostObjects } from './host-listing.js';
 import { KindWriter } from './kind-writes.js';
+import { type PageRead, settlePage } from './page-bytes.js';
 import type { PassContext } from './pass-context.js';
 import type { CompiledKindRule } from './scope.js';
 import { TenantView } from './tenant-listing.js';
@@ -33,18 +29,12 @@ export function syncKind(
   return withRequestDeadline(workDeadline(ctx.bounds.budget), () => syncKindWithin(ctx, compiled));
 }
 
-/** A tenant page read, or why it could not be: a read ahead must never reject unawaited. */
-type PageRead = { page: ListPage } | { error: unknown };
-
 function readPage(
   ctx: PassContext,
   rule: KindRef,
   continueToken: string | undefined,
 ): Promise<PageRead> {
-  return ctx.tenantLister.page(rule, continueToken).then(
-    (page) => ({ page }),
-    (error: unknown) => ({ error }),
-  );
+  return settlePage(ctx.tenantLister.page(rule, continueToken));
 }
 
 /** @returns the tenant listing's resourceVersion when the kind converged from one snapshot. */

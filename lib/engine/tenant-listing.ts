@@ -42,7 +42,7 @@ export class TenantLister {
    * lists next, and that listing says whether the tenant is unreachable.
    */
   watch(kind: KindRef, resourceVersion: string): Promise<WatchOutcome> {
-    const key = `${kind.apiVersion}/${kind.kind}@${resourceVersion}`;
+    const key = prefetchKey(kind, resourceVersion);
     const early = this.prefetched.get(key);
     if (early) {
       this.prefetched.delete(key);
@@ -66,7 +66,7 @@ export class TenantLister {
     const started = this.watch(kind, resourceVersion);
     // Handled here too: a kind the pass never reaches (a deadline) must not leave a rejection.
     started.catch(() => {});
-    this.prefetched.set(`${kind.apiVersion}/${kind.kind}@${resourceVersion}`, started);
+    this.prefetched.set(prefetchKey(kind, resourceVersion), started);
   }
 
   /** Whether the tenant client can resume a watch at all. */
@@ -105,6 +105,10 @@ export class TenantLister {
       throw error;
     }
   }
+}
+
+function prefetchKey(kind: KindRef, resourceVersion: string): string {
+  return `${kind.apiVersion}/${kind.kind}@${resourceVersion}`;
 }
 
 /** Short enough that a stalled watch costs little; see `incremental.ts`. */

@@ -3,10 +3,10 @@
  * down for real, against kubeconfigs of the test's choosing (the fault proxy, a broken one) or
  * Secrets Manager (mocked by the caller). Its stdout/stderr is captured.
  */
-import { jest } from '@jest/globals';
 import type { Context } from 'aws-lambda';
 import { createHandler, type SyncResult } from '../../../functions/sync/handler.js';
 import type { KubeconfigText } from '../../../lib/ports/index.js';
+import { captured } from '../support/captured-output.js';
 
 export interface Invocation {
   result?: SyncResult;
@@ -57,25 +57,10 @@ export async function invokeSync(options: InvokeOptions): Promise<Invocation> {
       ? { kubeconfigSource: () => ({ load: async (role) => kubeconfigs[role] }) }
       : {}),
   });
-  const chunks: string[] = [];
-  const capture = (chunk: unknown) => {
-    chunks.push(String(chunk));
-    return true;
-  };
-  const spies = [
-    jest.spyOn(process.stdout, 'write').mockImplementation(capture),
-    jest.spyOn(process.stderr, 'write').mockImplementation(capture),
-  ];
   const t0 = Date.now();
-  try {
-    const result = await handler(
-      { tenant: options.tenant },
-      context(options.tenant, t0 + options.remainingMs),
-    );
-    return { result, ms: Date.now() - t0, out: chunks.join('') };
-  } catch (error) {
-    return { error: error as Error, ms: Date.now() - t0, out: chunks.join('') };
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
+  const { out, result, error } = await captured(() =>
+    handler({ tenant: options.tenant }, context(options.tenant, t0 + options.remainingMs)),
+  );
+  const ms = Date.now() - t0;
+  return error ? { error, ms, out } : { ...(result ? { result } : {}), ms, out };
 }

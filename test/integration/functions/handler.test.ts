@@ -10,7 +10,7 @@ import {
   ResourceNotFoundException,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { parse, stringify } from 'yaml';
@@ -18,6 +18,7 @@ import { createHandler } from '../../../functions/sync/handler.js';
 import { createClusterApi } from '../../../lib/adapters/kube/cluster-client.js';
 import { hostName, TENANT_CLUSTER } from '../../../lib/engine/index.js';
 import type { ClusterApi } from '../../../lib/ports/index.js';
+import { captured } from '../support/captured-output.js';
 import { integrationClusters } from '../support/clusters.js';
 import { seedTenant } from '../support/seed.js';
 
@@ -76,29 +77,6 @@ let tenantKubeconfig: string;
 let hostKubeconfig: string;
 /** Long substrings of the real credentials: none may appear in the output. */
 let credentialFragments: string[];
-
-/** Runs `fn` with stdout/stderr captured; returns what was written plus fn's outcome. */
-async function captured<T>(
-  fn: () => Promise<T>,
-): Promise<{ out: string; result?: T; error?: Error }> {
-  const chunks: string[] = [];
-  const capture = (chunk: unknown) => {
-    chunks.push(String(chunk));
-    return true;
-  };
-  const spies = [
-    jest.spyOn(process.stdout, 'write').mockImplementation(capture),
-    jest.spyOn(process.stderr, 'write').mockImplementation(capture),
-  ];
-  try {
-    const result = await fn();
-    return { out: chunks.join(''), result };
-  } catch (error) {
-    return { out: chunks.join(''), error: error as Error };
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
-}
 
 function jsonLines(out: string): Array<Record<string, unknown>> {
   return out
