@@ -79,7 +79,19 @@ export function cloneJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map(cloneJson) as T;
   if (!isPlainRecord(value)) return structuredClone(value);
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) copy[key] = cloneJson(value[key]);
+  for (const key of Object.keys(value)) {
+    const member = cloneJson(value[key]);
+    // JSON may name a member `__proto__` (a ConfigMap data key may): an assignment would set the
+    // copy's prototype instead, so that one is defined as the own member it is.
+    if (key === '__proto__') {
+      Object.defineProperty(copy, key, {
+        value: member,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else copy[key] = member;
+  }
   return copy as T;
 }
 

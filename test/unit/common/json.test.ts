@@ -138,6 +138,19 @@ describe('cloneJson', () => {
     expect(value.a.b[1]).toEqual({ c: 'x' });
   });
 
+  it('keeps a member named __proto__ as a member, never as the prototype', () => {
+    const data = JSON.parse('{"__proto__": {"polluted": "yes"}, "a": "b"}') as Record<
+      string,
+      unknown
+    >;
+    const copy = cloneJson({ data }).data;
+    expect(Object.keys(copy)).toEqual(['__proto__', 'a']);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect((copy as { polluted?: string }).polluted).toBeUndefined();
+    expect(stableJson(copy)).toBe(stableJson(data));
+    expect(jsonEqual(copy, data)).toBe(true);
+  });
+
   it('copies what is not plain JSON as structuredClone does', () => {
     const date = new Date(0);
     const copy = cloneJson({ at: date, map: new Map([['k', 1]]) });
