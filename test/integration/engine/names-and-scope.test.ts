@@ -112,6 +112,25 @@ describe('names and scope', () => {
     expect(host.get(second)?.metadata.annotations?.[Annotations.VirtualNamespace]).toBe(bxc);
   });
 
+  it('a data key named __proto__ is copied as the key it is, and then nothing is written', async () => {
+    const t = await createTenant(apis(), 'proto');
+    // Built by JSON.parse, so `__proto__` is an own key, as the apiserver's answer holds it.
+    const data = JSON.parse('{"__proto__": "p", "k": "v"}') as Record<string, string>;
+    await t.tenantApi.create(tenantConfigMap(t, t.vns.a, 'odd', data));
+    const first = await pass(t);
+    expect(decisionLines(first.result)).toEqual([
+      `Create ConfigMap ${t.vns.a}/odd -> ${hostName('odd', t.vns.a, t.name)}`,
+    ]);
+    const [copy] = await hostObjects(t);
+    expect(Object.entries(copy?.data ?? {})).toEqual([
+      ['__proto__', 'p'],
+      ['k', 'v'],
+    ]);
+    const steady = await pass(t);
+    expect(steady.result.decisions).toEqual([]);
+    expect(steady.result.requests.host.writes).toBe(0);
+  });
+
   it('drops spoofed tenantplane.io/* and managed-by labels and annotations', async () => {
     const t = await createTenant(apis(), 'spoof');
     await t.tenantApi.create(
