@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { Command, CommanderError } from 'commander';
-import { hostName } from '../engine/naming.js';
+import { hostName } from '../engine/index.js';
 import { addClusterCommands } from './cluster-commands.js';
 import { errorLine, exitCodeForError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';

@@ -5,7 +5,7 @@ import { REPO_ROOT } from '../../infra/bundle.js';
 import { parseTenantsConfig, scheduleProblem, TenantsConfigError } from '../../infra/config.js';
 import { MAX_TENANT_NAME_LENGTH, tenantNameProblem } from '../../lib/common/index.js';
 import { InvalidPolicyError } from '../../lib/engine/errors.js';
-import { parseSyncPolicy } from '../../lib/engine/policy.js';
+import { parseSyncPolicy } from '../../lib/engine/policy/policy.js';
 import { tenantsYaml } from './support.js';
 
 function problems(yaml: string): string[] {

@@ -3,7 +3,7 @@
  * Events live in {@link EVENTS_NAMESPACE} with an `involvedObject` of `{apiVersion, kind, name,
  * uid}` and no namespace; `kubectl describe tenantcluster` finds them by that.
  */
-import { EventAnnotations, Labels, MANAGED_BY_VALUE } from '../../engine/metadata.js';
+import { EventAnnotations, Labels, MANAGED_BY_VALUE } from '../../engine/index.js';
 import {
   DecisionAction,
   EVENT,

@@ -3,7 +3,7 @@
  * `tenantplane explain`). Events about a TenantCluster that other tools wrote are read too: they
  * lack the sink's annotations, so they are matched by their message.
  */
-import { EventAnnotations } from '../../engine/metadata.js';
+import { EventAnnotations } from '../../engine/index.js';
 import {
   type ClusterApi,
   EVENT,

@@ -11,7 +11,7 @@
  * and to {@link KubernetesEventsSink.lastReport}.
  */
 import { errorMessage, runPool } from '../../common/index.js';
-import { EventAnnotations } from '../../engine/metadata.js';
+import { EventAnnotations } from '../../engine/index.js';
 import {
   type Clock,
   type ClusterApi,

@@ -25,8 +25,8 @@ jest.unstable_mockModule('../../../lib/cli/clusters.js', () => ({
   withClusters: <T>(_flags: unknown, _io: unknown, use: (c: Clusters) => Promise<T>) =>
     use(stubClusters!),
 }));
-const actualPass = await import('../../../lib/engine/guarded-pass.js');
-jest.unstable_mockModule('../../../lib/engine/guarded-pass.js', () => ({
+const actualPass = await import('../../../lib/engine/pass/guarded-pass.js');
+jest.unstable_mockModule('../../../lib/engine/pass/guarded-pass.js', () => ({
   ...actualPass,
   runPass,
 }));

@@ -1,17 +1,17 @@
 /** Shared builders for the engine's pass tests. */
 
-import { type Budget, effectiveBudget, PassBounds } from '../../../lib/engine/budget.js';
-import { DecisionRecorder } from '../../../lib/engine/decisions.js';
+import { type Budget, effectiveBudget, PassBounds } from '../../../lib/engine/bounds/budget.js';
+import { DecisionRecorder } from '../../../lib/engine/context/decisions.js';
+import { ObjectErrors } from '../../../lib/engine/context/object-errors.js';
+import type { PassContext } from '../../../lib/engine/context/pass-context.js';
 import {
   hostName,
   TENANT_CLUSTER,
   TenantClusterKeys,
   toHostObject,
 } from '../../../lib/engine/index.js';
-import { ObjectErrors } from '../../../lib/engine/object-errors.js';
-import type { PassContext } from '../../../lib/engine/pass-context.js';
-import { ResumeBook } from '../../../lib/engine/resume-point.js';
-import { TenantLister } from '../../../lib/engine/tenant-listing.js';
+import { TenantLister } from '../../../lib/engine/listing/tenant-listing.js';
+import { ResumeBook } from '../../../lib/engine/tenant/resume-point.js';
 import type {
   Clock,
   Decision,

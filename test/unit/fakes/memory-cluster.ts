@@ -5,7 +5,10 @@
  * counting, the immutability of ConfigMaps and Secrets (`immutability.ts`), a host that rewrites
  * what it stores (`normalize`), and failures injected on chosen calls.
  */
-import { matchesLabelSelector, parseLabelSelector } from '../../../lib/engine/label-selector.js';
+import {
+  matchesLabelSelector,
+  parseLabelSelector,
+} from '../../../lib/engine/policy/label-selector.js';
 import {
   type ClusterApi,
   ClusterError,

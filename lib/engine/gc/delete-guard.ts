@@ -1,0 +1,53 @@
+/**
+ * The mass-delete guard. A complete tenant listing that suddenly lacks most of a kind's sources
+ * (a wiped tenant, an aggregated API answering 200 with no items) would otherwise garbage-collect
+ * most of the tenant's copies in one pass. Above the threshold the pass deletes none of those,
+ * stays incomplete, and asks for a one-shot confirmation (like Argo CD's prune confirmation): a
+ * token naming exactly this set of deletions, so a confirmation never covers a later, different
+ * set. Deliberate deletions (excluded sources, a kind leaving the policy, a host namespace change,
+ * a deleted TenantCluster) are their own confirmation and never held.
+ */
+import { createHash } from 'node:crypto';
+import type { PassWarning } from '../../ports/index.js';
+import { TenantClusterKeys } from '../names/metadata.js';
+import type { DeleteGuardPolicy } from '../policy/policy.js';
+import type { GcCandidate } from './candidates.js';
+
+/** The confirmation token of a set of deletions: stable for the same set, different for any other. */
+export function confirmationToken(candidates: readonly GcCandidate[]): string {
+  const uids = candidates.map((c) => c.object.metadata.uid ?? c.object.metadata.name).sort();
+  return createHash('sha256').update(uids.join(','), 'utf8').digest('hex').slice(0, 10);
+}
+
+/** What the guard lets through. */
+export interface GuardVerdict {
+  allowed: GcCandidate[];
+  /** Set when the guard held back deletions: the pass is incomplete for this kind. */
+  held?: { count: number; reason: string; warning: PassWarning };
+}
+
+/**
+ * Splits a kind's GC candidates into what may be deleted now and what the guard holds.
+ * `managedCopies` is how many copies of the kind the tenant has in the host namespace.
+ */
+export function guardDeletes(
+  tenant: string,
+  kind: string,
+  candidates: readonly GcCandidate[],
+  managedCopies: number,
+  guard: DeleteGuardPolicy,
+  confirmed: ReadonlySet<string>,
+): GuardVerdict {
+  const vanished = candidates.filter((c) => c.vanished);
+  const limit = (guard.maxPercent / 100) * managedCopies;
+  if (managedCopies < guard.minCopies || vanished.length <= limit)
+    return { allowed: [...candidates] };
+  const token = `${kind}:${confirmationToken(vanished)}`;
+  if (confirmed.has(token)) return { allowed: [...candidates] };
+  const count = vanished.length;
+  const reason = `the pass would delete ${count} of the ${managedCopies} ${kind} copies of tenant cluster "${tenant}" whose sources vanished (more than ${guard.maxPercent}%), so it deleted none of them; if the tenant really lost them, confirm once with: kubectl annotate tenantcluster ${tenant} ${TenantClusterKeys.ConfirmDeletes}=${token} --overwrite`;
+  return {
+    allowed: candidates.filter((c) => !c.vanished),
+    held: { count, reason, warning: { reason: 'MassDeleteGuard', message: reason } },
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * Retiring copies that lost their reason to exist, whatever their sources do: copies of a kind
+ * that left the policy, copies in a host namespace the tenant no longer uses, and every copy of a
+ * TenantCluster being deleted. Each is a deliberate act of the operator, so each delete is made
+ * (with uid and resourceVersion preconditions) and explained, never held by the mass-delete guard.
+ */
+import { errorMessage, runPool } from '../../common/index.js';
+import { isClusterError, type KindRef, type KubeObject } from '../../ports/index.js';
+import { decide, type PassContext } from '../context/pass-context.js';
+import { PassError } from '../errors.js';
+import { listHostObjects } from '../listing/host-listing.js';
+import { Labels, MANAGED_BY_VALUE } from '../names/metadata.js';
+import { reverseLookup } from '../names/reverse-mapping.js';
+import { equalitySelector } from '../policy/label-selector.js';
+import type { SyncPolicy } from '../policy/policy.js';
+import { kindKey, type Remembered, unionKinds } from '../tenant/lifecycle.js';
+
+/** How far retiring one kind in one namespace got. */
+export interface RetireResult {
+  /** True when the namespace was listed completely and no copy is left. */
+  clean: boolean;
+  /** Copies still there (not deleted yet, failed, or terminating). */
+  left: number;
+}
+
+/**
+ * Deletes the tenant's copies of `kind` in `namespace`, each a `Delete` Decision with `why`.
+ * A kind the host does not serve has no copies. A Forbidden listing or delete is an error that
+ * says what to grant, or what to delete by hand.
+ */
+export async function retireCopies(
+  ctx: PassContext,
+  kind: KindRef,
+  namespace: string,
+  why: string,
+): Promise<RetireResult> {
+  let objects: KubeObject[] | undefined;
+  try {
+    objects = await listHostObjects(ctx, kind, namespace);
+  } catch (error) {
+    if (isClusterError(error, 'NotFound')) return { clean: true, left: 0 };
+    ctx.errors.add(kind, new Error(retireHint(ctx, kind, namespace, error)));
+    ctx.errors.kindIncomplete(
+      kind,
+      `its copies in host namespace ${namespace} could not be listed`,
+    );
+    return { clean: false, left: 1 };
+  }
+  if (!objects) return { clean: false, left: 1 };
+  const copies = objects.filter((o) => {
+    const ref = reverseLookup(o);
+    return ref?.tenant === ctx.tenant && ref.kind === kind.kind && o.metadata.uid;
+  });
+  let left = 0;
+  let started = 0;
+  let failed = 0;
+  await runPool(
+    copies,
+    ctx.bounds.budget.concurrency,
+    async (copy) => {
+      started += 1;
+      if (copy.metadata.deletionTimestamp) {
+        ctx.terminating.count += 1;
+        left += 1;
+        return;
+      }
+      if (!ctx.bounds.reserveWrite()) {
+        left += 1;
+        return;
+      }
+      const ref = reverseLookup(copy);
+      const tenantRef = { namespace: ref?.virtualNamespace ?? '', name: ref?.virtualName ?? '' };
+      const hostRef = { namespace, name: copy.metadata.name };
+      let failure: unknown;
+      let gone = false;
+      if (!ctx.dryRun) {
+        try {
+          await ctx.hostApi.delete(kind, namespace, copy.metadata.name, {
+            uid: copy.metadata.uid as string,
+            ...(copy.metadata.resourceVersion
+              ? { resourceVersion: copy.metadata.resourceVersion }
+              : {}),
+          });
+        } catch (error) {
+          if (error instanceof PassError) throw error; // e.g. another pass holds the lease
+          gone = isClusterError(error, 'NotFound');
+          if (!gone) {
+            failure = isClusterError(error, 'Forbidden')
+              ? new Error(retireHint(ctx, kind, namespace, error))
+              : error;
+            left += 1;
+            failed += 1;
+          }
+        }
+      }
+      const reason = gone ? `${why}; the host copy was already gone` : why;
+      decide(ctx, 'Delete', kind, { tenantRef, hostRef }, reason, failure, gone);
+    },
+    () => ctx.bounds.isStopped(),
+  );
+  // Copies a bound kept the pool from reaching are left too.
+  left += copies.length - started;
+  if (failed > 0)
+    ctx.errors.kindIncomplete(
+      kind,
+      `${failed} of its copies in host namespace ${namespace} could not be removed`,
+    );
+  return { clean: left === 0 && !ctx.bounds.stopReason, left };
+}
+
+/** What to grant or delete by hand when the host refuses to let the pass retire copies. */
+function retireHint(ctx: PassContext, kind: KindRef, namespace: string, error: unknown): string {
+  const selector = equalitySelector({
+    [Labels.ManagedBy]: MANAGED_BY_VALUE,
+    [Labels.Tenant]: ctx.tenant,
+    [Labels.Kind]: kind.kind,
+  });
+  return `could not remove ${kind.kind} copies of tenant cluster "${ctx.tenant}" from host namespace ${namespace}: ${errorMessage(error)}; grant this tenant's host identity list and delete on ${kind.kind} there, or delete them by hand: kubectl delete ${kind.kind.toLowerCase()} -n ${namespace} -l ${selector}`;
+}
+
+/**
+ * Retires what the policy no longer covers: every remembered kind in every host namespace the
+ * tenant left, and kinds that left `toHost` in the current one. Returns what is still to be
+ * remembered: a namespace or kind is forgotten only once it is clean.
+ */
+export async function retireStale(
+  ctx: PassContext,
+  policy: SyncPolicy,
+  remembered: Remembered,
+): Promise<Remembered> {
+  const current = new Set(policy.toHost.map(kindKey));
+  const allKinds = unionKinds(remembered.syncedKinds, policy.toHost);
+  const keptNamespaces = [policy.hostNamespace];
+  for (const namespace of remembered.hostNamespaces) {
+    if (namespace === policy.hostNamespace) continue;
+    let clean = true;
+    for (const kind of allKinds) {
+      const why = `the host namespace of tenant cluster "${ctx.tenant}" changed from ${namespace} to ${policy.hostNamespace}`;
+      clean = (await retireCopies(ctx, kind, namespace, why)).clean && clean;
+    }
+    if (!clean) keptNamespaces.push(namespace);
+  }
+  const keptKinds: KindRef[] = [];
+  for (const kind of remembered.syncedKinds) {
+    if (current.has(kindKey(kind))) continue;
+    const why = `kind ${kind.kind} (${kind.apiVersion}) left the sync policy of tenant cluster "${ctx.tenant}"`;
+    let clean = true;
+    for (const namespace of keptNamespaces)
+      clean = (await retireCopies(ctx, kind, namespace, why)).clean && clean;
+    if (!clean) keptKinds.push(kind);
+  }
+  const next: Remembered = {
+    syncedKinds: unionKinds(policy.toHost, keptKinds),
+    hostNamespaces: keptNamespaces,
+  };
+  if (remembered.tenantClusterId) next.tenantClusterId = remembered.tenantClusterId;
+  return next;
+}
+
+/**
+ * Removes every copy of a TenantCluster being deleted: every kind it ever synced, in every host
+ * namespace it remembers. Returns how many copies are known to be left, and whether every
+ * namespace was listed and emptied (only then may the finalizer go).
+ */
+export async function retireTenant(
+  ctx: PassContext,
+  policy: SyncPolicy,
+  remembered: Remembered,
+): Promise<{ clean: boolean; left: number }> {
+  const kinds = unionKinds(remembered.syncedKinds, policy.toHost);
+  const namespaces = [...new Set([policy.hostNamespace, ...remembered.hostNamespaces])];
+  const why = `TenantCluster "${ctx.tenant}" is being deleted`;
+  let left = 0;
+  let clean = true;
+  for (const namespace of namespaces) {
+    for (const kind of kinds) {
+      const result = await retireCopies(ctx, kind, namespace, why);
+      left += result.left;
+      clean &&= result.clean;
+    }
+  }
+  return { clean, left };
+}

@@ -1,0 +1,176 @@
+/**
+ * A kind's incremental path: resume a watch from the stored resourceVersion, take in only the
+ * tenant objects that changed, read just their host names (GET, no host LIST), apply them and
+ * delete the copies of sources that went (each with uid and resourceVersion preconditions,
+ * through GC's own code), deciding exactly what a full pass would. Anything that could make it
+ * decide otherwise falls back, in the same pass, to the full two-sided path of `sync-kind.ts`:
+ * a resume that failed, or more deletions than the mass-delete guard could leave alone (the
+ * guard needs the full count of copies, which only a full listing has).
+ */
+import { runPool } from '../../common/index.js';
+import { type KubeObject, type WatchChange, withRequestDeadline } from '../../ports/index.js';
+import { workDeadline } from '../bounds/deadlines.js';
+import type { PassContext } from '../context/pass-context.js';
+import { planGc } from '../gc/candidates.js';
+import { collectGarbage } from '../gc/gc.js';
+import { hostName } from '../names/naming.js';
+import { sourceKey } from '../names/provenance.js';
+import { reverseLookup } from '../names/reverse-mapping.js';
+import type { DeleteGuardPolicy, KindRule } from '../policy/policy.js';
+import type { CompiledKindRule } from '../policy/scope.js';
+import type { ResumePoint } from '../tenant/resume-point.js';
+import { KindWriter } from './kind-writes.js';
+import { syncKind } from './sync-kind.js';
+import { TenantView } from './tenant-view.js';
+
+/**
+ * The most deletions a resumed kind makes: at most this many can never trip the mass-delete
+ * guard, whatever the kind's full count of copies (held needs more than maxPercent of at least
+ * minCopies copies). More fall back to the full path, which decides the guard.
+ */
+export function resumableDeletes(guard: DeleteGuardPolicy): number {
+  return Math.floor((guard.minCopies * guard.maxPercent) / 100);
+}
+
+/** The last change of each source, by `<namespace>/<name>` (a recreation ends as ADDED). */
+export function latestChanges(changes: readonly WatchChange[]): Map<string, WatchChange> {
+  const latest = new Map<string, WatchChange>();
+  for (const change of changes) {
+    const { namespace, name } = change.object.metadata;
+    const key = sourceKey(namespace ?? '', name);
+    latest.delete(key);
+    latest.set(key, change);
+  }
+  return latest;
+}
+
+/**
+ * Opens the resumed watch of every kind that will resume, all at once (the kinds are then synced
+ * one after the other and each takes its own watch's outcome).
+ */
+export function prefetchResumes(ctx: PassContext, rules: readonly KindRule[]): void {
+  for (const rule of rules) {
+    const plan = ctx.resume.plan(rule);
+    if (!('resume' in plan)) continue;
+    const { resourceVersion } = plan.resume;
+    void withRequestDeadline(workDeadline(ctx.bounds.budget), async () =>
+      ctx.tenantLister.prefetch(rule, resourceVersion),
+    );
+  }
+}
+
+/**
+ * Syncs one kind on the path its resume point allows (`resume-point.ts`): resumed when the
+ * watch resumes and nothing forces a full pass, else full; records the path and the next point.
+ */
+export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRule): Promise<void> {
+  const { rule } = compiled;
+  const book = ctx.resume;
+  const plan = book.plan(rule);
+  const before = kindTrouble(ctx);
+  if ('resume' in plan) {
+    const outcome = await withRequestDeadline(workDeadline(ctx.bounds.budget), () =>
+      resumeKind(ctx, compiled, plan.resume),
+    );
+    if ('resourceVersion' in outcome) {
+      book.took(rule, 'resumed');
+      if (kindTrouble(ctx) === before) {
+        book.resumed(rule, plan.resume, outcome.resourceVersion, outcome.changes);
+      } else book.clear(rule);
+      return;
+    }
+    book.failed();
+    const fallback = { path: 'full' as const, reason: outcome.fallback };
+    book.took(rule, 'full', outcome.fallback);
+    const listing = await syncKind(ctx, compiled);
+    book.listed(rule, kindTrouble(ctx) === before ? listing : undefined, fallback);
+    return;
+  }
+  book.took(rule, plan.path, plan.reason);
+  const listing = await syncKind(ctx, compiled);
+  book.listed(rule, kindTrouble(ctx) === before ? listing : undefined, plan);
+}
+
+/**
+ * Everything that makes a kind's pass incomplete, and its unsettled Decisions; unchanged over a
+ * kind means it converged. A kind with an unsettled Decision (a Skip, which persists, or a write
+ * the host stored otherwise than written) keeps no resume point: its next pass is full, so it
+ * decides what a resumed pass would not see (the Skip again, the update recording the host's
+ * rewrite). Settled writes and deletes keep it: a full pass would find nothing more to do.
+ */
+function kindTrouble(ctx: PassContext): string {
+  const { errors, bounds, recorder } = ctx;
+  return `${errors.errors.length}/${errors.incompleteKinds.length}/${bounds.deferred}/${bounds.isStopped()}/${recorder.unsettled}`;
+}
+
+type ResumeOutcome = { resourceVersion: string; changes: number } | { fallback: string };
+
+async function resumeKind(
+  ctx: PassContext,
+  compiled: CompiledKindRule,
+  point: ResumePoint,
+): Promise<ResumeOutcome> {
+  const { rule } = compiled;
+  let watched: Awaited<ReturnType<typeof ctx.tenantLister.watch>>;
+  try {
+    watched = await ctx.tenantLister.watch(rule, point.resourceVersion);
+  } catch (error) {
+    // A stalled tenant: listing in full would only wait again (the pass stops early).
+    ctx.errors.listingFailed(rule, 'tenant', error, 'resuming its watch failed');
+    return { resourceVersion: point.resourceVersion, changes: 0 };
+  }
+  if (!watched.resumed) return { fallback: `the resume failed: ${watched.reason}` };
+  ctx.kindsStarted.add(rule.kind);
+  ctx.objectsSeen[rule.kind] ??= 0;
+  const latest = latestChanges(watched.changes);
+  const done = { resourceVersion: watched.resourceVersion, changes: watched.changes.length };
+  if (latest.size === 0) return done;
+
+  // The host side: just the names the changed sources map to.
+  const names = new Set<string>();
+  for (const key of latest.keys()) {
+    const [namespace = '', name = ''] = key.split('/');
+    if (namespace !== '' && name !== '') names.add(hostName(name, namespace, ctx.tenant));
+  }
+  const byName = new Map<string, KubeObject>();
+  try {
+    await runPool([...names], ctx.bounds.budget.concurrency, async (name) => {
+      const found = await ctx.hostApi.get(rule, ctx.hostNamespace, name);
+      if (found) byName.set(name, found);
+    });
+  } catch (error) {
+    ctx.errors.listingFailed(rule, 'host', error, 'reading the changed host copies failed');
+    return done;
+  }
+
+  const view = new TenantView(ctx, compiled);
+  const present = [...latest.values()].filter((c) => c.type !== 'DELETED').map((c) => c.object);
+  const work = view.intake(present);
+  // Only copies of the changed sources: every other copy's source did not change.
+  const copies = [...byName.values()].filter((object) => {
+    const ref = reverseLookup(object);
+    return (
+      ref?.tenant === ctx.tenant &&
+      ref.kind === rule.kind &&
+      latest.has(sourceKey(ref.virtualNamespace, ref.virtualName))
+    );
+  });
+  const listing = {
+    tenant: ctx.tenant,
+    kind: rule.kind,
+    desired: view.desired,
+    listed: view.listed,
+  };
+  const deletes = planGc(copies, listing).length;
+  if (deletes > resumableDeletes(ctx.deleteGuard)) {
+    return {
+      fallback: `${deletes} copies lost their sources at once; the mass-delete guard needs a full listing`,
+    };
+  }
+  const writer = new KindWriter(ctx, rule, byName);
+  await writer.offer(work);
+  await collectGarbage(ctx, rule, copies, { ...listing, complete: true });
+  await writer.flush();
+  writer.finish(view.desired, copies, false);
+  return done;
+}

@@ -1,0 +1,233 @@
+/**
+ * The writes of one kind, and when they happen. Without a write budget they are made as the tenant
+ * pages come in (streaming: nothing is held). Under a write budget the kind's creates, updates and
+ * replacements wait until its listing is complete and its garbage collection has had the budget
+ * first: a pass never creates a copy of a kind while an orphan of that kind it could delete is
+ * still there, so copies never outgrow their sources, and churn cannot starve GC. Only as many
+ * writes as the kind's share of the budget are held (the rest are counted as deferred), so memory
+ * stays bounded by the budget.
+ *
+ * Every object's attempt also goes through the retry memory: an object that keeps failing for the
+ * same reason with the same desired state backs off instead of spending the budget on every pass.
+ */
+import { runPool } from '../../common/index.js';
+import type { KindRef, KubeObject, ObjectRef } from '../../ports/index.js';
+import type { RetryEntry, RetryKey } from '../bounds/retry-backoff.js';
+import { recordBackingOff } from '../context/convergence.js';
+import { decide, type PassContext } from '../context/pass-context.js';
+import { PassError } from '../errors.js';
+import { observedForApply, observedView } from '../listing/host-view.js';
+import { type ReverseRef, reverseLookup } from '../names/reverse-mapping.js';
+import { type ApplyOutcome, applyObject, planApply } from '../object/apply.js';
+import { desiredHash } from '../object/write-record.js';
+import type { ApplyItem } from './tenant-view.js';
+
+interface Refs {
+  tenantRef: ObjectRef;
+  hostRef: ObjectRef;
+}
+
+/** {@link KindWriter.writesNeeded} of an object with nothing to do and nothing to record. */
+const IN_SYNC = -1;
+
+/** The writes of one kind in one pass (see the module doc). */
+export class KindWriter {
+  private readonly held: ApplyItem[] = [];
+  private heldWrites = 0;
+  /** True without a write budget: apply as pages come, GC after. */
+  readonly streaming: boolean;
+
+  /** Starts the kind's share of the write budget (`PassBounds.beginKind`). */
+  constructor(
+    private readonly ctx: PassContext,
+    private readonly kind: KindRef,
+    private readonly byName: ReadonlyMap<string, KubeObject>,
+  ) {
+    this.streaming = ctx.bounds.budget.maxWrites === undefined;
+    const index = Math.max(0, ctx.kindsStarted.size - 1);
+    ctx.bounds.beginKind(index, ctx.convergence?.kindCount ?? 1);
+  }
+
+  /**
+   * Takes one page of work: applied at once when streaming; otherwise what needs no write (Skips,
+   * objects in sync or backing off) is decided now and what needs a write is held for
+   * {@link flush}, up to what the kind may still write. Either way an object in sync with nothing
+   * remembered about it is planned once, here, and goes no further: applying it would decide
+   * nothing, request nothing and record nothing (the steady state's cost is that one plan).
+   */
+  async offer(work: readonly ApplyItem[]): Promise<void> {
+    const { bounds } = this.ctx;
+    const now: ApplyItem[] = [];
+    for (const item of work) {
+      const cost = this.streaming ? this.streamingCost(item) : this.writesNeeded(item);
+      if (cost === IN_SYNC) continue;
+      if (cost === 0) now.push(item);
+      else if (bounds.fits(cost, this.heldWrites)) {
+        this.held.push(item);
+        this.heldWrites += cost;
+      } else bounds.defer(cost);
+    }
+    await this.run(now);
+  }
+
+  /** Makes the held writes, after the kind's garbage collection. */
+  async flush(): Promise<void> {
+    const held = this.held.splice(0);
+    this.heldWrites = 0;
+    await this.run(held);
+  }
+
+  /**
+   * Ends the kind: its share of the budget, and, after a complete listing, the retry memory of
+   * sources and copies that are gone.
+   */
+  finish(desired: ReadonlySet<string>, hostObjects: readonly KubeObject[], complete: boolean) {
+    this.ctx.bounds.endKind();
+    const retries = this.ctx.convergence?.retries;
+    // An empty memory has nothing to forget: no need to look every host copy up.
+    if (!retries || !complete || retries.size === 0) return;
+    const copies = new Set(
+      hostObjects
+        .map(reverseLookup)
+        .filter(
+          (ref): ref is ReverseRef =>
+            ref?.tenant === this.ctx.tenant && ref.kind === this.kind.kind,
+        )
+        .map((ref) => `${ref.virtualNamespace}/${ref.virtualName}`),
+    );
+    retries.retain(this.kind, (entry: RetryEntry) =>
+      entry.op === 'apply' ? desired.has(entry.object) : copies.has(entry.object),
+    );
+  }
+
+  private run(items: readonly ApplyItem[]): Promise<void> {
+    const { bounds } = this.ctx;
+    return runPool(
+      items,
+      bounds.budget.concurrency,
+      (item) => this.apply(item),
+      () => bounds.isStopped(),
+    );
+  }
+
+  /**
+   * Writes an item would take now: 0 when none (a Skip, a copy terminating, an object backing
+   * off), 2 for a replacement, {@link IN_SYNC} when in sync with nothing remembered about it.
+   */
+  private writesNeeded(item: ApplyItem): number {
+    const observed = this.byName.get(item.desired.metadata.name);
+    if (observed?.metadata.deletionTimestamp) return 0;
+    const check = this.check(item);
+    if (!check.due) return 0;
+    const { observed: view } = observedView(item.desired, observed);
+    const plan = planApply(item.desired, view, item.source, check.hints);
+    if (plan.action === 'InSync' && !this.remembered(item)) return IN_SYNC;
+    if (plan.action === 'Replace') return 2;
+    return plan.action === 'Create' || plan.action === 'Update' ? 1 : 0;
+  }
+
+  /** Streaming applies everything now (0) but what is in sync; a plan that throws is apply's to record. */
+  private streamingCost(item: ApplyItem): 0 | typeof IN_SYNC {
+    try {
+      return this.writesNeeded(item) === IN_SYNC ? IN_SYNC : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  private key(item: ApplyItem): RetryKey {
+    const { source } = item;
+    return {
+      kind: this.kind,
+      op: 'apply',
+      object: { namespace: source.virtualNamespace, name: source.virtualName },
+    };
+  }
+
+  /** Whether the retry memory holds the object; an empty memory (the steady state) is asked nothing. */
+  private remembered(item: ApplyItem): boolean {
+    const retries = this.ctx.convergence?.retries;
+    return retries !== undefined && retries.size > 0 && retries.has(this.key(item));
+  }
+
+  /** What the retry memory says; the desired digest is computed only for a remembered object. */
+  private check(item: ApplyItem) {
+    const retries = this.ctx.convergence?.retries;
+    if (!retries || !this.remembered(item)) return { due: true as const, hints: {} };
+    const key = this.key(item);
+    const check = retries.check(key, desiredHash(item.desired));
+    if (!check.due) return check;
+    return { due: true as const, hints: check.replace ? { replace: check.replace } : {} };
+  }
+
+  private async apply(item: ApplyItem): Promise<void> {
+    const { ctx, kind } = this;
+    const { desired, source } = item;
+    const observed = this.byName.get(desired.metadata.name);
+    if (observed?.metadata.deletionTimestamp) {
+      // A host finalizer holds the copy in deletion: writing to it would be lost; the next pass
+      // creates the copy anew once it is gone.
+      ctx.terminating.count += 1;
+      return;
+    }
+    const refs: Refs = {
+      tenantRef: { namespace: source.virtualNamespace, name: source.virtualName },
+      hostRef: { namespace: ctx.hostNamespace, name: desired.metadata.name },
+    };
+    const check = this.check(item);
+    if (!check.due) {
+      const plan = planApply(desired, observedView(desired, observed).observed, source);
+      if (plan.action !== 'InSync' && plan.action !== 'Skip') {
+        recordBackingOff(ctx, kind, refs, check.entry);
+        return;
+      }
+    }
+    const applyContext = {
+      hostApi: ctx.hostApi,
+      dryRun: ctx.dryRun,
+      reserveWrite: (count?: number) => ctx.bounds.reserveWrite(count),
+    };
+    const hints = check.due ? check.hints : {};
+    try {
+      // A large field held as a digest that differs: the whole copy is read (host-view.ts).
+      const current = await observedForApply(ctx.hostApi, desired, observed, ctx.dryRun);
+      const outcome = await applyObject(applyContext, desired, current, source, hints);
+      this.record(item, outcome, refs);
+    } catch (error) {
+      if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
+      // Only a read (the race re-read, the whole copy) can throw; the object stays undecided and the next pass retries it.
+      ctx.errors.add(kind, error, refs.tenantRef, refs.hostRef);
+    }
+  }
+
+  /** Records the Decisions of an outcome, and what the retry memory learns from it. */
+  private record(item: ApplyItem, outcome: ApplyOutcome, refs: Refs): void {
+    const { ctx, kind } = this;
+    const retries = ctx.convergence?.retries;
+    const key = this.key(item);
+    const version = () => desiredHash(item.desired);
+    switch (outcome.result) {
+      case 'deferred':
+        return;
+      case 'in-sync':
+        retries?.succeeded(key);
+        return;
+      case 'decided':
+        decide(ctx, outcome.action, kind, refs, outcome.reason, outcome.error);
+        if (outcome.unsettled) ctx.recorder.unsettled += 1;
+        if (outcome.error === undefined) retries?.succeeded(key);
+        else retries?.failed(key, version(), outcome.error, outcome.replaceNeeded);
+        return;
+      case 'replaced': {
+        ctx.recorder.unsettled += 1; // its create's answer is not checked: the next pass is full
+        let failure: unknown;
+        for (const d of outcome.decisions) {
+          decide(ctx, d.action, kind, refs, d.reason, d.error, d.alreadyGone === true);
+          failure ??= d.error;
+        }
+        if (failure === undefined) retries?.succeeded(key);
+        else retries?.failed(key, version(), failure);
+      }
+    }
+  }
+}

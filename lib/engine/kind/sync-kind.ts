@@ -1,0 +1,126 @@
+/**
+ * One kind of the policy, start to end: list the host side, take in the tenant side page by page
+ * and apply each page, then garbage-collect if the tenant listing was complete. Under a write
+ * budget the applies wait for GC (`kind-writes.ts`): deletes come first within the kind's share.
+ */
+import { setImmediate } from 'node:timers/promises';
+import { type KindRef, type KubeObject, withRequestDeadline } from '../../ports/index.js';
+import { workDeadline } from '../bounds/deadlines.js';
+import type { PassContext } from '../context/pass-context.js';
+import { PassError } from '../errors.js';
+import { collectGarbage } from '../gc/gc.js';
+import { listHostObjects } from '../listing/host-listing.js';
+import { type PageRead, settlePage } from '../listing/page-bytes.js';
+import type { CompiledKindRule } from '../policy/scope.js';
+import { KindWriter } from './kind-writes.js';
+import { TenantView } from './tenant-view.js';
+
+// Applying one object (and the copy a host finalizer holds in deletion) lives in kind-writes.ts.
+
+/**
+ * Converges one kind. Listing failures and bounds are recorded on the context (errors, incomplete
+ * kinds, stop reason), never thrown; only pass-level failures (the tenant unreachable) throw.
+ */
+export function syncKind(
+  ctx: PassContext,
+  compiled: CompiledKindRule,
+): Promise<string | undefined> {
+  // Every request of the kind's work ends by the pass deadline (a stalled server included).
+  return withRequestDeadline(workDeadline(ctx.bounds.budget), () => syncKindWithin(ctx, compiled));
+}
+
+function readPage(
+  ctx: PassContext,
+  rule: KindRef,
+  continueToken: string | undefined,
+): Promise<PageRead> {
+  return settlePage(ctx.tenantLister.page(rule, continueToken));
+}
+
+/** @returns the tenant listing's resourceVersion when the kind converged from one snapshot. */
+async function syncKindWithin(
+  ctx: PassContext,
+  compiled: CompiledKindRule,
+): Promise<string | undefined> {
+  const { rule } = compiled;
+  const { bounds, errors } = ctx;
+  ctx.kindsStarted.add(rule.kind);
+  ctx.objectsSeen[rule.kind] ??= 0;
+  let hostObjects: KubeObject[] | undefined;
+  try {
+    hostObjects = await listHostObjects(ctx, rule);
+  } catch (error) {
+    errors.listingFailed(rule, 'host', error, 'the host listing failed');
+    return undefined;
+  }
+  if (!hostObjects) return undefined;
+  const byName = new Map(hostObjects.map((o) => [o.metadata.name, o]));
+  const view = new TenantView(ctx, compiled);
+  const writer = new KindWriter(ctx, rule, byName);
+  const writesBefore = bounds.writes;
+  const progress = () =>
+    ctx.onProgress?.({
+      kind: rule.kind,
+      listed: view.count,
+      written: bounds.writes - writesBefore,
+    });
+  let complete = false;
+  const snapshots = new Set<string | undefined>();
+  // One page ahead: the next tenant page is read while this one is applied, so the apply work
+  // overlaps the tenant apiserver's answer. Never more than that: a pass holds two tenant pages.
+  let next = bounds.isStopped() ? undefined : readPage(ctx, rule, undefined);
+  try {
+    while (next) {
+      const read = await next;
+      next = undefined;
+      if ('error' in read) {
+        if (read.error instanceof PassError) throw read.error;
+        const why = 'the tenant listing failed, so its garbage collection was skipped';
+        errors.listingFailed(rule, 'tenant', read.error, why);
+        break;
+      }
+      const { page } = read;
+      snapshots.add(page.resourceVersion);
+      const { continueToken } = page;
+      if (continueToken && !bounds.isStopped()) {
+        next = readPage(ctx, rule, continueToken);
+        // Let the request go out (its credentials, its write to the connection) before the apply
+        // work holds the thread; otherwise the read would only start once this page is applied.
+        await setImmediate();
+      }
+      await writer.offer(view.intake(page.items));
+      progress();
+      // A spent write budget does not end the listing: GC needs it complete.
+      if (bounds.isStopped()) break;
+      if (!continueToken) {
+        complete = true;
+        break;
+      }
+    }
+  } finally {
+    // A page read ahead that a stop (or a failure) left unused: no request outlives the kind.
+    await next;
+  }
+  const gc = await collectGarbage(ctx, rule, hostObjects, {
+    tenant: ctx.tenant,
+    kind: rule.kind,
+    desired: view.desired,
+    listed: view.listed,
+    complete,
+  });
+  await writer.flush();
+  writer.finish(view.desired, hostObjects, complete);
+  if (!gc.ran) {
+    if (bounds.isStopped()) {
+      errors.kindIncomplete(
+        rule,
+        'stopped before it finished, so its garbage collection was skipped',
+      );
+    }
+    return undefined;
+  }
+  if (gc.candidates > 0) progress();
+  if (bounds.isStopped()) errors.kindIncomplete(rule, 'stopped during garbage collection');
+  // A listing restarted after an expired continue token spans two snapshots: no resume point.
+  return snapshots.size === 1 ? [...snapshots][0] : undefined;
+}

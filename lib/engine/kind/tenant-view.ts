@@ -1,0 +1,115 @@
+/**
+ * The tenant view of one kind: the listed pages taken in as work for the apply step. What a pass
+ * learns here (every source listed, every source wanted on the host) is what GC later compares the
+ * host against.
+ */
+import type { KubeObject } from '../../ports/index.js';
+import type { PassContext } from '../context/pass-context.js';
+import { type SourceIdentity, sourceKey } from '../names/provenance.js';
+import { toHostObject } from '../object/transform.js';
+import { type CompiledKindRule, isExcluded } from '../policy/scope.js';
+
+/** One tenant object to apply: its desired host object and where it came from. */
+export interface ApplyItem {
+  desired: KubeObject;
+  source: SourceIdentity;
+}
+
+/** What the tenant listing of one kind has shown so far. */
+export class TenantView {
+  /** Sources that should have a host copy (listed and in scope). */
+  readonly desired = new Set<string>();
+  /** Every source listed, out-of-scope ones included (to word GC's reason). */
+  readonly listed = new Set<string>();
+  /** Tenant objects taken in. */
+  count = 0;
+  private reportedClusterScoped = false;
+
+  constructor(
+    private readonly ctx: PassContext,
+    private readonly compiled: CompiledKindRule,
+  ) {}
+
+  /**
+   * Takes in one page: checks each object, records it, and transforms the ones in scope. A
+   * malformed object or a failed transform is an error of that object, never of the page.
+   */
+  intake(items: readonly KubeObject[]): ApplyItem[] {
+    const { ctx } = this;
+    const { rule } = this.compiled;
+    const work: ApplyItem[] = [];
+    for (const object of items) {
+      this.count += 1;
+      ctx.objectsSeen[rule.kind] = (ctx.objectsSeen[rule.kind] ?? 0) + 1;
+      const name = object?.metadata?.name;
+      const namespace = object?.metadata?.namespace;
+      if (typeof name !== 'string' || name === '') {
+        ctx.errors.add(rule, new Error('a tenant object without a name was ignored'));
+        continue;
+      }
+      if (typeof namespace !== 'string' || namespace === '') {
+        this.reportClusterScoped();
+        continue;
+      }
+      if (!this.ofRuleKind(object)) continue;
+      // A source being deleted in the tenant is gone already as far as the host is concerned.
+      if (object.metadata.deletionTimestamp) continue;
+      const key = sourceKey(namespace, name);
+      // Taken in before the listing restarted (an expired continue token): applied already.
+      if (this.listed.has(key)) continue;
+      this.listed.add(key);
+      if (isExcluded(this.compiled, object)) continue;
+      this.desired.add(key);
+      try {
+        // The rule, not the listed item, says what is written: an aggregated API in the tenant
+        // controls what its items claim to be.
+        const item = { ...object, apiVersion: rule.apiVersion, kind: rule.kind };
+        const desired = toHostObject(item, {
+          tenant: ctx.tenant,
+          hostNamespace: ctx.hostNamespace,
+          excludeKeys: this.compiled.excludeKeys,
+        });
+        const source = {
+          tenant: ctx.tenant,
+          kind: rule.kind,
+          virtualNamespace: namespace,
+          virtualName: name,
+        };
+        work.push({ desired, source });
+      } catch (error) {
+        ctx.errors.add(rule, error, { namespace, name });
+      }
+    }
+    return work;
+  }
+
+  /** An item that claims another apiVersion or kind than its rule is an error, never a write. */
+  private ofRuleKind(object: KubeObject): boolean {
+    const { rule } = this.compiled;
+    const claimed = {
+      apiVersion: object.apiVersion ?? rule.apiVersion,
+      kind: object.kind ?? rule.kind,
+    };
+    if (claimed.apiVersion === rule.apiVersion && claimed.kind === rule.kind) return true;
+    const { namespace, name } = object.metadata;
+    this.ctx.errors.add(
+      rule,
+      new Error(
+        `the tenant listing of ${rule.kind} (${rule.apiVersion}) returned an item that claims to be ${claimed.kind} (${claimed.apiVersion}); it was not synced`,
+      ),
+      { namespace: namespace ?? '', name },
+    );
+    return false;
+  }
+
+  /** Once per kind: a kind whose objects have no namespace cannot have a host namespace copy. */
+  private reportClusterScoped(): void {
+    if (this.reportedClusterScoped) return;
+    this.reportedClusterScoped = true;
+    const { kind } = this.compiled.rule;
+    this.ctx.errors.add(
+      this.compiled.rule,
+      new Error(`${kind} objects without a namespace cannot be synced; only namespaced kinds can`),
+    );
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The tenant side of a kind: its objects in all namespaces, page by page (or, resumed, the
+ * changes since a resourceVersion). What the pass makes of the pages is `kind/tenant-view.ts`.
+ */
+import {
+  type ClusterApi,
+  type ClusterRole,
+  isClusterError,
+  type KindRef,
+  type ListPage,
+  type WatchOutcome,
+} from '../../ports/index.js';
+import { ClusterUnreachableError } from '../errors.js';
+import { restartExpired } from './expired-listing.js';
+import { PageSizer } from './page-bytes.js';
+
+/** Pages of tenant listings; knows whether the tenant cluster has answered yet. */
+export class TenantLister {
+  private calls = 0;
+  /** Kinds whose listing restarted after an expired continue token this pass. */
+  private readonly restarted = new Set<string>();
+  /** Byte-aware page sizes, per kind (`page-bytes.ts`). */
+  private readonly sizers = new Map<string, PageSizer>();
+  /** Resumed watches started ahead of their kind's turn ({@link prefetch}). */
+  private readonly prefetched = new Map<string, Promise<WatchOutcome>>();
+
+  constructor(
+    private readonly tenantApi: ClusterApi,
+    private readonly pageSize: number,
+  ) {}
+
+  /**
+   * The changes of a kind since `resourceVersion`, up to the watch's bookmark; a client that
+   * cannot watch is a failed resume. Not counted as the pass's first tenant call: a failed resume
+   * lists next, and that listing says whether the tenant is unreachable.
+   */
+  watch(kind: KindRef, resourceVersion: string): Promise<WatchOutcome> {
+    const key = prefetchKey(kind, resourceVersion);
+    const early = this.prefetched.get(key);
+    if (early) {
+      this.prefetched.delete(key);
+      return early;
+    }
+    const watch = this.tenantApi.watchChanges?.bind(this.tenantApi);
+    if (!watch)
+      return Promise.resolve({ resumed: false, reason: 'the tenant client cannot watch' });
+    return watch(kind, {
+      resourceVersion,
+      timeoutSeconds: WATCH_TIMEOUT_SECONDS,
+      allowWatchBookmarks: true,
+    });
+  }
+
+  /**
+   * Starts {@link watch} now, for a later call with the same arguments to take: each resumed watch
+   * waits about a second for its bookmark, so the kinds' watches overlap instead of adding up.
+   */
+  prefetch(kind: KindRef, resourceVersion: string): void {
+    const started = this.watch(kind, resourceVersion);
+    // Handled here too: a kind the pass never reaches (a deadline) must not leave a rejection.
+    started.catch(() => {});
+    this.prefetched.set(prefetchKey(kind, resourceVersion), started);
+  }
+
+  /** Whether the tenant client can resume a watch at all. */
+  get canWatch(): boolean {
+    return typeof this.tenantApi.watchChanges === 'function';
+  }
+
+  /**
+   * One page of a kind in all namespaces. A continue token the server no longer honours (410
+   * Gone, `Expired`) restarts the kind's listing from its first page, once per kind and pass (the
+   * view skips what it already took in); a second expiry gives up (`restartExpired`).
+   * @throws ClusterUnreachableError when the very first tenant request of the pass fails at the
+   * transport level (a timeout is a stalled server, not an unreachable one); later transport
+   * failures are per-kind trouble the next pass retries.
+   */
+  async page(kind: KindRef, continueToken: string | undefined): Promise<ListPage> {
+    this.calls += 1;
+    const first = this.calls === 1;
+    const key = `${kind.apiVersion}/${kind.kind}`;
+    const sizer = this.sizers.get(key) ?? new PageSizer(this.pageSize);
+    this.sizers.set(key, sizer);
+    try {
+      const page = await this.tenantApi.list(kind, {
+        limit: sizer.limit,
+        ...(continueToken ? { continueToken } : {}),
+      });
+      sizer.observe(page.items, page.bytes);
+      return page;
+    } catch (error) {
+      if (first && isClusterError(error, 'Transport') && !error.timedOut) {
+        throw new ClusterUnreachableError('tenant' satisfies ClusterRole, { cause: error });
+      }
+      if (continueToken && restartExpired(this.restarted, kind, error)) {
+        return this.page(kind, undefined);
+      }
+      throw error;
+    }
+  }
+}
+
+function prefetchKey(kind: KindRef, resourceVersion: string): string {
+  return `${kind.apiVersion}/${kind.kind}@${resourceVersion}`;
+}
+
+/** Short enough that a stalled watch costs little; see `incremental.ts`. */
+const WATCH_TIMEOUT_SECONDS = 3;

@@ -1,0 +1,249 @@
+/**
+ * Apply: converge one host object on its desired state. Create-only creation, updates only when
+ * the engine-owned content differs (carrying the observed resourceVersion) and the difference is
+ * not the host's recorded rewrite of the same desired object (`write-record.ts`), a replacement
+ * (delete, then create) when an update can never succeed (`replace.ts`), and a provenance check
+ * first, so an object the engine does not own is never clobbered.
+ */
+import { isRecord } from '../../common/index.js';
+import { type ClusterApi, isClusterError, type KubeObject } from '../../ports/index.js';
+import { PassError } from '../errors.js';
+import { describeOccupant, provenance, type SourceIdentity } from '../names/provenance.js';
+import {
+  immutableFields,
+  predictedImmutableFields,
+  replaceCopy,
+  replacementCause,
+  sourceRecreated,
+} from './replace.js';
+import { createBody, planUpdate, recordOnly } from './write-record.js';
+
+/** What applying one object should do, decided without any request. */
+export type ApplyPlan =
+  | { action: 'Create' }
+  | { action: 'Update'; body: KubeObject; changed: string[]; recordOnly?: boolean }
+  | { action: 'Replace'; fields: string[]; recreated: boolean }
+  | { action: 'InSync' }
+  | { action: 'Skip'; reason: string };
+
+/** What a pass knows about an object from earlier passes (see `retry-backoff.ts`). */
+export interface ApplyHints {
+  /** Fields a previous pass found immutable for this very desired object: replace at once. */
+  replace?: string[];
+}
+
+/**
+ * Plans one object against what the host has at its name (`undefined`: nothing). Refuses (Skip)
+ * whenever the existing object is not this source's copy; replaces this source's copy when an
+ * update cannot express the change (an immutable field, predicted or learned from a refusal).
+ */
+export function planApply(
+  desired: KubeObject,
+  observed: KubeObject | undefined,
+  source: SourceIdentity,
+  hints: ApplyHints = {},
+): ApplyPlan {
+  if (!observed) return { action: 'Create' };
+  const p = provenance(observed, source);
+  if (p.holder !== 'same-source') {
+    const { namespace, name } = desired.metadata;
+    return {
+      action: 'Skip',
+      reason: `host name ${namespace}/${name} is occupied by ${describeOccupant(p)}; left it untouched`,
+    };
+  }
+  const update = planUpdate(desired, observed);
+  if (update.action === 'InSync') return { action: 'InSync' };
+  const { body, changed } = update;
+  const fields = hints.replace ?? predictedImmutableFields(desired, observed);
+  if (fields.length === 0) return { action: 'Update', body, changed };
+  // Made from this very desired object: the difference is the host's rewrite of an immutable
+  // field, which a replacement would only repeat. Record it instead (an update that keeps them).
+  if (update.sameDesired) {
+    return {
+      action: 'Update',
+      body: recordOnly(update, observed, fields),
+      changed,
+      recordOnly: true,
+    };
+  }
+  return { action: 'Replace', fields, recreated: sourceRecreated(desired, observed) };
+}
+
+/** One write of a replacement, as its Decision records it. */
+export interface DecidedWrite {
+  action: 'Delete' | 'Create';
+  reason: string;
+  error?: unknown;
+  /** The delete found the copy gone already. */
+  alreadyGone?: boolean;
+}
+
+/**
+ * What applying one object did: a Decision to record (`decided`; `error` set when its write
+ * failed, the decision stands; `replaceNeeded` when the host refused the update as immutable and
+ * the budget left no room to replace the copy in this pass), the two Decisions of a replacement
+ * (`replaced`), nothing to do (`in-sync`), or a needed write the budget refused (`deferred`, the
+ * next pass does it).
+ */
+export type ApplyOutcome =
+  | {
+      result: 'decided';
+      action: 'Create' | 'Update' | 'Skip';
+      reason: string;
+      error?: unknown;
+      replaceNeeded?: string[];
+      /** The host stored the write otherwise than written: a full pass would write again. */
+      unsettled?: true;
+    }
+  | { result: 'replaced'; decisions: DecidedWrite[] }
+  | { result: 'in-sync' }
+  | { result: 'deferred' };
+
+/** Dependencies of {@link applyObject}. */
+export interface ApplyContext {
+  hostApi: ClusterApi;
+  dryRun: boolean;
+  /** Asks the pass for `count` more writes (default 1), all or none; false when refused. */
+  reserveWrite: (count?: number) => boolean;
+}
+
+/**
+ * One write under the budget: a dry run spends the budget too (so it stops where the real pass
+ * would) but sends nothing. A failed write is still the decision, with its error.
+ */
+async function write(
+  ctx: ApplyContext,
+  action: 'Create' | 'Update',
+  reason: string,
+  send: () => Promise<unknown>,
+  desired: KubeObject,
+): Promise<ApplyOutcome> {
+  if (!ctx.reserveWrite()) return { result: 'deferred' };
+  if (ctx.dryRun) return { result: 'decided', action, reason }; // a dry run stores nothing
+  let stored: unknown;
+  try {
+    stored = await send();
+  } catch (error) {
+    if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
+    return { result: 'decided', action, reason, error };
+  }
+  return settledBy(stored, desired)
+    ? { result: 'decided', action, reason }
+    : { result: 'decided', action, reason, unsettled: true };
+}
+
+/** Whether the copy as the host stored it is one a full pass would leave as it is. */
+function settledBy(stored: unknown, desired: KubeObject): boolean {
+  if (!isRecord(stored) || !isRecord(stored.metadata)) return false;
+  return planUpdate(desired, stored as KubeObject).action === 'InSync';
+}
+
+/** Deletes (uid + resourceVersion preconditions) and recreates a copy; two Decisions. */
+async function replace(
+  ctx: ApplyContext,
+  desired: KubeObject,
+  observed: KubeObject,
+  cause: string,
+): Promise<ApplyOutcome> {
+  const outcome = await replaceCopy(
+    {
+      dryRun: ctx.dryRun,
+      delete: (copy) =>
+        ctx.hostApi.delete(copy, copy.metadata.namespace, copy.metadata.name, {
+          uid: copy.metadata.uid as string,
+          ...(copy.metadata.resourceVersion
+            ? { resourceVersion: copy.metadata.resourceVersion }
+            : {}),
+        }),
+      create: () => ctx.hostApi.create(createBody(desired)),
+    },
+    observed,
+    cause,
+  );
+  const decisions: DecidedWrite[] = [{ action: 'Delete', ...outcome.deleted }];
+  if (outcome.created) decisions.push({ action: 'Create', ...outcome.created });
+  return { result: 'replaced', decisions };
+}
+
+/** An update; when the host refuses it as immutable, the copy is replaced if the budget allows. */
+async function update(
+  ctx: ApplyContext,
+  plan: Extract<ApplyPlan, { action: 'Update' }>,
+  desired: KubeObject,
+  observed: KubeObject,
+  source: SourceIdentity,
+): Promise<ApplyOutcome> {
+  const reason = plan.recordOnly
+    ? `the host stores ${plan.changed.join(', ')} of the copy differently from what was written and refuses to change it; recorded as the host's own, so later passes leave it`
+    : `host copy differs from the tenant source in ${plan.changed.join(', ')}`;
+  const outcome = await write(ctx, 'Update', reason, () => ctx.hostApi.update(plan.body), desired);
+  if (outcome.result !== 'decided') return outcome;
+  const fields = immutableFields(outcome.error);
+  if (!fields) return outcome;
+  if (!ctx.reserveWrite(2)) return { ...outcome, replaceNeeded: fields };
+  const cause = replacementCause(source, fields, sourceRecreated(desired, observed));
+  return replace(ctx, desired, observed, `the host refused the update because ${cause}`);
+}
+
+/** Carries out a plan that needs no create. */
+function settle(
+  ctx: ApplyContext,
+  plan: Exclude<ApplyPlan, { action: 'Create' }>,
+  desired: KubeObject,
+  observed: KubeObject,
+  source: SourceIdentity,
+): Promise<ApplyOutcome> | ApplyOutcome {
+  switch (plan.action) {
+    case 'InSync':
+      return { result: 'in-sync' };
+    case 'Skip':
+      return { result: 'decided', action: 'Skip', reason: plan.reason };
+    case 'Update':
+      return update(ctx, plan, desired, observed, source);
+    case 'Replace':
+      if (!ctx.reserveWrite(2)) return { result: 'deferred' };
+      return replace(ctx, desired, observed, replacementCause(source, plan.fields, plan.recreated));
+  }
+}
+
+/**
+ * Applies one desired object, given what the host listing of ALL objects of the kind in the host
+ * namespace showed at its name (`undefined`: nothing there). An occupied name is decided from the
+ * listing without any request (a persistent Skip costs nothing). Creation is create-only; when the
+ * create meets an object that appeared after the listing (a race), the object is re-read and its
+ * provenance decides: a same-source copy is updated if needed, anything else is a Skip that names
+ * the occupant. A dry run trusts the listing and makes no request at all.
+ */
+export async function applyObject(
+  ctx: ApplyContext,
+  desired: KubeObject,
+  observed: KubeObject | undefined,
+  source: SourceIdentity,
+  hints: ApplyHints = {},
+): Promise<ApplyOutcome> {
+  const plan = planApply(desired, observed, source, hints);
+  if (plan.action !== 'Create') return settle(ctx, plan, desired, observed as KubeObject, source);
+  const reason = `no host copy of tenant ${source.kind} ${source.virtualNamespace}/${source.virtualName} yet`;
+  const created = await write(
+    ctx,
+    'Create',
+    reason,
+    () => ctx.hostApi.create(createBody(desired)),
+    desired,
+  );
+  if (created.result !== 'decided' || !isClusterError(created.error, 'AlreadyExists'))
+    return created;
+  // The name was taken after the listing: whoever holds it now decides.
+  const { namespace, name } = desired.metadata;
+  const existing = await ctx.hostApi.get(desired, namespace, name);
+  if (!existing) {
+    // Gone again between the create and the read: the next pass creates it.
+    const error = new Error('the host name was taken and released again during the create');
+    return { result: 'decided', action: 'Create', reason, error };
+  }
+  const again = planApply(desired, existing, source, hints);
+  return again.action === 'Create'
+    ? { result: 'decided', action: 'Create', reason }
+    : settle(ctx, again, desired, existing, source);
+}

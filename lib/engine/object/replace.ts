@@ -1,0 +1,123 @@
+/**
+ * Replace: when the host can never accept an update of a copy (an immutable field), the copy is
+ * deleted and created anew in the same pass. Recreated immutable ConfigMaps and Secrets and a
+ * Secret whose `type` changed (credential rotation) converge in one pass instead of failing on
+ * every pass. Only ever for this source's own copy: the caller has checked provenance.
+ */
+import { isRecord, jsonEqual } from '../../common/index.js';
+import { ClusterError, isClusterError, type KubeObject } from '../../ports/index.js';
+import { PassError } from '../errors.js';
+import { Annotations } from '../names/metadata.js';
+import type { SourceIdentity } from '../names/provenance.js';
+
+/** The apiserver's wording for an update of an immutable field (`FieldImmutableErrorMsg`). */
+const IMMUTABLE = /\b(?:field|value) is immutable\b/i;
+
+/**
+ * The fields a refused update names as immutable: `undefined` when `error` is not such a refusal
+ * (a 422 Invalid whose message says a field is immutable). The field paths come from the
+ * apiserver's message (`ConfigMap "x" is invalid: [data: Forbidden: field is immutable when
+ * `immutable` is set, ...]`); `['(unnamed field)']` when it names none.
+ */
+export function immutableFields(error: unknown): string[] | undefined {
+  if (!isClusterError(error, 'Invalid') || !IMMUTABLE.test(error.message)) return undefined;
+  const text = error.message.replace(/^.*? is invalid: \[?/s, '').replace(/\]$/, '');
+  const fields = text
+    .split(/, (?=[\w.[\]/-]+: )/)
+    .filter((part) => IMMUTABLE.test(part))
+    .map((part) => part.slice(0, part.indexOf(': ')))
+    .filter((field) => /^[\w.[\]/-]+$/.test(field));
+  return fields.length > 0 ? [...new Set(fields)] : ['(unnamed field)'];
+}
+
+const CONFIG_KINDS: ReadonlySet<string> = new Set(['v1/ConfigMap', 'v1/Secret']);
+
+/**
+ * The fields of `observed` an update to `desired` would have to change although the apiserver
+ * refuses it, for the kinds whose rules are fixed: a ConfigMap or Secret with `immutable: true`
+ * (its `data`, `binaryData` and `immutable` itself) and a Secret's `type`. Empty when an update can
+ * express the change; other kinds learn it from the refused update ({@link immutableFields}).
+ */
+export function predictedImmutableFields(desired: KubeObject, observed: KubeObject): string[] {
+  if (!CONFIG_KINDS.has(`${desired.apiVersion}/${desired.kind}`)) return [];
+  const fields: string[] = [];
+  if (desired.kind === 'Secret' && (desired.type ?? 'Opaque') !== (observed.type ?? 'Opaque')) {
+    fields.push('type');
+  }
+  if (observed.immutable === true) {
+    for (const field of ['data', 'binaryData']) {
+      if (!jsonEqual(desired[field] ?? {}, observed[field] ?? {})) fields.push(field);
+    }
+    if (desired.immutable !== true) fields.push('immutable');
+  }
+  return fields;
+}
+
+/** Whether the copy was made from another tenant object of the same name (deleted, recreated). */
+export function sourceRecreated(desired: KubeObject, observed: KubeObject): boolean {
+  const want = desired.metadata.annotations?.[Annotations.VirtualUid];
+  const have = observed.metadata.annotations?.[Annotations.VirtualUid];
+  return want !== undefined && have !== undefined && want !== have;
+}
+
+/** Why a copy is replaced, in the words both of its Decisions use. */
+export function replacementCause(
+  source: SourceIdentity,
+  fields: readonly string[],
+  recreated: boolean,
+): string {
+  const what = `tenant ${source.kind} ${source.virtualNamespace}/${source.virtualName}`;
+  const immutable = `${fields.join(', ')} ${fields.length === 1 ? 'is' : 'are'} immutable on the host copy`;
+  return recreated
+    ? `${what} was recreated and ${immutable}`
+    : `${immutable} and ${what} changed it`;
+}
+
+/** The two writes of a replacement, as the Decisions record them. */
+export interface ReplaceOutcome {
+  deleted: { reason: string; error?: unknown; alreadyGone?: boolean };
+  /** Absent when the delete failed: nothing was created. */
+  created?: { reason: string; error?: unknown };
+}
+
+/** What {@link replaceCopy} needs. */
+export interface ReplaceContext {
+  dryRun: boolean;
+  delete: (observed: KubeObject) => Promise<void>;
+  create: () => Promise<unknown>;
+}
+
+/**
+ * Deletes the copy with uid and resourceVersion preconditions (a copy changed since it was read is
+ * left alone: the delete fails with Conflict and the next pass decides again), then creates the
+ * desired object. A copy already gone is simply created. A dry run sends nothing.
+ */
+export async function replaceCopy(
+  ctx: ReplaceContext,
+  observed: KubeObject,
+  cause: string,
+): Promise<ReplaceOutcome> {
+  const deleted: ReplaceOutcome['deleted'] = {
+    reason: `replacement: ${cause}, so the host copy is deleted to be created anew`,
+  };
+  const created = { reason: `replacement: ${cause}; created anew after deleting the old copy` };
+  if (ctx.dryRun) return { deleted, created };
+  if (!isRecord(observed.metadata) || typeof observed.metadata.uid !== 'string') {
+    deleted.error = new ClusterError('Invalid', 'the host copy has no uid to delete it safely');
+    return { deleted };
+  }
+  try {
+    await ctx.delete(observed);
+  } catch (error) {
+    if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
+    if (!isClusterError(error, 'NotFound')) return { deleted: { ...deleted, error } };
+    deleted.alreadyGone = true;
+  }
+  try {
+    await ctx.create();
+    return { deleted, created };
+  } catch (error) {
+    if (error instanceof PassError) throw error;
+    return { deleted, created: { ...created, error } };
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * Transform: a tenant object into the host object the engine wants (the *desired* object). Pure
+ * and non-mutating: the input is deep-copied, never touched.
+ */
+import { cloneJson, isRecord, jsonDigest } from '../../common/index.js';
+import type { KubeObject } from '../../ports/index.js';
+import { Annotations, DROPPED_TENANT_ANNOTATIONS, isReservedKey } from '../names/metadata.js';
+import { hostName } from '../names/naming.js';
+import { reverseMappingAnnotations, reverseMappingLabels } from '../names/reverse-mapping.js';
+import type { KeyExclusions } from '../policy/key-exclusions.js';
+
+/**
+ * Top-level fields that are identity or host state, not content the engine owns: identity is
+ * rewritten, `status` belongs to the host.
+ */
+export const NON_CONTENT_FIELDS: ReadonlySet<string> = new Set([
+  'apiVersion',
+  'kind',
+  'metadata',
+  'status',
+]);
+
+type Json = Record<string, unknown>;
+
+/**
+ * Fields of particular kinds that the host cluster allocates or binds (cluster IPs, node ports,
+ * bound volumes, the node a Pod runs on). The tenant's values mean nothing on the host, so
+ * they are stripped from the desired object and, on update, carried over from the host's copy.
+ */
+interface HostOwnedFields {
+  strip(object: Json): void;
+  restore(body: Json, observed: Json): void;
+}
+
+function specOf(object: Json): Json | undefined {
+  return isRecord(object.spec) ? object.spec : undefined;
+}
+
+function simpleSpecFields(fields: readonly string[]): HostOwnedFields {
+  return {
+    strip(object) {
+      const spec = specOf(object);
+      if (spec) for (const f of fields) delete spec[f];
+    },
+    restore(body, observed) {
+      const spec = specOf(body);
+      const seen = specOf(observed);
+      if (!spec || !seen) return;
+      for (const f of fields) {
+        if (seen[f] !== undefined && spec[f] === undefined) spec[f] = structuredClone(seen[f]);
+      }
+    },
+  };
+}
+
+const serviceFields = simpleSpecFields([
+  'clusterIP',
+  'clusterIPs',
+  'healthCheckNodePort',
+  'ipFamilies',
+]);
+
+const SERVICE: HostOwnedFields = {
+  strip(object) {
+    serviceFields.strip(object);
+    const ports = specOf(object)?.ports;
+    if (Array.isArray(ports)) for (const p of ports) if (isRecord(p)) delete p.nodePort;
+  },
+  restore(body, observed) {
+    serviceFields.restore(body, observed);
+    const ports = specOf(body)?.ports;
+    const seen = specOf(observed)?.ports;
+    if (!Array.isArray(ports) || !Array.isArray(seen)) return;
+    // Node ports are matched by port and protocol, the identity the apiserver itself uses.
+    for (const p of ports) {
+      if (!isRecord(p) || p.nodePort !== undefined) continue;
+      const match = seen.find(
+        (s) => isRecord(s) && s.port === p.port && (s.protocol ?? 'TCP') === (p.protocol ?? 'TCP'),
+      );
+      if (isRecord(match) && match.nodePort !== undefined) p.nodePort = match.nodePort;
+    }
+  },
+};
+
+const HOST_OWNED: ReadonlyMap<string, HostOwnedFields> = new Map([
+  ['v1/Service', SERVICE],
+  ['v1/PersistentVolumeClaim', simpleSpecFields(['volumeName'])],
+  ['v1/Pod', simpleSpecFields(['nodeName'])],
+]);
+
+function hostOwnedFields(object: KubeObject): HostOwnedFields | undefined {
+  return HOST_OWNED.get(`${object.apiVersion}/${object.kind}`);
+}
+
+/** Copies host-owned fields (cluster IPs, bound volume, ...) from the host's copy into an update body. */
+export function restoreHostOwnedFields(body: KubeObject, observed: KubeObject): void {
+  hostOwnedFields(body)?.restore(body as Json, observed as Json);
+}
+
+/** The tenant-derived label and annotation keys the engine owns on a host object. */
+export interface OwnedKeys {
+  labels: string[];
+  annotations: string[];
+}
+
+/** Reads the owned-keys annotation; a missing or garbled one owns nothing (safe: keeps keys). */
+export function ownedKeysOf(hostObject: KubeObject): OwnedKeys {
+  const text = hostObject.metadata.annotations?.[Annotations.OwnedKeys];
+  if (!text) return { labels: [], annotations: [] };
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const list = (v: unknown) =>
+      Array.isArray(v) ? v.filter((k): k is string => typeof k === 'string') : [];
+    return isRecord(parsed)
+      ? { labels: list(parsed.labels), annotations: list(parsed.annotations) }
+      : { labels: [], annotations: [] };
+  } catch {
+    return { labels: [], annotations: [] };
+  }
+}
+
+function tenantKeys(
+  map: Record<string, string> | undefined,
+  dropped: readonly string[] = [],
+  excluded?: (key: string) => boolean,
+) {
+  const kept: Record<string, string> = {};
+  const from = map ?? {};
+  for (const key of Object.keys(from)) {
+    if (isReservedKey(key) || dropped.includes(key) || excluded?.(key)) continue;
+    kept[key] = from[key] as string;
+  }
+  return kept;
+}
+
+/** Where a tenant object goes. */
+export interface TransformTarget {
+  tenant: string;
+  hostNamespace: string;
+  /** Tenant label and annotation keys the policy keeps off the host (`key-exclusions.ts`). */
+  excludeKeys?: KeyExclusions;
+}
+
+/**
+ * The desired host object for a tenant object: deep copy; host name from {@link hostName};
+ * re-namespaced into the host namespace; server-populated and host-owned fields stripped (the
+ * metadata is built from scratch, so resourceVersion, uid, ownerReferences, finalizers and every
+ * other server or host field never reach it);
+ * tenant-supplied reserved keys dropped (anti-spoofing) before the reverse-mapping labels and
+ * annotations are merged in; the owned-keys annotation records the tenant keys carried over, so a
+ * later update can remove the ones the tenant removed while keeping keys host controllers add.
+ * Never mutates `source`.
+ */
+export function toHostObject(source: KubeObject, target: TransformTarget): KubeObject {
+  const vns = source.metadata.namespace ?? '';
+  const name = source.metadata.name;
+  const { excludeKeys } = target;
+  const labels = tenantKeys(source.metadata.labels, [], excludeKeys?.labels);
+  const annotations = tenantKeys(
+    source.metadata.annotations,
+    DROPPED_TENANT_ANNOTATIONS,
+    excludeKeys?.annotations,
+  );
+  const owned: OwnedKeys = {
+    labels: Object.keys(labels).sort(),
+    annotations: Object.keys(annotations).sort(),
+  };
+  // The kept maps hold no reserved key, so the engine's keys go on after them (no copies).
+  Object.assign(labels, reverseMappingLabels(target.tenant, source.kind, vns));
+  Object.assign(annotations, reverseMappingAnnotations(vns, name, source.metadata.uid));
+  annotations[Annotations.OwnedKeys] = JSON.stringify(owned);
+  const desired: KubeObject = {
+    apiVersion: source.apiVersion,
+    kind: source.kind,
+    metadata: {
+      name: hostName(name, vns, target.tenant),
+      namespace: target.hostNamespace,
+      labels,
+      annotations,
+    },
+  };
+  for (const field of Object.keys(source)) {
+    const value = source[field];
+    if (NON_CONTENT_FIELDS.has(field) || value === undefined) continue;
+    desired[field] = cloneJson(value);
+  }
+  hostOwnedFields(desired)?.strip(desired as Json);
+  if (desired.spec !== undefined) {
+    desired.metadata.annotations = {
+      ...desired.metadata.annotations,
+      [Annotations.SpecHash]: jsonDigest(desired.spec),
+    };
+  }
+  return desired;
+}

@@ -1,0 +1,177 @@
+/**
+ * Status conditions of a TenantCluster (the `metav1.Condition` shape), so `kubectl wait
+ * --for=condition=Ready` and every tool that reads conditions understand a tenant at a glance.
+ *
+ * Two conditions, always set together: `Ready` (the last pass completed without errors) and its
+ * abnormal-true twin `Degraded` (the last pass was incomplete, had object errors, or failed at
+ * pass level), both with the same CamelCase reason. `lastTransitionTime` changes only when a
+ * condition's status flips, and the conditions are written only when something in them changed,
+ * so a steady state stays write-free.
+ */
+import { isRecord } from '../../common/index.js';
+import type { PassResult } from '../../ports/index.js';
+import { formatObjectError } from '../context/object-errors.js';
+
+/** The condition types tenantplane maintains. */
+export const ConditionType = { Ready: 'Ready', Degraded: 'Degraded' } as const;
+export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
+
+/** `metav1.ConditionStatus`. */
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+/**
+ * Why the conditions are as they are (the `reason` of both conditions). A pass-level failure of
+ * another kind is named after its error (`TenantClusterChangedError` -> `TenantClusterChanged`).
+ */
+export const ConditionReason = {
+  /** The last pass completed and every object converged. */
+  Converged: 'Converged',
+  /** A bound (deadline, write budget, 429) or a failed listing left work for the next pass. */
+  PassIncomplete: 'PassIncomplete',
+  /** The last pass completed, but some objects failed. */
+  ObjectErrors: 'ObjectErrors',
+  /** The pass failed before any write: the tenant cluster did not answer. */
+  TenantClusterUnreachable: 'TenantClusterUnreachable',
+  /** The pass failed before any write: the TenantCluster spec is not a valid policy. */
+  InvalidPolicy: 'InvalidPolicy',
+  /** The pass failed before any write, for another reason (see the message). */
+  PassFailed: 'PassFailed',
+} as const;
+export type ConditionReason = (typeof ConditionReason)[keyof typeof ConditionReason];
+
+/** One status condition, as `metav1.Condition` and the CRD define it. */
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  /** RFC 3339; when `status` last changed. */
+  lastTransitionTime: string;
+  /** `metadata.generation` of the TenantCluster the condition was set from. */
+  observedGeneration?: number;
+}
+
+/** A condition as a pass asserts it, before it is merged with what is recorded. */
+export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
+
+/** A `lastTransitionTime`: RFC 3339 in whole seconds, like `metav1.Time`. */
+export function conditionTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** Longest condition message written (the CRD allows 32768; status stays small). */
+const MAX_MESSAGE = 1024;
+
+function clip(message: string): string {
+  return message.length <= MAX_MESSAGE ? message : `${message.slice(0, MAX_MESSAGE - 3)}...`;
+}
+
+/** `Ready` and `Degraded` for one outcome: healthy, or in trouble for `reason`. */
+export function outcomeConditions(
+  healthy: boolean,
+  reason: string,
+  message: string,
+  generation: number | undefined,
+): ConditionInput[] {
+  const common = {
+    reason,
+    message: clip(message),
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  };
+  const ready: ConditionStatus = healthy ? 'True' : 'False';
+  const degraded: ConditionStatus = healthy ? 'False' : 'True';
+  return [
+    { type: ConditionType.Ready, status: ready, ...common },
+    { type: ConditionType.Degraded, status: degraded, ...common },
+  ];
+}
+
+/** The conditions a finished (not dry-run, not paused) pass asserts. */
+export function passConditions(result: PassResult): ConditionInput[] {
+  const generation = result.tenantClusterGeneration;
+  const errors = result.errors.length;
+  const first = result.errors[0];
+  const errorText = first
+    ? `${errors} object error${errors === 1 ? '' : 's'}, first: ${formatObjectError(first)}`
+    : '';
+  if (!result.complete) {
+    const why = result.incompleteReason ?? 'work was left for the next pass';
+    const message = errorText ? `${why}; ${errorText}` : why;
+    return outcomeConditions(false, ConditionReason.PassIncomplete, message, generation);
+  }
+  if (first) return outcomeConditions(false, ConditionReason.ObjectErrors, errorText, generation);
+  const message = 'the last pass completed and every object converged';
+  return outcomeConditions(true, ConditionReason.Converged, message, generation);
+}
+
+const STATUSES: ReadonlySet<string> = new Set(['True', 'False', 'Unknown']);
+
+/** The well-formed conditions of a recorded `status` (anything else is ignored). */
+export function recordedConditions(status: unknown): Condition[] {
+  if (!isRecord(status) || !Array.isArray(status.conditions)) return [];
+  return status.conditions.filter(
+    (c): c is Condition =>
+      isRecord(c) &&
+      typeof c.type === 'string' &&
+      typeof c.status === 'string' &&
+      STATUSES.has(c.status),
+  );
+}
+
+/** Whether `recorded` already says what `next` says (lastTransitionTime aside). */
+function sameCondition(recorded: Condition, next: ConditionInput): boolean {
+  return (
+    recorded.status === next.status &&
+    recorded.reason === next.reason &&
+    recorded.message === next.message &&
+    recorded.observedGeneration === next.observedGeneration &&
+    typeof recorded.lastTransitionTime === 'string' &&
+    recorded.lastTransitionTime !== ''
+  );
+}
+
+/**
+ * Merges the asserted conditions into the recorded ones: a condition whose status is unchanged
+ * keeps its `lastTransitionTime`, one that flips (or is new) gets `now`; conditions of other
+ * types are kept as recorded, in place. `changed` is false when nothing would differ.
+ */
+export function mergeConditions(
+  recorded: readonly Condition[],
+  next: readonly ConditionInput[],
+  now: string,
+): { conditions: Condition[]; changed: boolean } {
+  let changed = false;
+  const merged = recorded.map((c) => ({ ...c }));
+  for (const wanted of next) {
+    const index = merged.findIndex((c) => c.type === wanted.type);
+    const old = index < 0 ? undefined : merged[index];
+    if (old && sameCondition(old, wanted)) continue;
+    changed = true;
+    const keep = old && old.status === wanted.status && old.lastTransitionTime;
+    const condition: Condition = { ...wanted, lastTransitionTime: keep || now };
+    if (index < 0) merged.push(condition);
+    else merged[index] = condition;
+  }
+  return { conditions: merged, changed };
+}
+
+/**
+ * The `status` fields `conditions` and `observedGeneration` to write, or `undefined` when the
+ * recorded status already says the same (so nothing needs writing on their account).
+ * `generation` is the TenantCluster's `metadata.generation`; `now` the time of the outcome.
+ */
+export function conditionsPatch(
+  recordedStatus: unknown,
+  next: readonly ConditionInput[],
+  generation: number | undefined,
+  now: string,
+): Record<string, unknown> | undefined {
+  const merge = mergeConditions(recordedConditions(recordedStatus), next, now);
+  const recordedGeneration = isRecord(recordedStatus) ? recordedStatus.observedGeneration : null;
+  const generationChanged = generation !== undefined && recordedGeneration !== generation;
+  if (!merge.changed && !generationChanged) return undefined;
+  return {
+    conditions: merge.conditions,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  };
+}

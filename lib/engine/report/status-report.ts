@@ -1,0 +1,112 @@
+/**
+ * Reporting a pass in `TenantCluster.status.lastPass`, without breaking the zero-write steady
+ * state: a pass that acted, failed or recovered always reports; a clean pass that changed nothing
+ * (or whose only Decisions are the recorded pass's Skips, see `skip-digest.ts`) leaves the
+ * recorded pass alone until it is older than the report interval. Like the kubelet's
+ * node status (report on change, else every few minutes), the status's age still tells an
+ * operator that passes run.
+ */
+import { errorMessage, stableJson } from '../../common/index.js';
+import { type ClusterApi, type PassResult, TENANT_CLUSTER } from '../../ports/index.js';
+import { clusterReason, formatObjectError } from '../context/object-errors.js';
+import { conditionsPatch, conditionTime, passConditions } from './conditions.js';
+import { actedBeyondRecordedSkips, skipDigest } from './skip-digest.js';
+
+/** The default report interval for a clean pass that changed nothing. */
+export const DEFAULT_STATUS_REPORT_INTERVAL_MS = 10 * 60_000;
+
+/** Maximum errors written to status.lastPass.errors (the CRD's maxItems). */
+const STATUS_ERRORS = 20;
+
+/** The `status.lastPass` object of the TenantCluster CRD for a result. */
+export function lastPassStatus(result: PassResult): Record<string, unknown> {
+  const failed = result.failed ?? { Create: 0, Update: 0, Delete: 0, Skip: 0 };
+  return {
+    passId: result.passId,
+    startedAt: result.startedAt,
+    finishedAt: result.finishedAt,
+    durationMs: result.durationMs,
+    complete: result.complete,
+    // null removes a reason left by an earlier incomplete pass (JSON merge patch).
+    incompleteReason: result.incompleteReason ?? null,
+    // lowerCamelCase in the API (PassResult keeps the Decision actions' names).
+    counts: {
+      create: result.counts.Create,
+      update: result.counts.Update,
+      delete: result.counts.Delete,
+      skip: result.counts.Skip,
+      alreadyGone: result.alreadyGone ?? 0,
+    },
+    // Failed Decisions apart from the counts, so a refused write never reads as done.
+    failed: { create: failed.Create, update: failed.Update, delete: failed.Delete },
+    failedCount: failed.Create + failed.Update + failed.Delete,
+    skipDigest: skipDigest(result.decisions),
+    errorCount: result.errors.length,
+    errors: result.errors.slice(0, STATUS_ERRORS).map(formatObjectError),
+    // Which path ran (resumed, full, resync) and why a kind did not resume (resume-point.ts).
+    path: result.path ?? null,
+    pathReason: result.pathReason ?? null,
+  };
+}
+
+/** The parts of `status.lastPass` that say whether the pass was in trouble. */
+function troubleOf(lastPass: Record<string, unknown>): string {
+  const { complete, incompleteReason, errorCount, errors } = lastPass;
+  return stableJson([complete, incompleteReason ?? null, errorCount ?? 0, errors ?? []]);
+}
+
+/** Whether a pass must write `status.lastPass`, given the recorded one (see the module doc). */
+export function statusReportDue(
+  recorded: unknown,
+  next: Record<string, unknown>,
+  nowMs: number,
+  intervalMs: number = DEFAULT_STATUS_REPORT_INTERVAL_MS,
+): boolean {
+  if (recorded === null || typeof recorded !== 'object') return true;
+  const previous = recorded as Record<string, unknown>;
+  if (actedBeyondRecordedSkips(previous, next)) return true;
+  if (troubleOf(previous) !== troubleOf(next)) return true;
+  const finishedAt = Date.parse(String(previous.finishedAt));
+  return !Number.isFinite(finishedAt) || nowMs - finishedAt >= intervalMs;
+}
+
+/**
+ * Writes `status.lastPass` when it is due, or when the conditions or `observedGeneration` changed
+ * (then with them; see `conditions.ts`), or when `more` (other status fields, e.g. the retry
+ * memory of `retry-backoff.ts`) is given; sets `result.statusWritten`. A failed write is an error
+ * of the pass, not a failure of it: the pass's work is done either way.
+ */
+export async function reportStatus(
+  hostApi: ClusterApi,
+  recordedStatus: unknown,
+  result: PassResult,
+  intervalMs: number | undefined,
+  more?: Record<string, unknown>,
+  alongside?: Record<string, unknown>,
+): Promise<void> {
+  result.statusWritten = false;
+  const lastPass = lastPassStatus(result);
+  const recorded = (recordedStatus as { lastPass?: unknown } | undefined)?.lastPass;
+  const generation = result.tenantClusterGeneration;
+  const observed = conditionsPatch(
+    recordedStatus,
+    passConditions(result),
+    generation,
+    conditionTime(Date.parse(result.finishedAt)),
+  );
+  const due = statusReportDue(recorded, lastPass, Date.parse(result.finishedAt), intervalMs);
+  if (!due && observed === undefined && more === undefined) return;
+  try {
+    // `alongside` (e.g. the resume points) is written only with a status write made anyway.
+    const status = { lastPass, ...observed, ...alongside, ...more };
+    await hostApi.patchStatus(TENANT_CLUSTER, undefined, result.tenant, status);
+    result.statusWritten = true;
+  } catch (error) {
+    const reason = clusterReason(error);
+    result.errors.push({
+      kind: TENANT_CLUSTER.kind,
+      message: `could not write status.lastPass: ${errorMessage(error)}`,
+      ...(reason ? { reason } : {}),
+    });
+  }
+}

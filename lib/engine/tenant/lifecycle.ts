@@ -1,0 +1,150 @@
+/**
+ * What the engine remembers about a tenant across passes, so nothing it synced outlives its
+ * reason: the kinds it has synced, the host namespaces it has synced into, and the tenant
+ * cluster's identity (TenantCluster status), plus its finalizer on the TenantCluster. Every field
+ * is written only when it changes, so a steady state stays write-free; and a kind or namespace is
+ * recorded before the first write into it, so a crash can never leave copies nobody remembers.
+ */
+import { isRecord, jsonEqual, stableJson } from '../../common/index.js';
+import {
+  type ClusterApi,
+  type KindRef,
+  type KubeObject,
+  TENANT_CLUSTER,
+} from '../../ports/index.js';
+import { TenantClusterKeys } from '../names/metadata.js';
+import { parseSyncPolicy, type SyncPolicy } from '../policy/policy.js';
+
+/** The remembered state, as `status.syncedKinds`, `status.hostNamespaces`, `status.tenantClusterId`. */
+export interface Remembered {
+  syncedKinds: KindRef[];
+  hostNamespaces: string[];
+  tenantClusterId?: string;
+}
+
+/** Reads the remembered state from a TenantCluster's status (missing or garbled: nothing). */
+export function readRemembered(tenantCluster: KubeObject): Remembered {
+  const status = isRecord(tenantCluster.status) ? tenantCluster.status : {};
+  const kinds = Array.isArray(status.syncedKinds) ? status.syncedKinds : [];
+  const namespaces = Array.isArray(status.hostNamespaces) ? status.hostNamespaces : [];
+  const remembered: Remembered = {
+    syncedKinds: kinds
+      .filter(isRecord)
+      .filter((k) => typeof k.apiVersion === 'string' && typeof k.kind === 'string')
+      .map((k) => ({ apiVersion: k.apiVersion as string, kind: k.kind as string })),
+    hostNamespaces: namespaces.filter((n): n is string => typeof n === 'string'),
+  };
+  if (typeof status.tenantClusterId === 'string')
+    remembered.tenantClusterId = status.tenantClusterId;
+  return remembered;
+}
+
+/** `apiVersion kind`, the identity of a kind in sets. */
+export function kindKey(kind: KindRef): string {
+  return `${kind.apiVersion} ${kind.kind}`;
+}
+
+/** The union of two kind lists, first list's order first. */
+export function unionKinds(a: readonly KindRef[], b: readonly KindRef[]): KindRef[] {
+  const seen = new Map<string, KindRef>();
+  for (const k of [...a, ...b])
+    if (!seen.has(kindKey(k))) seen.set(kindKey(k), { apiVersion: k.apiVersion, kind: k.kind });
+  return [...seen.values()];
+}
+
+/** The status fields of `next` that differ from `before`; `undefined` when nothing changed. */
+export function rememberedPatch(
+  before: Remembered,
+  next: Remembered,
+): Record<string, unknown> | undefined {
+  const patch: Record<string, unknown> = {};
+  if (!jsonEqual(before.syncedKinds, next.syncedKinds)) patch.syncedKinds = next.syncedKinds;
+  if (!jsonEqual(before.hostNamespaces, next.hostNamespaces))
+    patch.hostNamespaces = next.hostNamespaces;
+  if (before.tenantClusterId !== next.tenantClusterId)
+    patch.tenantClusterId = next.tenantClusterId ?? null;
+  return Object.keys(patch).length === 0 ? undefined : patch;
+}
+
+/** Writes the remembered fields that changed (a merge patch of the status subresource). */
+export async function writeRemembered(
+  hostApi: ClusterApi,
+  tenant: string,
+  before: Remembered,
+  next: Remembered,
+): Promise<boolean> {
+  const patch = rememberedPatch(before, next);
+  if (patch) await hostApi.patchStatus(TENANT_CLUSTER, undefined, tenant, patch);
+  return patch !== undefined;
+}
+
+function finalizersOf(tenantCluster: KubeObject): string[] {
+  const list = tenantCluster.metadata.finalizers;
+  return Array.isArray(list) ? list.filter((f): f is string => typeof f === 'string') : [];
+}
+
+/**
+ * Adds the host-cleanup finalizer when it is missing (one update, with the resourceVersion read,
+ * on the first pass only), so `kubectl delete tenantcluster` waits for a pass to remove the copies.
+ */
+export async function ensureFinalizer(
+  hostApi: ClusterApi,
+  tenantCluster: KubeObject,
+): Promise<boolean> {
+  const finalizers = finalizersOf(tenantCluster);
+  if (finalizers.includes(TenantClusterKeys.HostCleanupFinalizer)) return false;
+  await hostApi.update({
+    ...tenantCluster,
+    metadata: {
+      ...tenantCluster.metadata,
+      finalizers: [...finalizers, TenantClusterKeys.HostCleanupFinalizer],
+    },
+  });
+  return true;
+}
+
+/**
+ * Removes the host-cleanup finalizer, letting the deleted TenantCluster go. Re-reads it first:
+ * the pass's own status writes moved its resourceVersion since the pass read it.
+ */
+export async function releaseFinalizer(hostApi: ClusterApi, tenant: string): Promise<void> {
+  const tenantCluster = await hostApi.get(TENANT_CLUSTER, undefined, tenant);
+  if (!tenantCluster) return;
+  const finalizers = finalizersOf(tenantCluster);
+  if (!finalizers.includes(TenantClusterKeys.HostCleanupFinalizer)) return;
+  await hostApi.update({
+    ...tenantCluster,
+    metadata: {
+      ...tenantCluster.metadata,
+      finalizers: finalizers.filter((f) => f !== TenantClusterKeys.HostCleanupFinalizer),
+    },
+  });
+}
+
+/**
+ * A check that the policy the pass runs under still holds: re-reads the TenantCluster and says
+ * why not when `hostNamespace`, `paused` or `toHost` changed, or it is being deleted. GC asks
+ * before deleting anything, so it never collects under a policy that changed underneath it.
+ */
+export function policyRecheck(
+  hostApi: ClusterApi,
+  tenant: string,
+  policy: SyncPolicy,
+): () => Promise<string | undefined> {
+  const shape = (p: SyncPolicy) => stableJson([p.hostNamespace, p.paused, p.toHost]);
+  const expected = shape(policy);
+  return async () => {
+    const now = await hostApi.get(TENANT_CLUSTER, undefined, tenant);
+    if (!now) return `TenantCluster "${tenant}" disappeared during the pass`;
+    if (now.metadata.deletionTimestamp) return `TenantCluster "${tenant}" is being deleted`;
+    let next: SyncPolicy;
+    try {
+      next = parseSyncPolicy(tenant, now.spec);
+    } catch {
+      return `the sync policy of TenantCluster "${tenant}" became invalid during the pass`;
+    }
+    return shape(next) === expected
+      ? undefined
+      : `the sync policy of TenantCluster "${tenant}" changed during the pass (hostNamespace, paused or toHost), so garbage collection waits for the next pass`;
+  };
+}

@@ -1,0 +1,207 @@
+/**
+ * Where each kind's next pass resumes: `TenantCluster.status.resume["<apiVersion>/<kind>"]` =
+ * `{resourceVersion, at, fullAt, policy}`, the tenant resourceVersion up to which every change of
+ * the kind has been converged, when it was recorded, when the kind last had a full two-sided pass,
+ * and a digest of the rule and host namespace it holds for.
+ *
+ * Which path a kind takes (`planKind`): a full pass when asked (`--full`), when nothing is stored
+ * or the policy changed since, when objects of the kind wait in the retry memory, and every
+ * `spec.resync` (default 60m, jittered per tenant by 0.9-1.1x from a hash of its name; a
+ * `resync`); otherwise the pass resumes a watch from the stored resourceVersion and falls back to
+ * a full pass when that fails.
+ *
+ * When it is written (`statusFields`), keeping a steady state write-free: with any status write
+ * the pass makes anyway (it wrote copies, Events changed lastPass, the retry memory changed), and
+ * on its own only when it must be: no point stored yet, the stored one failed or its policy
+ * changed, a full pass reset the resync clock, or a resumed watch saw at least
+ * {@link AGING_EVENTS} changes since it (the apiserver's watch cache keeps at least 100 events per
+ * resource type beyond its 75 s of history, so a point that many changes behind is about to age
+ * out). A quiet tenant's resumed passes see no change and write nothing. A kind whose pass was
+ * incomplete (a bound, a deferred write, an error) clears its point: the next pass is full.
+ */
+import { createHash } from 'node:crypto';
+import { isRecord, jsonDigest, jsonEqual } from '../../common/index.js';
+import type { KindRef, KubeObject, PassPath } from '../../ports/index.js';
+import type { KindRule } from '../policy/policy.js';
+
+/** One kind's stored resume point. */
+export interface ResumePoint {
+  resourceVersion: string;
+  at: string;
+  fullAt: string;
+  policy: string;
+}
+
+/** How a kind is synced this pass; `resume` carries the point to resume from. */
+export type KindPlan = { resume: ResumePoint } | { path: 'full' | 'resync'; reason: string };
+
+/** A resumed watch that saw this many changes re-records its point (see the module doc). */
+export const AGING_EVENTS = 50;
+
+/** The default full two-sided resync period. */
+export const DEFAULT_RESYNC_MS = 60 * 60_000;
+
+/** The key of a kind in `status.resume`. */
+export function resumeKey(kind: KindRef): string {
+  return `${kind.apiVersion}/${kind.kind}`;
+}
+
+/** Digest of what a resume point holds for: the rule and the host namespace. */
+export function policyDigest(rule: KindRule, hostNamespace: string): string {
+  return jsonDigest([hostNamespace, rule]);
+}
+
+/** `spec.resync` (`90s`, `30m`, `2h`) in milliseconds; the default when absent or garbled. */
+export function resyncMs(spec: unknown): number {
+  const value = isRecord(spec) ? spec.resync : undefined;
+  const match = typeof value === 'string' ? /^([0-9]{1,6})(s|m|h)$/.exec(value) : null;
+  if (!match) return DEFAULT_RESYNC_MS;
+  const unit = { s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 's' | 'm' | 'h'];
+  return Math.max(1000, Number(match[1]) * unit);
+}
+
+/** The tenant's own resync period: 0.9 to 1.1 times the period, from a hash of its name. */
+export function jitteredResyncMs(tenant: string, periodMs: number): number {
+  const h = createHash('sha256').update(tenant).digest().readUInt32BE(0) / 2 ** 32;
+  return Math.round(periodMs * (0.9 + 0.2 * h));
+}
+
+function readPoints(status: unknown): Record<string, ResumePoint> {
+  const resume = isRecord(status) && isRecord(status.resume) ? status.resume : {};
+  const points: Record<string, ResumePoint> = {};
+  for (const [key, value] of Object.entries(resume)) {
+    if (!isRecord(value)) continue;
+    const { resourceVersion, at, fullAt, policy } = value;
+    if ([resourceVersion, at, fullAt, policy].every((v) => typeof v === 'string')) {
+      points[key] = value as unknown as ResumePoint;
+    }
+  }
+  return points;
+}
+
+function retriesOf(status: unknown, kind: KindRef): boolean {
+  const list = isRecord(status) && Array.isArray(status.retries) ? status.retries : [];
+  return list.some((e) => isRecord(e) && e.apiVersion === kind.apiVersion && e.kind === kind.kind);
+}
+
+/** The resume points of one pass: what was stored, the path each kind took, what to store. */
+export class ResumeBook {
+  private readonly stored: Record<string, ResumePoint>;
+  private readonly next: Record<string, ResumePoint | null>;
+  private material = false;
+  /** The path each kind took, and why it was not resumed. */
+  readonly paths = new Map<string, { path: PassPath; reason?: string }>();
+
+  constructor(
+    private readonly tenantCluster: KubeObject,
+    private readonly hostNamespace: string,
+    private readonly options: {
+      full: boolean;
+      canWatch: boolean;
+      nowMs: () => number;
+      /** Off: every pass is full and no resume point is read or written. */
+      incremental?: boolean;
+    },
+  ) {
+    this.stored = readPoints(tenantCluster.status);
+    this.next = { ...this.stored };
+  }
+
+  /** Which path `rule` takes this pass (see the module doc). */
+  plan(rule: KindRule): KindPlan {
+    const point = this.stored[resumeKey(rule)];
+    if (this.options.incremental !== true) return { path: 'full', reason: '' };
+    if (this.options.full) return { path: 'full', reason: 'a full pass was asked for' };
+    if (!this.options.canWatch) return { path: 'full', reason: 'the tenant client cannot watch' };
+    if (!point) return { path: 'full', reason: 'no resume point stored yet' };
+    if (point.policy !== policyDigest(rule, this.hostNamespace)) {
+      return { path: 'full', reason: 'the sync policy changed since the resume point' };
+    }
+    if (retriesOf(this.tenantCluster.status, rule)) {
+      return { path: 'full', reason: 'objects of this kind wait in the retry memory' };
+    }
+    const { metadata, spec } = this.tenantCluster;
+    const period = jitteredResyncMs(metadata.name, resyncMs(spec));
+    if (this.options.nowMs() - Date.parse(point.fullAt) >= period) {
+      return {
+        path: 'resync',
+        reason: `the resync period (${Math.round(period / 60_000)}m) passed`,
+      };
+    }
+    return { resume: point };
+  }
+
+  /** Records the path a kind took. */
+  took(rule: KindRule, path: PassPath, reason?: string): void {
+    this.paths.set(rule.kind, reason ? { path, reason } : { path });
+  }
+
+  /** A full (or resync) pass of `rule` converged everything up to `resourceVersion`. */
+  listed(rule: KindRule, resourceVersion: string | undefined, plan: KindPlan): void {
+    const key = resumeKey(rule);
+    if (resourceVersion === undefined) {
+      this.clear(rule);
+      return;
+    }
+    const now = new Date(this.options.nowMs()).toISOString();
+    const policy = policyDigest(rule, this.hostNamespace);
+    this.next[key] = { resourceVersion, at: now, fullAt: now, policy };
+    const waitingRetry = 'path' in plan && plan.reason.includes('retry memory');
+    if (!waitingRetry) this.material = true;
+  }
+
+  /** A resumed kind converged every change up to the bookmark `resourceVersion`. */
+  resumed(rule: KindRule, point: ResumePoint, resourceVersion: string, changes: number): void {
+    const at = new Date(this.options.nowMs()).toISOString();
+    this.next[resumeKey(rule)] = { ...point, resourceVersion, at };
+    if (changes >= AGING_EVENTS) this.material = true;
+  }
+
+  /** A kind left work undone: its next pass must be full. */
+  clear(rule: KindRule): void {
+    const key = resumeKey(rule);
+    if (this.next[key] !== undefined && this.next[key] !== null) this.material = true;
+    if (this.stored[key]) this.next[key] = null;
+    else delete this.next[key];
+  }
+
+  /** A resume failed: the stored point is dead. */
+  failed(): void {
+    this.material = true;
+  }
+
+  /**
+   * The `status.resume` patch: `must` when it has to be written on its own, `withOthers` to add
+   * to a status write made anyway; both undefined when nothing changed.
+   */
+  statusFields(kinds: readonly KindRef[]): {
+    must?: Record<string, unknown>;
+    withOthers?: Record<string, unknown>;
+  } {
+    if (this.options.incremental !== true) return {};
+    const keep = new Set(kinds.map(resumeKey));
+    const patch: Record<string, ResumePoint | null> = {};
+    for (const [key, value] of Object.entries(this.next)) {
+      if (!keep.has(key)) {
+        if (this.stored[key]) patch[key] = null;
+      } else if (value === null || !jsonEqual(value, this.stored[key])) patch[key] = value;
+    }
+    if (Object.keys(patch).length === 0) return {};
+    const fields = { resume: patch };
+    const forced = this.material || Object.values(patch).some((v) => v === null);
+    return forced ? { must: fields, withOthers: fields } : { withOthers: fields };
+  }
+
+  /** The pass's path: resumed when every kind resumed, resync when any resynced, else full. */
+  summary(): { path: PassPath; reason?: string } | undefined {
+    if (this.paths.size === 0) return undefined;
+    const all = [...this.paths.entries()];
+    const reasons = all.filter(([, p]) => p.reason).map(([k, p]) => `${k}: ${p.reason}`);
+    const path: PassPath = all.every(([, p]) => p.path === 'resumed')
+      ? 'resumed'
+      : all.some(([, p]) => p.path === 'resync')
+        ? 'resync'
+        : 'full';
+    return reasons.length > 0 ? { path, reason: reasons.join('; ') } : { path };
+  }
+}

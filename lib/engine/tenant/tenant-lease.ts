@@ -1,0 +1,187 @@
+/**
+ * One pass per tenant at a time, whoever starts it (the scheduled function, a laptop's
+ * `tenantplane sync`): a `coordination.k8s.io/v1` Lease `tenantplane-<tenant>` in the tenant's
+ * host namespace. It is taken only when the pass is about to make its first write to the host
+ * namespace, so a steady pass that changes nothing makes no write for it; taken with create
+ * semantics (AlreadyExists: someone holds it), or, when the holder's lease has expired or was
+ * released, by an update carrying the resourceVersion read (Conflict: someone else was faster).
+ * It is held until the pass's last request may end (the deadline plus the reporting reserve; 15
+ * minutes without a deadline), and released (deleted, with uid and resourceVersion
+ * preconditions) when the pass ends. A crashed holder's lease simply expires.
+ *
+ * A pass that finds the lease held makes no writes: {@link LeaseHeldError} ends it, and the pass
+ * result says who holds the lease and since when. A host that does not answer fails the write
+ * waiting for the lease. A lease the server refuses for another reason (no RBAC grant for leases
+ * yet, a server error) does not stop the pass: every write the engine
+ * makes is safe on its own (create-only, resourceVersion and uid preconditions), so the pass goes
+ * on unprotected and says so in a warning.
+ */
+import { hostname } from 'node:os';
+import { errorMessage } from '../../common/index.js';
+import {
+  type Clock,
+  type ClusterApi,
+  isClusterError,
+  type KindRef,
+  type KubeObject,
+} from '../../ports/index.js';
+import { PassError } from '../errors.js';
+
+export const LEASE: KindRef = Object.freeze({
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+});
+
+/** Without a deadline, how long a pass holds the lease. */
+export const DEFAULT_LEASE_MS = 15 * 60_000;
+
+/** The lease of a tenant's passes. */
+export function leaseName(tenant: string): string {
+  return `tenantplane-${tenant}`;
+}
+
+/** Who holds a lease, as an operator reads it. */
+export interface LeaseHolding {
+  /** `<namespace>/<name>` of the Lease. */
+  lease: string;
+  holder: string;
+  /** When the holder took it (ISO-8601). */
+  since: string;
+  /** When it expires unless released (ISO-8601). */
+  expires: string;
+}
+
+/** Another pass holds the tenant's lease: this pass must not write. */
+export class LeaseHeldError extends PassError {
+  constructor(readonly holding: LeaseHolding) {
+    super(
+      `another pass holds the tenant's lease ${holding.lease} (holder ${holding.holder}, since ${holding.since}, expires ${holding.expires}); this pass made no writes`,
+    );
+    this.name = 'LeaseHeldError';
+  }
+}
+
+/** Kubernetes MicroTime: RFC 3339 with exactly six fractional digits. */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+function holdingOf(lease: KubeObject): LeaseHolding & { expiresMs: number } {
+  const spec = (lease.spec ?? {}) as Record<string, unknown>;
+  const renew = Date.parse(String(spec.renewTime ?? spec.acquireTime ?? ''));
+  const seconds = typeof spec.leaseDurationSeconds === 'number' ? spec.leaseDurationSeconds : 0;
+  const expiresMs = Number.isFinite(renew) ? renew + seconds * 1000 : 0;
+  return {
+    lease: `${lease.metadata.namespace}/${lease.metadata.name}`,
+    holder: typeof spec.holderIdentity === 'string' ? spec.holderIdentity : '',
+    since: String(spec.acquireTime ?? spec.renewTime ?? 'an unknown time'),
+    expires: new Date(expiresMs).toISOString(),
+    expiresMs,
+  };
+}
+
+/** The lease of one pass: taken at its first write, released at its end. */
+export class TenantLease {
+  /** Lease requests, kept out of the pass's `requests` like its status write. */
+  readonly spent = { reads: 0, writes: 0 };
+  /** Set when another pass held the lease: every later write is refused without a request. */
+  refused: LeaseHeldError | undefined;
+  /** Why the lease could not be taken (the pass went on without it), when that happened. */
+  unavailable: string | undefined;
+  private taking: Promise<void> | undefined;
+  private taken: KubeObject | undefined;
+  readonly holder: string;
+
+  constructor(
+    private readonly hostApi: ClusterApi,
+    private readonly tenant: string,
+    passId: string,
+    private readonly clock: Clock,
+    /** Epoch ms until which the pass may still make requests (its lease then expires). */
+    private readonly untilMs: number | undefined,
+  ) {
+    this.holder = `tenantplane pass ${passId} (${hostname()}, pid ${process.pid})`;
+  }
+
+  /**
+   * Takes the lease in `namespace` once; later calls wait for the same outcome.
+   * @throws LeaseHeldError when another pass holds it.
+   */
+  take(namespace: string): Promise<void> {
+    if (this.refused) return Promise.reject(this.refused);
+    this.taking ??= this.acquire(namespace).catch((error: unknown) => {
+      // Held: the pass ends. No answer at all: the write would fare no better, it fails with it.
+      if (error instanceof LeaseHeldError || isClusterError(error, 'Transport')) throw error;
+      this.unavailable = `could not take the tenant's lease ${namespace}/${leaseName(this.tenant)}, so this pass ran without it: ${errorMessage(error)}`;
+    });
+    return this.taking;
+  }
+
+  /** Deletes the lease this pass took (best effort: it expires anyway). */
+  async release(): Promise<void> {
+    const taken = this.taken;
+    if (!taken?.metadata.uid) return;
+    this.taken = undefined;
+    this.spent.writes += 1;
+    try {
+      await this.hostApi.delete(LEASE, taken.metadata.namespace, taken.metadata.name, {
+        uid: taken.metadata.uid,
+        ...(taken.metadata.resourceVersion
+          ? { resourceVersion: taken.metadata.resourceVersion }
+          : {}),
+      });
+    } catch {
+      // Gone or changed already; an unreleased lease expires at its deadline.
+    }
+  }
+
+  private spec(now: number, transitions: number): Record<string, unknown> {
+    const until = this.untilMs ?? now + DEFAULT_LEASE_MS;
+    return {
+      holderIdentity: this.holder,
+      leaseDurationSeconds: Math.max(1, Math.ceil((until - now) / 1000) + 1),
+      acquireTime: microTime(now),
+      renewTime: microTime(now),
+      leaseTransitions: transitions,
+    };
+  }
+
+  private async acquire(namespace: string): Promise<void> {
+    const name = leaseName(this.tenant);
+    const now = this.clock.now();
+    try {
+      this.spent.writes += 1;
+      this.taken = await this.hostApi.create({
+        ...LEASE,
+        metadata: { name, namespace },
+        spec: this.spec(now, 0),
+      });
+      return;
+    } catch (error) {
+      if (!isClusterError(error, 'AlreadyExists')) throw error;
+    }
+    this.spent.reads += 1;
+    const current = await this.hostApi.get(LEASE, namespace, name);
+    if (!current) throw new Error('it was released while read');
+    const holding = holdingOf(current);
+    if (holding.holder !== '' && holding.expiresMs > now) throw this.refuse(holding);
+    // Expired (its holder crashed) or released: take it over with the resourceVersion read.
+    const spec = current.spec as Record<string, unknown> | undefined;
+    const transitions = typeof spec?.leaseTransitions === 'number' ? spec.leaseTransitions : 0;
+    try {
+      this.spent.writes += 1;
+      this.taken = await this.hostApi.update({ ...current, spec: this.spec(now, transitions + 1) });
+    } catch (error) {
+      if (!isClusterError(error, 'Conflict')) throw error;
+      this.spent.reads += 1;
+      const winner = await this.hostApi.get(LEASE, namespace, name).catch(() => undefined);
+      throw this.refuse(winner ? holdingOf(winner) : { ...holding, holder: 'another pass' });
+    }
+  }
+
+  private refuse(holding: LeaseHolding): LeaseHeldError {
+    const { lease, holder, since, expires } = holding;
+    this.refused = new LeaseHeldError({ lease, holder, since, expires });
+    return this.refused;
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * The mass-delete guard: a confirmation token names exactly one set of deletions; above the
+ * threshold only vanished sources are held, and only a confirmation of that very set lets them go.
+ */
+import { describe, expect, it } from '@jest/globals';
+import type { GcCandidate } from '../../../../lib/engine/gc/candidates.js';
+import { confirmationToken, guardDeletes } from '../../../../lib/engine/gc/delete-guard.js';
+import { TenantClusterKeys } from '../../../../lib/engine/names/metadata.js';
+import type { DeleteGuardPolicy } from '../../../../lib/engine/policy/policy.js';
+import { confirmedTokens } from '../../../../lib/engine/tenant/tenant-cluster.js';
+import { CONFIGMAP, HOST_NS, TENANT } from '../support.js';
+
+const candidate = (name: string, vanished = true, uid = `uid-${name}`): GcCandidate => ({
+  object: { ...CONFIGMAP, metadata: { namespace: HOST_NS, name, uid } },
+  ref: { tenant: TENANT, kind: 'ConfigMap', virtualNamespace: 'default', virtualName: name },
+  reason: vanished ? `tenant ConfigMap default/${name} no longer exists` : 'excluded',
+  vanished,
+});
+
+const many = (count: number, prefix = 'c', vanished = true): GcCandidate[] =>
+  Array.from({ length: count }, (_, i) => candidate(`${prefix}${i}`, vanished));
+
+const names = (list: readonly GcCandidate[]) => list.map((c) => c.object.metadata.name).sort();
+
+const GUARD: DeleteGuardPolicy = { maxPercent: 50, minCopies: 20 };
+
+describe('confirmationToken', () => {
+  it('is stable for the same set, whatever the order', () => {
+    const set = [candidate('a'), candidate('b'), candidate('c')];
+    expect(confirmationToken(set)).toBe(confirmationToken([...set].reverse()));
+    expect(confirmationToken(set)).toMatch(/^[0-9a-f]{10}$/);
+  });
+
+  it('differs for another set', () => {
+    const abc = confirmationToken([candidate('a'), candidate('b'), candidate('c')]);
+    expect(confirmationToken([candidate('a'), candidate('b')])).not.toBe(abc);
+    expect(confirmationToken([candidate('a'), candidate('b'), candidate('d')])).not.toBe(abc);
+    // Same names, other objects (uids): another set.
+    expect(confirmationToken([candidate('a', true, 'x'), candidate('b'), candidate('c')])).not.toBe(
+      abc,
+    );
+  });
+});
+
+describe('confirmedTokens', () => {
+  const cases: Array<{
+    name: string;
+    annotations: Record<string, string> | undefined;
+    expected: string[];
+  }> = [
+    { name: 'no annotations', annotations: undefined, expected: [] },
+    { name: 'annotation missing', annotations: { other: 'x' }, expected: [] },
+    {
+      name: 'empty annotation',
+      annotations: { [TenantClusterKeys.ConfirmDeletes]: '' },
+      expected: [],
+    },
+    {
+      name: 'one entry',
+      annotations: { [TenantClusterKeys.ConfirmDeletes]: 'ConfigMap:abc' },
+      expected: ['ConfigMap:abc'],
+    },
+    {
+      name: 'several, spaces and empty entries dropped',
+      annotations: { [TenantClusterKeys.ConfirmDeletes]: ' ConfigMap:abc , ,Secret:def,' },
+      expected: ['ConfigMap:abc', 'Secret:def'],
+    },
+  ];
+  it.each(cases)('$name', ({ annotations, expected }) => {
+    expect([...confirmedTokens(annotations)].sort()).toEqual(expected);
+  });
+});
+
+describe('guardDeletes', () => {
+  const cases: Array<{
+    name: string;
+    candidates: GcCandidate[];
+    managed: number;
+    guard?: DeleteGuardPolicy;
+    expectedAllowed: number;
+    expectedHeld?: number;
+  }> = [
+    {
+      name: 'below minCopies never holds, even when every copy vanished',
+      candidates: many(19),
+      managed: 19,
+      expectedAllowed: 19,
+    },
+    {
+      name: 'exactly maxPercent is not held',
+      candidates: many(10),
+      managed: 20,
+      expectedAllowed: 10,
+    },
+    {
+      name: 'below maxPercent is not held',
+      candidates: many(5),
+      managed: 40,
+      expectedAllowed: 5,
+    },
+    {
+      name: 'excluded sources do not count toward the threshold',
+      candidates: [...many(10), ...many(10, 'x', false)],
+      managed: 20,
+      expectedAllowed: 20,
+    },
+    {
+      name: 'above maxPercent holds the vanished ones',
+      candidates: many(11),
+      managed: 20,
+      expectedAllowed: 0,
+      expectedHeld: 11,
+    },
+    {
+      name: 'above maxPercent still lets excluded ones through',
+      candidates: [...many(15), ...many(3, 'x', false)],
+      managed: 24,
+      expectedAllowed: 3,
+      expectedHeld: 15,
+    },
+    {
+      name: 'a stricter guard holds less',
+      candidates: many(3),
+      managed: 10,
+      guard: { maxPercent: 20, minCopies: 5 },
+      expectedAllowed: 0,
+      expectedHeld: 3,
+    },
+  ];
+  it.each(cases)('$name', ({ candidates, managed, guard, expectedAllowed, expectedHeld }) => {
+    const verdict = guardDeletes(
+      TENANT,
+      'ConfigMap',
+      candidates,
+      managed,
+      guard ?? GUARD,
+      new Set(),
+    );
+    expect(verdict.allowed).toHaveLength(expectedAllowed);
+    expect(verdict.held?.count).toBe(expectedHeld);
+    if (expectedHeld !== undefined) expect(verdict.allowed.every((c) => !c.vanished)).toBe(true);
+  });
+
+  it('names the count and the kubectl annotate command with the token', () => {
+    const vanished = many(15);
+    const verdict = guardDeletes(
+      TENANT,
+      'ConfigMap',
+      [...vanished, candidate('kept', false)],
+      24,
+      GUARD,
+      new Set(),
+    );
+    const token = `ConfigMap:${confirmationToken(vanished)}`;
+    expect(verdict.held?.reason).toContain('delete 15 of the 24 ConfigMap copies');
+    expect(verdict.held?.reason).toContain(
+      `kubectl annotate tenantcluster ${TENANT} ${TenantClusterKeys.ConfirmDeletes}=${token} --overwrite`,
+    );
+    expect(verdict.held?.warning).toEqual({
+      reason: 'MassDeleteGuard',
+      message: verdict.held?.reason,
+    });
+    expect(names(verdict.allowed)).toEqual(['kept']);
+  });
+
+  it('a matching confirmation lets all through', () => {
+    const vanished = many(15);
+    const all = [...vanished, candidate('kept', false)];
+    const token = `ConfigMap:${confirmationToken([...vanished].reverse())}`;
+    const verdict = guardDeletes(TENANT, 'ConfigMap', all, 24, GUARD, new Set([token]));
+    expect(verdict.held).toBeUndefined();
+    expect(names(verdict.allowed)).toEqual(names(all));
+  });
+
+  it('a stale confirmation (of another set) does not', () => {
+    const stale = `ConfigMap:${confirmationToken(many(14))}`;
+    const otherKind = `Secret:${confirmationToken(many(15))}`;
+    const verdict = guardDeletes(
+      TENANT,
+      'ConfigMap',
+      many(15),
+      24,
+      GUARD,
+      new Set([stale, otherKind]),
+    );
+    expect(verdict.held?.count).toBe(15);
+    expect(verdict.allowed).toEqual([]);
+  });
+});

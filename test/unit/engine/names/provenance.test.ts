@@ -1,0 +1,153 @@
+/** Provenance: who holds a host name, relative to the tenant source that wants it. */
+import { describe, expect, it } from '@jest/globals';
+import {
+  describeOccupant,
+  Labels,
+  type Provenance,
+  provenance,
+  type SourceIdentity,
+} from '../../../../lib/engine/index.js';
+import type { KubeObject } from '../../../../lib/ports/index.js';
+import { CONFIGMAP, cm, HOST_NS, hostCopyOf, secret, TENANT } from '../support.js';
+
+const SOURCE: SourceIdentity = {
+  tenant: TENANT,
+  kind: 'ConfigMap',
+  virtualNamespace: 'default',
+  virtualName: 'app',
+};
+
+function withLabels(object: KubeObject, labels: Record<string, string>): KubeObject {
+  return {
+    ...object,
+    metadata: { ...object.metadata, labels: { ...object.metadata.labels, ...labels } },
+  };
+}
+
+describe('provenance', () => {
+  const cases: Array<{ name: string; hostObject: KubeObject; expected: Provenance }> = [
+    {
+      name: 'this source’s copy',
+      hostObject: hostCopyOf(cm('default', 'app')),
+      expected: { holder: 'same-source' },
+    },
+    {
+      name: 'this source’s copy with other content (still the same source)',
+      hostObject: hostCopyOf(cm('default', 'app', { k: 'other' })),
+      expected: { holder: 'same-source' },
+    },
+    {
+      name: 'the same source under a hashed name',
+      hostObject: {
+        ...hostCopyOf(cm('default', 'app')),
+        metadata: { ...hostCopyOf(cm('default', 'app')).metadata, name: 'whatever-0123456789' },
+      },
+      expected: { holder: 'same-source' },
+    },
+    {
+      name: 'another tenant’s copy of the same names',
+      hostObject: hostCopyOf(cm('default', 'app'), 'prod'),
+      expected: {
+        holder: 'other-source',
+        ref: {
+          tenant: 'prod',
+          kind: 'ConfigMap',
+          virtualNamespace: 'default',
+          virtualName: 'app',
+          virtualUid: 'uid-default-app',
+        },
+      },
+    },
+    {
+      name: 'a copy from another namespace',
+      hostObject: hostCopyOf(cm('team', 'app')),
+      expected: {
+        holder: 'other-source',
+        ref: {
+          tenant: TENANT,
+          kind: 'ConfigMap',
+          virtualNamespace: 'team',
+          virtualName: 'app',
+          virtualUid: 'uid-team-app',
+        },
+      },
+    },
+    {
+      name: 'a copy of another name',
+      hostObject: hostCopyOf(cm('default', 'other')),
+      expected: {
+        holder: 'other-source',
+        ref: {
+          tenant: TENANT,
+          kind: 'ConfigMap',
+          virtualNamespace: 'default',
+          virtualName: 'other',
+          virtualUid: 'uid-default-other',
+        },
+      },
+    },
+    {
+      name: 'a copy of another kind',
+      hostObject: hostCopyOf(secret('default', 'app')),
+      expected: {
+        holder: 'other-source',
+        ref: {
+          tenant: TENANT,
+          kind: 'Secret',
+          virtualNamespace: 'default',
+          virtualName: 'app',
+          virtualUid: 'uid-default-app',
+        },
+      },
+    },
+    {
+      name: 'an object without any tenantplane metadata',
+      hostObject: { ...CONFIGMAP, metadata: { namespace: HOST_NS, name: 'app-x-default-x-dev' } },
+      expected: { holder: 'foreign' },
+    },
+    {
+      name: 'a copy whose managed-by label another tool took over',
+      hostObject: withLabels(hostCopyOf(cm('default', 'app')), { [Labels.ManagedBy]: 'helm' }),
+      expected: { holder: 'foreign' },
+    },
+    {
+      name: 'a copy with incomplete metadata (no tenant label)',
+      hostObject: withLabels(hostCopyOf(cm('default', 'app')), { [Labels.Tenant]: '' }),
+      expected: { holder: 'foreign' },
+    },
+  ];
+  it.each(cases)('$name -> $expected.holder', ({ hostObject, expected }) => {
+    expect(provenance(hostObject, SOURCE)).toEqual(expected);
+  });
+
+  it('a virtual uid that differs does not make another source (a recreated tenant object)', () => {
+    const recreated = hostCopyOf(cm('default', 'app', { k: 'v' }, { uid: 'a-new-uid' }));
+    expect(provenance(recreated, SOURCE)).toEqual({ holder: 'same-source' });
+  });
+});
+
+describe('describeOccupant', () => {
+  const cases: Array<{ name: string; provenance: Provenance; expected: string }> = [
+    {
+      name: 'same source',
+      provenance: { holder: 'same-source' },
+      expected: 'this same tenant source',
+    },
+    {
+      name: 'other source',
+      provenance: {
+        holder: 'other-source',
+        ref: { tenant: 'prod', kind: 'Secret', virtualNamespace: 'team', virtualName: 'db' },
+      },
+      expected: 'Secret team/db of tenant cluster "prod" (a name collision)',
+    },
+    {
+      name: 'foreign',
+      provenance: { holder: 'foreign' },
+      expected: 'an object tenantplane does not manage (a foreign object)',
+    },
+  ];
+  it.each(cases)('$name', ({ provenance: p, expected }) => {
+    expect(describeOccupant(p)).toBe(expected);
+  });
+});

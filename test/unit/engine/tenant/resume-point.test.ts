@@ -1,0 +1,159 @@
+/** Resume points: when a kind may resume, when it must be listed in full, and what is written. */
+import { describe, expect, it } from '@jest/globals';
+import {
+  DEFAULT_RESYNC_MS,
+  jitteredResyncMs,
+  policyDigest,
+  ResumeBook,
+  resumeKey,
+  resyncMs,
+} from '../../../../lib/engine/tenant/resume-point.js';
+import type { KubeObject } from '../../../../lib/ports/index.js';
+import { CONFIGMAP, HOST_NS, TENANT, tenantCluster } from '../support.js';
+
+const NOW = Date.parse('2030-01-01T12:00:00Z');
+const rule = { ...CONFIGMAP };
+
+function withPoint(point: Record<string, string>, spec: Record<string, unknown> = {}): KubeObject {
+  const tc = tenantCluster({ toHost: [rule], ...spec });
+  return { ...tc, status: { ...(tc.status as object), resume: { [resumeKey(rule)]: point } } };
+}
+
+function point(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    resourceVersion: '100',
+    at: new Date(NOW - 60_000).toISOString(),
+    fullAt: new Date(NOW - 10 * 60_000).toISOString(),
+    policy: policyDigest(rule, HOST_NS),
+    ...overrides,
+  };
+}
+
+function book(
+  tc: KubeObject,
+  options: { full?: boolean; canWatch?: boolean; incremental?: boolean } = {},
+) {
+  return new ResumeBook(tc, HOST_NS, {
+    full: options.full ?? false,
+    canWatch: options.canWatch ?? true,
+    nowMs: () => NOW,
+    incremental: options.incremental ?? true,
+  });
+}
+
+describe('resyncMs and its jitter', () => {
+  it.each([
+    { spec: {}, expected: DEFAULT_RESYNC_MS },
+    { spec: { resync: '30m' }, expected: 30 * 60_000 },
+    { spec: { resync: '2h' }, expected: 2 * 3_600_000 },
+    { spec: { resync: '0s' }, expected: 1000 },
+    { spec: { resync: 'soon' }, expected: DEFAULT_RESYNC_MS },
+  ])('$spec -> $expected ms', ({ spec, expected }) => {
+    expect(resyncMs(spec)).toBe(expected);
+  });
+
+  it('jitters each tenant within 0.9x-1.1x, the same way every time', () => {
+    const a = jitteredResyncMs('dev', 60_000);
+    expect(a).toBe(jitteredResyncMs('dev', 60_000));
+    for (const t of ['dev', 'prod', 'shop', 'billing']) {
+      const j = jitteredResyncMs(t, 60_000);
+      expect(j).toBeGreaterThanOrEqual(54_000);
+      expect(j).toBeLessThanOrEqual(66_000);
+    }
+  });
+});
+
+describe('ResumeBook.plan', () => {
+  it.each([
+    {
+      name: 'off by default: always full, no reason',
+      tc: withPoint(point()),
+      options: { incremental: false },
+      expected: { path: 'full', reason: '' },
+    },
+    {
+      name: 'a full pass asked for',
+      tc: withPoint(point()),
+      options: { full: true },
+      expected: { path: 'full', reason: 'a full pass was asked for' },
+    },
+    {
+      name: 'a client that cannot watch',
+      tc: withPoint(point()),
+      options: { canWatch: false },
+      expected: { path: 'full', reason: 'the tenant client cannot watch' },
+    },
+    {
+      name: 'nothing stored yet',
+      tc: tenantCluster({ toHost: [rule] }),
+      options: {},
+      expected: { path: 'full', reason: 'no resume point stored yet' },
+    },
+    {
+      name: 'the policy changed',
+      tc: withPoint(point({ policy: 'other' })),
+      options: {},
+      expected: { path: 'full', reason: 'the sync policy changed since the resume point' },
+    },
+  ])('$name', ({ tc, options, expected }) => {
+    expect(book(tc, options).plan(rule)).toEqual(expected);
+  });
+
+  it('resumes from a fresh point', () => {
+    const p = point();
+    expect(book(withPoint(p)).plan(rule)).toEqual({ resume: p });
+  });
+
+  it('resyncs once the jittered period has passed since the last full listing', () => {
+    const old = point({ fullAt: new Date(NOW - 2 * 3_600_000).toISOString() });
+    const plan = book(withPoint(old)).plan(rule);
+    expect(plan).toMatchObject({ path: 'resync' });
+  });
+});
+
+describe('ResumeBook.statusFields', () => {
+  it('writes nothing when incremental passes are off', () => {
+    const b = book(tenantCluster({ toHost: [rule] }), { incremental: false });
+    b.listed(rule, '200', { path: 'full', reason: '' });
+    expect(b.statusFields([rule])).toEqual({});
+  });
+
+  it('a first full listing must be written on its own', () => {
+    const b = book(tenantCluster({ toHost: [rule] }));
+    b.listed(rule, '200', { path: 'full', reason: 'no resume point stored yet' });
+    const fields = b.statusFields([rule]);
+    expect(fields.must).toEqual({
+      resume: {
+        [resumeKey(rule)]: {
+          resourceVersion: '200',
+          at: new Date(NOW).toISOString(),
+          fullAt: new Date(NOW).toISOString(),
+          policy: policyDigest(rule, HOST_NS),
+        },
+      },
+    });
+  });
+
+  it('a quiet resume only rides along with a status write made anyway', () => {
+    const p = point();
+    const b = book(withPoint(p));
+    b.resumed(rule, p as never, '101', 1);
+    const fields = b.statusFields([rule]);
+    expect(fields.must).toBeUndefined();
+    expect(fields.withOthers).toBeDefined();
+  });
+
+  it('a kind that left the policy has its point removed', () => {
+    const b = book(withPoint(point()));
+    expect(b.statusFields([])).toEqual({
+      must: { resume: { [resumeKey(rule)]: null } },
+      withOthers: { resume: { [resumeKey(rule)]: null } },
+    });
+  });
+});
+
+it('keys and digests name the kind and the policy', () => {
+  expect(resumeKey(rule)).toBe('v1/ConfigMap');
+  expect(policyDigest(rule, HOST_NS)).not.toBe(policyDigest(rule, 'elsewhere'));
+  expect(TENANT).toBe('dev');
+});
