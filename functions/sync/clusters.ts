@@ -2,8 +2,7 @@
  * From the two kubeconfig secrets to the two cluster clients, failing before any write with a
  * message that names the role and the secret, never the kubeconfig's content.
  */
-import { KubeconfigError } from '../../lib/adapters/kube/kubeconfig-error.js';
-import { KubeconfigSourceError } from '../../lib/adapters/kubeconfig/source-error.js';
+import { KubeconfigError, KubeconfigSourceError } from '../../lib/adapters/kubeconfig/errors.js';
 import type {
   ClusterApi,
   ClusterRole,

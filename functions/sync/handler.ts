@@ -20,12 +20,7 @@ import { KubernetesEventsSink } from '../../lib/adapters/events/index.js';
 import { createClusterApi } from '../../lib/adapters/kube/cluster-client.js';
 import { SecretsManagerKubeconfigSource } from '../../lib/adapters/kubeconfig/secrets-manager-source.js';
 import { LogSink } from '../../lib/adapters/log-sink.js';
-import {
-  type PassOptions,
-  passEndDeadline,
-  reportPassFailure,
-  runPass,
-} from '../../lib/engine/index.js';
+import { type PassOptions, runPass } from '../../lib/engine/index.js';
 import {
   type Clock,
   type ClusterApi,
@@ -34,7 +29,6 @@ import {
   type KubeconfigText,
   type PassResult,
   systemClock,
-  withRequestDeadline,
 } from '../../lib/ports/index.js';
 import { connectClusters } from './clusters.js';
 import { METRICS_NAMESPACE, SERVICE_NAME, TENANT_DIMENSION } from './contract.js';
@@ -171,27 +165,21 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       const { message, ...fields } = line;
       logger.info({ message: typeof message === 'string' ? message : 'tenantplane', ...fields });
     });
-    // Every request, the failure report's included, ends by the deadline plus that reserve.
-    const result = await withRequestDeadline(passEndDeadline(budget), () =>
-      pass({
-        tenant: s.tenant,
-        tenantApi,
-        hostApi,
-        sinks: [logSink, ...createSinks(hostApi, s.tenant)],
-        clock,
-        budget,
-        dryRun: requested.dryRun,
-        // {"full": true}: every kind listed in full on both sides; a schedule never asks for it.
-        full: requested.full,
-        passId,
-        // One pass per tenant, whoever starts it: a laptop's `tenantplane sync` included.
-        lease: true,
-      }).catch(async (error: unknown) => {
-        // Ready False with a reason on the TenantCluster, best effort; the error fails the invocation.
-        await reportPassFailure(hostApi, s.tenant, error, { clock, dryRun: requested.dryRun });
-        throw error;
-      }),
-    );
+    // runPass bounds every request (its failure report's included) by the deadline plus that
+    // reserve, and holds the tenant's lease: one pass per tenant, a laptop's `tenantplane sync`
+    // included.
+    const result = await pass({
+      tenant: s.tenant,
+      tenantApi,
+      hostApi,
+      sinks: [logSink, ...createSinks(hostApi, s.tenant)],
+      clock,
+      budget,
+      dryRun: requested.dryRun,
+      // {"full": true}: every kind listed in full on both sides; a schedule never asks for it.
+      path: requested.full ? 'full' : 'auto',
+      passId,
+    });
     recordPass(metrics, logger, result);
 
     const summary: SyncResult = {

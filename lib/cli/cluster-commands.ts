@@ -4,13 +4,13 @@
  * the Kubernetes client is loaded only by a command that uses it.
  */
 import { type Command, Option } from 'commander';
-import { checkDistinctClusters, chooseKubeconfigs } from './clusters.js';
 import type { ExplainFlags } from './commands/explain/index.js';
 import type { StatusFlags } from './commands/status.js';
 import { UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
 import { CLUSTERS_HELP, passHelp } from './help.js';
 import type { CliIo } from './io.js';
+import { checkDistinctClusters, chooseKubeconfigs } from './kubeconfig-choice.js';
 import {
   addBudgetOptions,
   addClusterOptions,

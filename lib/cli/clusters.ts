@@ -1,161 +1,20 @@
 /**
- * Where the command's two clusters come from: kubeconfig files (one per cluster, or one holding
- * both, found the way kubectl finds it), Secrets Manager ids, or (when nothing is given) the
- * embedded local control plane, started on first use.
+ * The command's two clusters, opened lazily from the kubeconfigs the connection flags pick
+ * (`kubeconfig-choice.ts`: kubeconfig files, Secrets Manager ids, or the embedded local control
+ * plane, started on first use).
  */
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
 import type { KubeClusterApi } from '../adapters/kube/cluster-client.js';
 import type { ClusterRole, KubeconfigSource } from '../ports/index.js';
-import { UsageError } from './errors.js';
 import { type CliIo, localLog } from './io.js';
-import { kubeconfigSource } from './kubeconfig-sources.js';
-
-/** The connection flags every cluster-using command takes. */
-export interface ClusterFlags {
-  kubeconfig?: string;
-  tenantKubeconfig?: string;
-  hostKubeconfig?: string;
-  context?: string;
-  tenantContext?: string;
-  hostContext?: string;
-  secrets?: string;
-}
-
-/** The environment the command reads (`KUBECONFIG`, `HOME`). */
-export type CliEnv = CliIo['env'];
+import {
+  type ClusterFlags,
+  chooseKubeconfigs,
+  contextFor,
+  kubeconfigSource,
+} from './kubeconfig-choice.js';
 
 /** What opening clusters needs of the terminal: its environment, and stderr for `[local]` lines. */
 export type ClusterIo = Pick<CliIo, 'env' | 'err'>;
-
-/** The kubeconfig of one cluster: files merged in order, as kubectl merges `KUBECONFIG`. */
-export interface KubeconfigFiles {
-  paths: string[];
-  /** How the files were named, for messages: `--kubeconfig`, `KUBECONFIG`, `--host-kubeconfig`... */
-  via: string;
-  /** Skip files that do not exist (kubectl does, for the files of `KUBECONFIG`). */
-  skipMissing: boolean;
-}
-
-/**
- * Where the kubeconfigs come from: one file per cluster (`files`), kubectl-style files that may
- * hold both clusters (`kubeconfig`; the same object for both when they do), Secrets Manager, or
- * the local control plane.
- */
-export type KubeconfigChoice =
-  | { source: 'files'; tenantPath: string; hostPath: string }
-  | { source: 'kubeconfig'; tenant: KubeconfigFiles; host: KubeconfigFiles }
-  | { source: 'secrets'; tenantSecretId: string; hostSecretId: string }
-  | { source: 'local' };
-
-/**
- * The kubeconfig that holds both clusters, kubectl's way: `--kubeconfig <file>`, else the files of
- * `KUBECONFIG`, else `~/.kube/config`. Only `--kubeconfig` or a per-cluster context flag asks for
- * it: with neither, the default stays the local control plane, and a `KUBECONFIG` exported for
- * other work never points a pass at an unintended cluster.
- */
-function sharedKubeconfig(flags: ClusterFlags, env: CliEnv): KubeconfigFiles | undefined {
-  if (flags.kubeconfig !== undefined) {
-    return { paths: [flags.kubeconfig], via: '--kubeconfig', skipMissing: false };
-  }
-  if (flags.tenantContext === undefined && flags.hostContext === undefined) return undefined;
-  const list = (env.KUBECONFIG ?? '').split(delimiter).filter((p) => p !== '');
-  if (list.length > 0) {
-    return { paths: [...new Set(list)], via: 'KUBECONFIG', skipMissing: true };
-  }
-  const home = env.HOME || homedir();
-  return { paths: [join(home, '.kube', 'config')], via: '~/.kube/config', skipMissing: false };
-}
-
-function secretsChoice(secrets: string): KubeconfigChoice {
-  const parts = secrets.split(',').map((p) => p.trim());
-  if (parts.length !== 2 || parts.some((p) => p === '')) {
-    throw new UsageError(
-      `--secrets takes two secret ids separated by a comma, <tenantSecretId>,<hostSecretId>; got ${JSON.stringify(secrets)}`,
-    );
-  }
-  return {
-    source: 'secrets',
-    tenantSecretId: parts[0] as string,
-    hostSecretId: parts[1] as string,
-  };
-}
-
-/**
- * Decides where the kubeconfigs come from. `--tenant-kubeconfig` + `--host-kubeconfig` name one
- * file each; `--kubeconfig` (or, with `--tenant-context`/`--host-context`, `KUBECONFIG` or
- * `~/.kube/config`) holds both clusters, a per-cluster file flag overriding it for its cluster;
- * `--secrets` takes `<tenantSecretId>,<hostSecretId>` and excludes the file flags; nothing at
- * all means the local control plane.
- * @param env where `KUBECONFIG` and `HOME` are read (the command's environment)
- * @throws UsageError for an incomplete or contradictory combination.
- */
-export function chooseKubeconfigs(
-  flags: ClusterFlags,
-  env: CliEnv = process.env,
-): KubeconfigChoice {
-  const { kubeconfig, tenantKubeconfig, hostKubeconfig, secrets } = flags;
-  const anyFile =
-    kubeconfig !== undefined || tenantKubeconfig !== undefined || hostKubeconfig !== undefined;
-  if (secrets !== undefined) {
-    if (anyFile) {
-      throw new UsageError(
-        '--secrets cannot be combined with --kubeconfig, --tenant-kubeconfig or --host-kubeconfig; give one or the other',
-      );
-    }
-    return secretsChoice(secrets);
-  }
-  if (tenantKubeconfig !== undefined && hostKubeconfig !== undefined) {
-    if (kubeconfig !== undefined) {
-      throw new UsageError(
-        '--kubeconfig is left with nothing to do: --tenant-kubeconfig and --host-kubeconfig already name both clusters',
-      );
-    }
-    return { source: 'files', tenantPath: tenantKubeconfig, hostPath: hostKubeconfig };
-  }
-  const shared = sharedKubeconfig(flags, env);
-  if (shared === undefined) {
-    if (anyFile) {
-      throw new UsageError(
-        '--tenant-kubeconfig and --host-kubeconfig go together: tenantplane needs both clusters (or give one --kubeconfig with --tenant-context and --host-context)',
-      );
-    }
-    return { source: 'local' };
-  }
-  const own = (path: string | undefined, flag: string): KubeconfigFiles =>
-    path === undefined ? shared : { paths: [path], via: flag, skipMissing: false };
-  return {
-    source: 'kubeconfig',
-    tenant: own(tenantKubeconfig, '--tenant-kubeconfig'),
-    host: own(hostKubeconfig, '--host-kubeconfig'),
-  };
-}
-
-/**
- * For commands that use both clusters: when one kubeconfig holds both, their contexts must be
- * named and differ, or the "tenant" would be the host itself.
- * @throws UsageError otherwise.
- */
-export function checkDistinctClusters(choice: KubeconfigChoice, flags: ClusterFlags): void {
-  if (choice.source !== 'kubeconfig' || choice.tenant !== choice.host) return;
-  const tenant = contextFor(flags, 'tenant');
-  const host = contextFor(flags, 'host');
-  if (tenant === undefined && host === undefined) {
-    throw new UsageError(
-      `one kubeconfig (${choice.host.via}) holds both clusters: name the tenant's context with --tenant-context and the host's with --host-context`,
-    );
-  }
-  if (tenant === host) {
-    throw new UsageError(
-      `the tenant and the host would both use context ${JSON.stringify(tenant)}: name different contexts with --tenant-context and --host-context`,
-    );
-  }
-}
-
-/** The kubeconfig context for a role: `--tenant-context`/`--host-context`, else `--context`. */
-export function contextFor(flags: ClusterFlags, role: ClusterRole): string | undefined {
-  return (role === 'tenant' ? flags.tenantContext : flags.hostContext) ?? flags.context;
-}
 
 /** Lazily opened clients of both clusters; `close()` releases their connections. */
 export interface Clusters {

@@ -2,9 +2,9 @@
 import { type Command, Option } from 'commander';
 import { tenantNameProblem } from '../common/index.js';
 import type { Budget } from '../engine/index.js';
-import type { ClusterFlags } from './clusters.js';
 import { parseDuration, parseWholeNumber } from './duration.js';
 import { UsageError } from './errors.js';
+import type { ClusterFlags } from './kubeconfig-choice.js';
 import { type OutputFormat, OutputFormats } from './output-format.js';
 
 /** Adds the flags of {@link ClusterFlags}: which kubeconfigs, contexts or secrets to use. */

@@ -71,7 +71,6 @@ async function main(): Promise<number> {
         hostApi,
         sinks: [new KubernetesEventsSink({ hostApi, tenant: DEMO_TENANT })],
         onProgress: (p) => progress.update(p),
-        lease: true,
       }),
     );
     const bookkeepingWrites =

@@ -33,14 +33,10 @@
  * process's high-water mark after the row.
  */
 import { parseArgs } from 'node:util';
-import {
-  type CompiledKindRule,
-  compileKindRule,
-  parseSyncPolicy,
-  runPass,
-  TENANT_CLUSTER,
-} from '../../lib/engine/index.js';
+import { compileKindRule, parseSyncPolicy, runPass } from '../../lib/engine/index.js';
+import type { CompiledKindRule } from '../../lib/engine/policy/scope.js';
 import type { ClusterApi, PassResult, RequestCount } from '../../lib/ports/index.js';
+import { TENANT_CLUSTER } from '../../lib/ports/index.js';
 import { type PeerRun, runKubectlPeer } from './kubectl-peer.js';
 import {
   BENCH_TENANT,
@@ -139,7 +135,7 @@ async function passSample(clusters: BenchClusters, incremental = false): Promise
       tenantApi,
       hostApi,
       budget: { pageSize, concurrency },
-      ...(incremental ? {} : { full: true }),
+      ...(incremental ? {} : { path: 'full' as const }),
     }),
   );
   const r: PassResult = run.value;
@@ -337,7 +333,7 @@ await withBenchClusters(objects, async (clusters) => {
       tenantApi,
       hostApi,
       budget: { pageSize, concurrency },
-      full: true,
+      path: 'full',
     });
   }
 

@@ -16,7 +16,9 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CompiledKindRule, isExcluded, toHostObject } from '../../lib/engine/index.js';
+import { isExcluded } from '../../lib/engine/index.js';
+import { toHostObject } from '../../lib/engine/object/transform.js';
+import type { CompiledKindRule } from '../../lib/engine/policy/scope.js';
 import type { KubeObject } from '../../lib/ports/index.js';
 
 const TIME = '/usr/bin/time';

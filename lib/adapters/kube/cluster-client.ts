@@ -28,13 +28,11 @@ import {
   type WatchOptions,
   type WatchOutcome,
 } from '../../ports/index.js';
+import { loadKubeconfig } from '../kubeconfig/load.js';
 import { DiscoveryCache } from './discovery.js';
 import { KubeHttp, type RequestSpec } from './http.js';
-import { loadKubeconfig } from './kubeconfig.js';
 import { collectionPath, kindLabel, listQuery, objectPath, statusPath } from './rest-paths.js';
 import { watchChanges } from './watch.js';
-
-export { KubeconfigError } from './kubeconfig-error.js';
 
 /** Default per-request timeout. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;

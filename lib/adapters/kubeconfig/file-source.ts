@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ClusterRole, KubeconfigSource, KubeconfigText } from '../../ports/index.js';
-import { KubeconfigSourceError } from './source-error.js';
+import { KubeconfigSourceError } from './errors.js';
 
 export interface FileKubeconfigSourceOptions {
   tenantPath: string;

@@ -11,7 +11,7 @@ import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { isRecord } from '../../common/index.js';
 import type { ClusterRole, KubeconfigSource, KubeconfigText } from '../../ports/index.js';
-import { KubeconfigSourceError } from './source-error.js';
+import { KubeconfigSourceError } from './errors.js';
 
 /** Default cache lifetime of a fetched secret. */
 export const DEFAULT_SECRETS_MAX_AGE_SECONDS = 300;

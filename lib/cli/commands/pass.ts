@@ -1,8 +1,8 @@
 /** `tenantplane sync` and `tenantplane plan`: one pass (or its dry run) from this machine. */
 import { KubernetesEventsSink } from '../../adapters/events/index.js';
 import { LogSink } from '../../adapters/log-sink.js';
-import { passEndDeadline, reportPassFailure, runPass } from '../../engine/index.js';
-import { type DecisionSink, withRequestDeadline } from '../../ports/index.js';
+import { runPass } from '../../engine/index.js';
+import type { DecisionSink } from '../../ports/index.js';
 import { withClusters } from '../clusters.js';
 import { type ExitCode, exitCodeForPass } from '../exit-codes.js';
 import { painter, passReport, withProgressLine } from '../format.js';
@@ -33,27 +33,20 @@ export async function passCommand(
     if (flags.output !== 'table') sinks.push(new LogSink(recordWriter(io, flags.output)));
     if (!options.dryRun) sinks.push(new KubernetesEventsSink({ hostApi, tenant }));
     const budget = budgetFromFlags(flags, Date.now());
-    // The failure report too ends by the deadline plus the reporting reserve (deadlines.ts).
+    // runPass bounds every request by the deadline, holds the tenant's lease (exit 3 when another
+    // pass holds it) and reports a pass-level failure on the TenantCluster before throwing it.
     const result = await withProgressLine(io.err, io.stderrIsTTY, (progress) =>
-      withRequestDeadline(passEndDeadline(budget), () =>
-        runPass({
-          tenant,
-          tenantApi,
-          hostApi,
-          sinks,
-          dryRun: options.dryRun,
-          // --full: every kind listed in full on both sides, whatever resume points are stored.
-          full: flags.full === true,
-          budget,
-          // One pass per tenant: a pass that writes holds the tenant's Lease (exit 3 when held).
-          lease: true,
-          onProgress: (p) => progress.update(p, options.dryRun ? 'to write' : 'written'),
-        }).catch(async (error: unknown) => {
-          // Ready False with a reason on the TenantCluster, best effort; the error is what we report.
-          await reportPassFailure(hostApi, tenant, error, { dryRun: options.dryRun });
-          throw error;
-        }),
-      ),
+      runPass({
+        tenant,
+        tenantApi,
+        hostApi,
+        sinks,
+        dryRun: options.dryRun,
+        // --full: every kind listed in full on both sides, whatever resume points are stored.
+        path: flags.full === true ? 'full' : 'auto',
+        budget,
+        onProgress: (p) => progress.update(p, options.dryRun ? 'to write' : 'written'),
+      }),
     );
     if (flags.output === 'table') io.out(passReport(result, painter(colorsEnabled(io))));
     return exitCodeForPass(result);

@@ -10,7 +10,7 @@ import {
   TenantClusterNotFoundError,
 } from '../../engine/index.js';
 import { type KubeObject, TENANT_CLUSTER } from '../../ports/index.js';
-import { type ClusterFlags, withClusters } from '../clusters.js';
+import { withClusters } from '../clusters.js';
 import { conditionRows } from '../condition-rows.js';
 import { formatDuration } from '../duration.js';
 import { errorText, hostReadError } from '../errors.js';
@@ -18,6 +18,7 @@ import { eventTable } from '../event-table.js';
 import { ExitCode } from '../exit-codes.js';
 import { answer, countsText, formatTable, painter } from '../format.js';
 import { type CliIo, colorsEnabled } from '../io.js';
+import type { ClusterFlags } from '../kubeconfig-choice.js';
 import { checkTenantName, type OutputFlags } from '../options.js';
 
 export interface StatusFlags extends ClusterFlags, OutputFlags {

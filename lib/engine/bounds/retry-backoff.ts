@@ -12,6 +12,7 @@
  */
 import { isRecord, jsonEqual } from '../../common/index.js';
 import { ClusterError, type KindRef, type ObjectRef } from '../../ports/index.js';
+import { resourceKey, sameKind } from '../names/resource-key.js';
 
 /** Back-off delays: `baseMs` after the first failure, doubling up to `maxMs`. */
 export interface BackoffPolicy {
@@ -77,13 +78,14 @@ export interface RetryKey {
   object: ObjectRef;
 }
 
+/** One object's key in the memory: its kind by resource key, so two groups' Kinds never mix. */
 function keyOf(key: RetryKey): string {
   const { kind, op, object } = key;
-  return `${kind.apiVersion}|${kind.kind}|${op}|${object.namespace}/${object.name}`;
+  return `${resourceKey(kind)}|${op}|${object.namespace}/${object.name}`;
 }
 
 function entryKey(e: RetryEntry): string {
-  return `${e.apiVersion}|${e.kind}|${e.op}|${e.object}`;
+  return `${resourceKey(e)}|${e.op}|${e.object}`;
 }
 
 function isEntry(value: unknown): value is RetryEntry {
@@ -100,6 +102,14 @@ function isEntry(value: unknown): value is RetryEntry {
   );
 }
 
+/**
+ * The well-formed entries of a recorded `status.retries` list (anything else is dropped): the
+ * retry memory's part of reading `TenantCluster.status` (`tenant/status.ts`).
+ */
+export function readRetryEntries(list: unknown): RetryEntry[] {
+  return Array.isArray(list) ? list.filter(isEntry) : [];
+}
+
 /** Whether an attempt is due, and what the memory says about the object. */
 export type RetryCheck = { due: true; replace?: string[] } | { due: false; entry: RetryEntry };
 
@@ -110,14 +120,16 @@ export class RetryMemory {
 
   private nowMs: number | undefined;
 
-  /** `clock` is read once, when the memory first needs the time: the pass's "now". */
+  /**
+   * `recordedStatus` is the TenantCluster's status (read or raw; only its `retries` are read).
+   * `clock` is read once, when the memory first needs the time: the pass's "now".
+   */
   constructor(
     recordedStatus: unknown,
     private readonly clock: () => number,
     private readonly policy: BackoffPolicy = DEFAULT_BACKOFF,
   ) {
-    const list = isRecord(recordedStatus) ? recordedStatus.retries : undefined;
-    this.recorded = Array.isArray(list) ? list.filter(isEntry) : [];
+    this.recorded = readRetryEntries(isRecord(recordedStatus) ? recordedStatus.retries : undefined);
     for (const entry of this.recorded) this.entries.set(entryKey(entry), entry);
   }
 
@@ -191,16 +203,16 @@ export class RetryMemory {
    */
   retain(kind: KindRef, keep: (entry: RetryEntry) => boolean): void {
     for (const [key, entry] of this.entries) {
-      if (entry.apiVersion !== kind.apiVersion || entry.kind !== kind.kind) continue;
+      if (!sameKind(entry, kind)) continue;
       if (!keep(entry)) this.entries.delete(key);
     }
   }
 
   /** Forgets every entry of a kind not in `kinds` (it left the policy). */
   retainKinds(kinds: readonly KindRef[]): void {
-    const wanted = new Set(kinds.map((k) => `${k.apiVersion}|${k.kind}`));
+    const wanted = new Set(kinds.map(resourceKey));
     for (const [key, entry] of this.entries) {
-      if (!wanted.has(`${entry.apiVersion}|${entry.kind}`)) this.entries.delete(key);
+      if (!wanted.has(resourceKey(entry))) this.entries.delete(key);
     }
   }
 
@@ -216,7 +228,7 @@ export class RetryMemory {
   }
 
   /** `{retries}` for the status patch when the memory changed; `undefined` when it did not. */
-  statusPatch(): Record<string, unknown> | undefined {
+  statusPatch(): { retries: RetryEntry[] } | undefined {
     const next = this.list();
     const before = [...this.recorded].sort((a, b) => entryKey(a).localeCompare(entryKey(b)));
     return jsonEqual(next, before) ? undefined : { retries: next };

@@ -7,13 +7,14 @@
 import type { Clock, KindRef, KubeObject, ObjectRef } from '../../ports/index.js';
 import type { RetryEntry, RetryKey } from '../bounds/retry-backoff.js';
 import { RetryMemory } from '../bounds/retry-backoff.js';
+import type { TenantClusterStatusPatch } from '../tenant/status.js';
 import type { ObjectErrors } from './object-errors.js';
 
 /** What the convergence helpers read and record into: the pass's part they use. */
 export interface ConvergenceScope {
-  readonly dryRun: boolean;
-  readonly convergence?: Convergence;
-  readonly errors: ObjectErrors;
+  readonly scope: { readonly dryRun: boolean };
+  readonly memory: { readonly convergence?: Convergence };
+  readonly ledger: { readonly errors: ObjectErrors };
 }
 
 /** The convergence state of one pass. */
@@ -35,8 +36,10 @@ export function newConvergence(
 }
 
 /** The status fields the convergence state wants written (`retries`), when they changed. */
-export function convergenceStatus(ctx: ConvergenceScope): Record<string, unknown> | undefined {
-  return ctx.dryRun ? undefined : ctx.convergence?.retries.statusPatch();
+export function convergenceStatus(
+  ctx: ConvergenceScope,
+): Pick<TenantClusterStatusPatch, 'retries'> | undefined {
+  return ctx.scope.dryRun ? undefined : ctx.memory.convergence?.retries.statusPatch();
 }
 
 /** The `ObjectError` of an object left alone this pass because it is backing off. */
@@ -55,7 +58,7 @@ export function recordBackingOff(
   refs: { tenantRef: ObjectRef; hostRef: ObjectRef },
   entry: RetryEntry,
 ): void {
-  ctx.errors.errors.push({
+  ctx.ledger.errors.errors.push({
     kind: kind.kind,
     tenantRef: refs.tenantRef,
     hostRef: refs.hostRef,
@@ -97,7 +100,7 @@ export function deleteAttempt(
   copy: KubeObject,
   refs: { tenantRef: ObjectRef; hostRef: ObjectRef },
 ): DeleteAttempt | undefined {
-  const retries = ctx.convergence?.retries;
+  const retries = ctx.memory.convergence?.retries;
   if (!retries) return { done: () => {} };
   const key: RetryKey = { kind, op: 'delete', object: refs.tenantRef };
   const version = copy.metadata.resourceVersion ?? copy.metadata.uid ?? '';

@@ -1,12 +1,18 @@
 /**
- * What every step of a pass shares: the tenant and where its copies go, both clusters, the
- * budget, the error aggregate and the Decision recorder. One object, so the steps stay functions.
+ * What the steps of a pass share, in three parts so each step takes what it uses:
+ * - the {@link PassScope}: read-only facts of the pass (tenant, pass id, host namespace, clients,
+ *   policy, clock, bounds);
+ * - the {@link Ledger}: what the pass has done so far (Decisions, object errors, counts,
+ *   warnings, terminating copies, bookkeeping writes), changed only through its methods;
+ * - the {@link PassMemory}: what crosses passes (the retry memory, the resume points, the
+ *   one-shot delete confirmations, the policy re-read before GC).
  */
 
 import { createHash, randomUUID } from 'node:crypto';
 import {
   type Clock,
   type ClusterApi,
+  type Decision,
   type DecisionAction,
   type DecisionSink,
   type KindRef,
@@ -16,7 +22,7 @@ import {
   systemClock,
 } from '../../ports/index.js';
 import type { PassBounds } from '../bounds/budget.js';
-import { TenantLister } from '../listing/tenant-listing.js';
+import type { TenantLister } from '../listing/tenant-listing.js';
 import { DEFAULT_DELETE_GUARD, type DeleteGuardPolicy, type SyncPolicy } from '../policy/policy.js';
 import { policyRecheck } from '../tenant/lifecycle.js';
 import { ResumeBook } from '../tenant/resume-point.js';
@@ -35,103 +41,204 @@ export interface PassProgress {
   written: number;
 }
 
-/** The state one pass threads through its steps. */
-export interface PassContext {
-  tenant: string;
-  passId: string;
-  hostNamespace: string;
-  hostApi: ClusterApi;
-  tenantLister: TenantLister;
-  /** Compute and report every Decision, write nothing. */
-  dryRun: boolean;
-  bounds: PassBounds;
-  errors: ObjectErrors;
-  recorder: DecisionRecorder;
-  /** Kinds the pass started, so an incomplete pass can say which it never reached. */
-  kindsStarted: Set<string>;
-  /** Tenant objects seen, per kind started. */
-  objectsSeen: Record<string, number>;
-  onProgress: ((progress: PassProgress) => void) | undefined;
-  /** Host copies found terminating (held by a host finalizer): left alone, counted. */
-  terminating: { count: number };
-  /** What the operator must act on (one Warning Event each). */
-  warnings: PassWarning[];
-  /** The mass-delete guard of the policy, and the one-shot confirmations on the TenantCluster. */
-  deleteGuard: DeleteGuardPolicy;
-  confirmedDeletes: ReadonlySet<string>;
-  /**
-   * Writes to the TenantCluster itself (finalizer, remembered kinds and namespaces): bookkeeping,
-   * kept out of `requests` like the status report, so `requests` is what the sync cost.
-   */
-  bookkeeping: { writes: number };
-  /** Retry memory and the kinds sharing the write budget (`convergence.ts`); absent in bare tests. */
-  convergence?: Convergence;
-  /** Re-reads the policy before GC; says why GC must wait when it changed (see lifecycle.ts). */
-  recheckPolicy: () => Promise<string | undefined>;
-  /** Resume points: which path each kind takes, what the next pass resumes from (`resume-point.ts`). */
-  resume: ResumeBook;
+/** The read-only facts of one pass. */
+export interface PassScope {
+  readonly tenant: string;
+  readonly passId: string;
+  readonly hostNamespace: string;
+  /** The host client; in a dry run it answers writes without sending them (`dry-run.ts`). */
+  readonly hostApi: ClusterApi;
+  readonly tenantLister: TenantLister;
+  /** Whether this pass is a dry run: recorded on its Decisions, never a switch in a step. */
+  readonly dryRun: boolean;
+  readonly bounds: PassBounds;
+  readonly policy: SyncPolicy;
+  /** The mass-delete guard of the policy (its default when the policy names none). */
+  readonly deleteGuard: DeleteGuardPolicy;
+  readonly clock: Clock;
 }
 
-/**
- * Records a Decision. One whose write failed (`error`) stands as decided and is also an error of
- * the pass, so the failure is explained where the action is.
- */
-export function decide(
-  ctx: PassContext,
-  action: DecisionAction,
-  rule: KindRef,
-  refs: { tenantRef: ObjectRef; hostRef: ObjectRef },
-  reason: string,
-  error?: unknown,
-  alreadyGone = false,
-): void {
-  ctx.recorder.record({
-    action,
-    tenant: ctx.tenant,
-    kind: rule.kind,
-    apiVersion: rule.apiVersion,
-    tenantRef: refs.tenantRef,
-    hostRef: refs.hostRef,
-    reason,
-    passId: ctx.passId,
-    dryRun: ctx.dryRun,
-    ...(error === undefined ? {} : { error: errorText(rule, error) }),
-    ...(alreadyGone ? { alreadyGone: true } : {}),
-  });
-  if (error !== undefined) ctx.errors.add(rule, error, refs.tenantRef, refs.hostRef);
+/** One Decision as a step states it; the ledger adds who decided it and when. */
+export interface DecisionInput {
+  action: DecisionAction;
+  rule: KindRef;
+  tenantRef: ObjectRef;
+  hostRef: ObjectRef;
+  reason: string;
+  /** The write failed: the Decision stands as decided and is also an error of the pass. */
+  error?: unknown;
+  /** A delete that found its object gone already. */
+  alreadyGone?: boolean;
+}
+
+/** What the pass has done so far; every change goes through a method. */
+export class Ledger {
+  readonly recorder: DecisionRecorder;
+  readonly errors: ObjectErrors;
+  private readonly started = new Set<string>();
+  private readonly seen: Record<string, number> = {};
+  private readonly warned: PassWarning[] = [];
+  private terminatingCopies = 0;
+  private bookkeepingWrites = 0;
+
+  constructor(
+    private readonly identity: { tenant: string; passId: string; dryRun: boolean },
+    bounds: PassBounds,
+    sinks: readonly DecisionSink[],
+    /** Hears how far each kind has come. */
+    public onProgress?: (progress: PassProgress) => void,
+  ) {
+    this.recorder = new DecisionRecorder(sinks);
+    this.errors = new ObjectErrors(bounds);
+  }
+
+  /** Records a Decision; one whose write failed is also an error of the pass. */
+  decide(input: DecisionInput): void {
+    const { action, rule, tenantRef, hostRef, reason, error, alreadyGone } = input;
+    this.recorder.record({
+      action,
+      tenant: this.identity.tenant,
+      kind: rule.kind,
+      apiVersion: rule.apiVersion,
+      tenantRef,
+      hostRef,
+      reason,
+      passId: this.identity.passId,
+      dryRun: this.identity.dryRun,
+      ...(error === undefined ? {} : { error: errorText(rule, error) }),
+      ...(alreadyGone === true ? { alreadyGone: true } : {}),
+    });
+    if (error !== undefined) this.errors.add(rule, error, tenantRef, hostRef);
+  }
+
+  /** The Decisions so far, in order. */
+  get decisions(): readonly Decision[] {
+    return this.recorder.decisions;
+  }
+
+  /** A Decision a full pass of the same state would make again (see `DecisionRecorder.unsettled`). */
+  unsettle(): void {
+    this.recorder.unsettled += 1;
+  }
+
+  /** A kind's work began (so an incomplete pass can say which kinds it never reached). */
+  startKind(kind: string): void {
+    this.started.add(kind);
+    this.seen[kind] ??= 0;
+  }
+
+  /** How many kinds' work began in this pass. */
+  get kindsStarted(): number {
+    return this.started.size;
+  }
+
+  /** Whether the kind's work began in this pass. */
+  hasStarted(kind: string): boolean {
+    return this.started.has(kind);
+  }
+
+  /** One tenant object of `kind` was listed. */
+  sawObject(kind: string): void {
+    this.seen[kind] = (this.seen[kind] ?? 0) + 1;
+  }
+
+  /** Tenant objects seen, per kind started. */
+  get objectsSeen(): Record<string, number> {
+    return this.seen;
+  }
+
+  /** Host copies found terminating (held by a host finalizer): left alone, counted. */
+  countTerminating(count: number): void {
+    this.terminatingCopies += count;
+  }
+
+  get terminating(): number {
+    return this.terminatingCopies;
+  }
+
+  /** Something the operator must act on (one Warning Event each). */
+  warn(warning: PassWarning): void {
+    this.warned.push(warning);
+  }
+
+  get warnings(): readonly PassWarning[] {
+    return this.warned;
+  }
+
+  /**
+   * A write to the TenantCluster itself (finalizer, remembered kinds and namespaces): kept out of
+   * `requests` like the status report, so `requests` is what the sync cost.
+   */
+  bookkept(): void {
+    // A dry run's client answers writes without sending them: nothing to keep out of `requests`.
+    if (!this.identity.dryRun) this.bookkeepingWrites += 1;
+  }
+
+  get bookkeeping(): number {
+    return this.bookkeepingWrites;
+  }
+
+  /** Tells the caller how far a kind has come. */
+  progress(progress: PassProgress): void {
+    this.onProgress?.(progress);
+  }
+}
+
+/** What crosses passes: read from the TenantCluster at the start, written back at the end. */
+export interface PassMemory {
+  /** Retry memory and the kinds sharing the write budget (`convergence.ts`); absent in bare tests. */
+  convergence?: Convergence;
+  /** Resume points: which path each kind takes, what the next pass resumes from. */
+  readonly resume: ResumeBook;
+  /** The one-shot confirmations of held deletions on the TenantCluster. */
+  readonly confirmedDeletes: ReadonlySet<string>;
+  /** Re-reads the policy before GC; says why GC must wait when it changed (see lifecycle.ts). */
+  readonly recheckPolicy: () => Promise<string | undefined>;
+}
+
+/** The state one pass threads through its steps. */
+export interface PassContext {
+  readonly scope: PassScope;
+  readonly ledger: Ledger;
+  readonly memory: PassMemory;
 }
 
 /** What a pass knows when it builds its context. */
 export interface PassContextInputs {
   tenant: string;
-  tenantApi: ClusterApi;
   hostApi: ClusterApi;
+  tenantLister: TenantLister;
   passId?: string;
   dryRun: boolean;
   bounds: PassBounds;
-  sinks?: DecisionSink[];
+  sinks?: readonly DecisionSink[];
   onProgress?: (progress: PassProgress) => void;
   tenantCluster: KubeObject;
   policy: SyncPolicy;
   /** Dates the retry memory (default: the system clock). */
   clock?: Clock;
-  /** List every kind in full on both sides, whatever resume points are stored. */
-  full?: boolean;
-  /** Resumed passes where a resume point allows (`incremental.ts`); `false` lists every kind in full. */
-  incremental?: boolean;
+  /** Which path the kinds take: resumed where a resume point allows, or every kind in full. */
+  path?: PassPath;
 }
+
+/**
+ * How a pass lists: `auto` resumes each kind from its stored point where it can (and keeps
+ * points for the next pass); `full` lists every kind in full on both sides (`--full`);
+ * `full-only` also keeps no resume point (incremental passes off).
+ */
+export type PassPath = 'auto' | 'full' | 'full-only';
 
 /** The context of a new pass, with nothing spent or decided yet. */
 export function newPassContext(inputs: PassContextInputs): PassContext {
-  const { tenant, hostApi, bounds, policy, tenantCluster } = inputs;
+  const { tenant, hostApi, bounds, policy, tenantCluster, tenantLister } = inputs;
   const passId = inputs.passId ?? randomUUID();
   // With fewer writes than kinds, which kinds get one this pass: a different window each pass.
   bounds.rotateTurns(
     Number.parseInt(createHash('sha256').update(passId).digest('hex').slice(0, 8), 16),
   );
-  const tenantLister = new TenantLister(inputs.tenantApi, bounds.budget.pageSize);
   const clock = inputs.clock ?? systemClock;
-  return {
+  const path = inputs.path ?? 'auto';
+  const scope: PassScope = {
     tenant,
     passId,
     hostNamespace: policy.hostNamespace,
@@ -139,23 +246,26 @@ export function newPassContext(inputs: PassContextInputs): PassContext {
     tenantLister,
     dryRun: inputs.dryRun,
     bounds,
-    errors: new ObjectErrors(bounds),
-    recorder: new DecisionRecorder(inputs.sinks ?? []),
-    kindsStarted: new Set(),
-    objectsSeen: {},
-    onProgress: inputs.onProgress,
-    terminating: { count: 0 },
-    warnings: [],
+    policy,
     deleteGuard: policy.deleteGuard ?? DEFAULT_DELETE_GUARD,
+    clock,
+  };
+  const ledger = new Ledger(
+    { tenant, passId, dryRun: inputs.dryRun },
+    bounds,
+    inputs.sinks ?? [],
+    inputs.onProgress,
+  );
+  const memory: PassMemory = {
     confirmedDeletes: confirmedTokens(tenantCluster.metadata.annotations),
     recheckPolicy: policyRecheck(hostApi, tenant, policy),
-    bookkeeping: { writes: 0 },
     convergence: newConvergence(tenantCluster.status, policy.toHost, clock),
     resume: new ResumeBook(tenantCluster, policy.hostNamespace, {
-      full: inputs.full === true,
-      incremental: inputs.incremental !== false,
+      full: path !== 'auto',
+      incremental: path !== 'full-only',
       canWatch: tenantLister.canWatch,
       nowMs: () => clock.now(),
     }),
   };
+  return { scope, ledger, memory };
 }

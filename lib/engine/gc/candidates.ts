@@ -4,12 +4,12 @@
  */
 import type { KubeObject } from '../../ports/index.js';
 import { sourceKey } from '../names/provenance.js';
-import { type ReverseRef, reverseLookup } from '../names/reverse-mapping.js';
+import { ourCopySource, type TenantSource } from '../names/reverse-mapping.js';
 
 /** A host object to delete and why. */
 export interface GcCandidate {
   object: KubeObject;
-  ref: ReverseRef;
+  ref: TenantSource;
   reason: string;
   /** The source is gone from a complete listing (not excluded): the mass-delete guard counts it. */
   vanished: boolean;
@@ -34,8 +34,8 @@ export interface TenantListing {
 export function planGc(hostObjects: readonly KubeObject[], listing: TenantListing): GcCandidate[] {
   const candidates: GcCandidate[] = [];
   for (const object of hostObjects) {
-    const ref = reverseLookup(object);
-    if (!ref || ref.tenant !== listing.tenant || ref.kind !== listing.kind) continue;
+    const ref = ourCopySource(object, listing);
+    if (!ref) continue;
     if (!object.metadata.uid) continue;
     // Already being deleted (a host finalizer holds it): deleting again would only repeat itself.
     if (object.metadata.deletionTimestamp) continue;

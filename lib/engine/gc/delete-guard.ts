@@ -5,7 +5,8 @@
  * stays incomplete, and asks for a one-shot confirmation (like Argo CD's prune confirmation): a
  * token naming exactly this set of deletions, so a confirmation never covers a later, different
  * set. Deliberate deletions (excluded sources, a kind leaving the policy, a host namespace change,
- * a deleted TenantCluster) are their own confirmation and never held.
+ * a deleted TenantCluster) are their own confirmation and never held. A resumed pass, which does
+ * not see every copy, stays inside the guard by {@link resumedPassFallback}.
  */
 import { createHash } from 'node:crypto';
 import type { PassWarning } from '../../ports/index.js';
@@ -50,4 +51,27 @@ export function guardDeletes(
     allowed: candidates.filter((c) => !c.vanished),
     held: { count, reason, warning: { reason: 'MassDeleteGuard', message: reason } },
   };
+}
+
+/**
+ * The most deletions a resumed pass makes of one kind: at most this many can never trip the
+ * guard, whatever the kind's full count of copies (the guard holds only more than `maxPercent`
+ * of at least `minCopies` copies, and floor(minCopies x maxPercent / 100) is never more).
+ */
+export function resumableDeletes(guard: DeleteGuardPolicy): number {
+  return Math.floor((guard.minCopies * guard.maxPercent) / 100);
+}
+
+/**
+ * The resumed path's guard bound: what keeps a resumed pass inside the mass-delete guard. A
+ * resumed pass reads only the changed sources and their copies, so it does not know the kind's
+ * full count of copies the guard compares with, and `guardDeletes` cannot decide for it. So it
+ * may delete at most {@link resumableDeletes} copies, which no full count could hold; with more
+ * (`deletes`: the copies whose sources went or left the policy), the kind falls back, in the
+ * same pass, to the full path, whose complete listing lets the guard decide.
+ * @returns why the resumed pass must fall back to the full pass; `undefined` within the bound.
+ */
+export function resumedPassFallback(deletes: number, guard: DeleteGuardPolicy): string | undefined {
+  if (deletes <= resumableDeletes(guard)) return undefined;
+  return `${deletes} copies lost their sources at once; the mass-delete guard needs a full listing`;
 }

@@ -2,13 +2,20 @@
  * Garbage collection: which managed host objects lost their tenant source, and deleting them
  * safely: only this tenant's copies of this kind, only after a complete tenant listing, each with
  * uid and resourceVersion preconditions (a 409 means: look again next pass, never retry blind).
+ *
+ * The mass-delete guard (`delete-guard.ts`) decides from the kind's full count of copies. On the
+ * resumed path GC receives only the copies of the sources that changed, so the guard could not
+ * hold anything there; what keeps a resumed pass inside it is the bound checked before GC runs,
+ * `resumedPassFallback` in `delete-guard.ts`: more deletions than the guard could ever let
+ * through send the kind to the full path, where this module sees every copy.
  */
 import { runPool } from '../../common/index.js';
 import { type ClusterApi, isClusterError, type KubeObject } from '../../ports/index.js';
 import { deleteAttempt, oldestFirst } from '../context/convergence.js';
-import { decide, type PassContext } from '../context/pass-context.js';
+import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
-import { reverseLookup } from '../names/reverse-mapping.js';
+import { deleteAsRead } from '../names/preconditions.js';
+import { isOurCopy } from '../names/reverse-mapping.js';
 import type { KindRule } from '../policy/policy.js';
 import type { GcCandidate, TenantListing } from './candidates.js';
 import { planGc } from './candidates.js';
@@ -23,12 +30,8 @@ export async function deleteCandidate(
   hostApi: ClusterApi,
   candidate: GcCandidate,
 ): Promise<'deleted' | 'already-gone'> {
-  const { metadata } = candidate.object;
   try {
-    await hostApi.delete(candidate.object, metadata.namespace, metadata.name, {
-      uid: metadata.uid as string,
-      ...(metadata.resourceVersion ? { resourceVersion: metadata.resourceVersion } : {}),
-    });
+    await deleteAsRead(hostApi, candidate.object, candidate.object);
   } catch (error) {
     if (!isClusterError(error, 'NotFound')) throw error;
     return 'already-gone';
@@ -44,44 +47,51 @@ export function changedSinceListed(reason: string): string {
 async function deleteOne(ctx: PassContext, rule: KindRule, candidate: GcCandidate): Promise<void> {
   const tenantRef = { namespace: candidate.ref.virtualNamespace, name: candidate.ref.virtualName };
   const hostRef = {
-    namespace: candidate.object.metadata.namespace ?? ctx.hostNamespace,
+    namespace: candidate.object.metadata.namespace ?? ctx.scope.hostNamespace,
     name: candidate.object.metadata.name,
   };
   // A delete the host keeps refusing backs off instead of spending the budget every pass.
   const attempt = deleteAttempt(ctx, rule, candidate.object, { tenantRef, hostRef });
-  if (!attempt || !ctx.bounds.reserveWrite()) return;
+  if (!attempt || !ctx.scope.bounds.reserveWrite()) return;
   let failure: unknown;
   let gone = false;
-  if (!ctx.dryRun) {
-    try {
-      gone = (await deleteCandidate(ctx.hostApi, candidate)) === 'already-gone';
-    } catch (error) {
-      if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
-      failure = error;
-    }
+  try {
+    gone = (await deleteCandidate(ctx.scope.hostApi, candidate)) === 'already-gone';
+  } catch (error) {
+    if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
+    failure = error;
   }
   if (isClusterError(failure, 'Conflict')) {
     // 409 on the uid + resourceVersion precondition: the copy changed after it was listed (an
     // operator adopted it, another pass updated it). Never retried blind: the next pass re-lists
     // it and decides again from what it then is.
     attempt.done(undefined);
-    decide(ctx, 'Skip', rule, { tenantRef, hostRef }, changedSinceListed(candidate.reason));
+    ctx.ledger.decide({
+      action: 'Skip',
+      rule: rule,
+      tenantRef,
+      hostRef,
+      reason: changedSinceListed(candidate.reason),
+    });
     return;
   }
   attempt.done(failure);
   const reason = gone ? `${candidate.reason}; the host copy was already gone` : candidate.reason;
-  decide(ctx, 'Delete', rule, { tenantRef, hostRef }, reason, failure, gone);
-}
-
-function isCopyOf(object: KubeObject, listing: TenantListing): boolean {
-  const ref = reverseLookup(object);
-  return ref?.tenant === listing.tenant && ref.kind === listing.kind;
+  ctx.ledger.decide({
+    action: 'Delete',
+    rule: rule,
+    tenantRef,
+    hostRef,
+    reason,
+    error: failure,
+    alreadyGone: gone,
+  });
 }
 
 /** This tenant's copies of the kind that a host finalizer holds in deletion. */
 function terminatingCopies(hostObjects: readonly KubeObject[], listing: TenantListing): number {
   // Terminating first: few are, so few copies need their reverse mapping read.
-  return hostObjects.filter((o) => o.metadata.deletionTimestamp && isCopyOf(o, listing)).length;
+  return hostObjects.filter((o) => o.metadata.deletionTimestamp && isOurCopy(o, listing)).length;
 }
 
 /**
@@ -97,35 +107,35 @@ export async function collectGarbage(
   hostObjects: readonly KubeObject[],
   listing: TenantListing & { complete: boolean },
 ): Promise<{ ran: boolean; candidates: number }> {
-  if (!listing.complete || ctx.bounds.isStopped()) return { ran: false, candidates: 0 };
+  if (!listing.complete || ctx.scope.bounds.isStopped()) return { ran: false, candidates: 0 };
   const planned = planGc(hostObjects, listing);
-  ctx.terminating.count += terminatingCopies(hostObjects, listing);
+  ctx.ledger.countTerminating(terminatingCopies(hostObjects, listing));
   if (planned.length === 0) return { ran: true, candidates: 0 };
-  const changed = await ctx.recheckPolicy();
+  const changed = await ctx.memory.recheckPolicy();
   if (changed) {
-    ctx.bounds.halt(changed);
+    ctx.scope.bounds.halt(changed);
     return { ran: false, candidates: 0 };
   }
-  const managed = hostObjects.filter((o) => isCopyOf(o, listing)).length;
+  const managed = hostObjects.filter((o) => isOurCopy(o, listing)).length;
   const verdict = guardDeletes(
-    ctx.tenant,
+    ctx.scope.tenant,
     rule.kind,
     planned,
     managed,
-    ctx.deleteGuard,
-    ctx.confirmedDeletes,
+    ctx.scope.deleteGuard,
+    ctx.memory.confirmedDeletes,
   );
   if (verdict.held) {
-    ctx.errors.kindIncomplete(rule, verdict.held.reason);
-    ctx.warnings.push(verdict.held.warning);
+    ctx.ledger.errors.kindIncomplete(rule, verdict.held.reason);
+    ctx.ledger.warn(verdict.held.warning);
   }
   // Oldest first, so under a write budget no orphan waits behind newer ones (README "Bounds").
   const candidates = oldestFirst(verdict.allowed);
   await runPool(
     candidates,
-    ctx.bounds.budget.concurrency,
+    ctx.scope.bounds.budget.concurrency,
     (candidate) => deleteOne(ctx, rule, candidate),
-    () => ctx.bounds.isStopped(),
+    () => ctx.scope.bounds.isStopped(),
   );
   return { ran: true, candidates: candidates.length };
 }

@@ -6,14 +6,16 @@
  */
 import { errorMessage, runPool } from '../../common/index.js';
 import { isClusterError, type KindRef, type KubeObject } from '../../ports/index.js';
-import { decide, type PassContext } from '../context/pass-context.js';
+import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
 import { listHostObjects } from '../listing/host-listing.js';
 import { Labels, MANAGED_BY_VALUE } from '../names/metadata.js';
-import { reverseLookup } from '../names/reverse-mapping.js';
+import { deleteAsRead } from '../names/preconditions.js';
+import { resourceKey } from '../names/resource-key.js';
+import { isOurCopy, ourCopySource } from '../names/reverse-mapping.js';
 import { equalitySelector } from '../policy/label-selector.js';
 import type { SyncPolicy } from '../policy/policy.js';
-import { kindKey, type Remembered, unionKinds } from '../tenant/lifecycle.js';
+import { type Remembered, unionKinds } from '../tenant/lifecycle.js';
 
 /** How far retiring one kind in one namespace got. */
 export interface RetireResult {
@@ -36,86 +38,86 @@ export async function retireCopies(
 ): Promise<RetireResult> {
   let objects: KubeObject[] | undefined;
   try {
-    objects = await listHostObjects(ctx, kind, namespace);
+    objects = await listHostObjects(ctx.scope, kind, namespace);
   } catch (error) {
     if (isClusterError(error, 'NotFound')) return { clean: true, left: 0 };
-    ctx.errors.add(kind, new Error(retireHint(ctx, kind, namespace, error)));
-    ctx.errors.kindIncomplete(
+    ctx.ledger.errors.add(kind, new Error(retireHint(ctx, kind, namespace, error)));
+    ctx.ledger.errors.kindIncomplete(
       kind,
       `its copies in host namespace ${namespace} could not be listed`,
     );
     return { clean: false, left: 1 };
   }
   if (!objects) return { clean: false, left: 1 };
-  const copies = objects.filter((o) => {
-    const ref = reverseLookup(o);
-    return ref?.tenant === ctx.tenant && ref.kind === kind.kind && o.metadata.uid;
-  });
+  const owner = { tenant: ctx.scope.tenant, kind: kind.kind };
+  const copies = objects.filter((o) => o.metadata.uid && isOurCopy(o, owner));
   let left = 0;
   let started = 0;
   let failed = 0;
   await runPool(
     copies,
-    ctx.bounds.budget.concurrency,
+    ctx.scope.bounds.budget.concurrency,
     async (copy) => {
       started += 1;
       if (copy.metadata.deletionTimestamp) {
-        ctx.terminating.count += 1;
+        ctx.ledger.countTerminating(1);
         left += 1;
         return;
       }
-      if (!ctx.bounds.reserveWrite()) {
+      if (!ctx.scope.bounds.reserveWrite()) {
         left += 1;
         return;
       }
-      const ref = reverseLookup(copy);
+      const ref = ourCopySource(copy, owner);
       const tenantRef = { namespace: ref?.virtualNamespace ?? '', name: ref?.virtualName ?? '' };
       const hostRef = { namespace, name: copy.metadata.name };
       let failure: unknown;
       let gone = false;
-      if (!ctx.dryRun) {
-        try {
-          await ctx.hostApi.delete(kind, namespace, copy.metadata.name, {
-            uid: copy.metadata.uid as string,
-            ...(copy.metadata.resourceVersion
-              ? { resourceVersion: copy.metadata.resourceVersion }
-              : {}),
-          });
-        } catch (error) {
-          if (error instanceof PassError) throw error; // e.g. another pass holds the lease
-          gone = isClusterError(error, 'NotFound');
-          if (!gone) {
-            failure = isClusterError(error, 'Forbidden')
-              ? new Error(retireHint(ctx, kind, namespace, error))
-              : error;
-            left += 1;
-            failed += 1;
-          }
+      try {
+        await deleteAsRead(ctx.scope.hostApi, kind, copy, namespace);
+      } catch (error) {
+        if (error instanceof PassError) throw error; // e.g. another pass holds the lease
+        gone = isClusterError(error, 'NotFound');
+        if (!gone) {
+          failure = isClusterError(error, 'Forbidden')
+            ? new Error(retireHint(ctx, kind, namespace, error))
+            : error;
+          left += 1;
+          failed += 1;
         }
       }
+
       const reason = gone ? `${why}; the host copy was already gone` : why;
-      decide(ctx, 'Delete', kind, { tenantRef, hostRef }, reason, failure, gone);
+      ctx.ledger.decide({
+        action: 'Delete',
+        rule: kind,
+        tenantRef,
+        hostRef,
+        reason,
+        error: failure,
+        alreadyGone: gone,
+      });
     },
-    () => ctx.bounds.isStopped(),
+    () => ctx.scope.bounds.isStopped(),
   );
   // Copies a bound kept the pool from reaching are left too.
   left += copies.length - started;
   if (failed > 0)
-    ctx.errors.kindIncomplete(
+    ctx.ledger.errors.kindIncomplete(
       kind,
       `${failed} of its copies in host namespace ${namespace} could not be removed`,
     );
-  return { clean: left === 0 && !ctx.bounds.stopReason, left };
+  return { clean: left === 0 && !ctx.scope.bounds.stopReason, left };
 }
 
 /** What to grant or delete by hand when the host refuses to let the pass retire copies. */
 function retireHint(ctx: PassContext, kind: KindRef, namespace: string, error: unknown): string {
   const selector = equalitySelector({
     [Labels.ManagedBy]: MANAGED_BY_VALUE,
-    [Labels.Tenant]: ctx.tenant,
+    [Labels.Tenant]: ctx.scope.tenant,
     [Labels.Kind]: kind.kind,
   });
-  return `could not remove ${kind.kind} copies of tenant cluster "${ctx.tenant}" from host namespace ${namespace}: ${errorMessage(error)}; grant this tenant's host identity list and delete on ${kind.kind} there, or delete them by hand: kubectl delete ${kind.kind.toLowerCase()} -n ${namespace} -l ${selector}`;
+  return `could not remove ${kind.kind} copies of tenant cluster "${ctx.scope.tenant}" from host namespace ${namespace}: ${errorMessage(error)}; grant this tenant's host identity list and delete on ${kind.kind} there, or delete them by hand: kubectl delete ${kind.kind.toLowerCase()} -n ${namespace} -l ${selector}`;
 }
 
 /**
@@ -128,22 +130,22 @@ export async function retireStale(
   policy: SyncPolicy,
   remembered: Remembered,
 ): Promise<Remembered> {
-  const current = new Set(policy.toHost.map(kindKey));
+  const current = new Set(policy.toHost.map(resourceKey));
   const allKinds = unionKinds(remembered.syncedKinds, policy.toHost);
   const keptNamespaces = [policy.hostNamespace];
   for (const namespace of remembered.hostNamespaces) {
     if (namespace === policy.hostNamespace) continue;
     let clean = true;
     for (const kind of allKinds) {
-      const why = `the host namespace of tenant cluster "${ctx.tenant}" changed from ${namespace} to ${policy.hostNamespace}`;
+      const why = `the host namespace of tenant cluster "${ctx.scope.tenant}" changed from ${namespace} to ${policy.hostNamespace}`;
       clean = (await retireCopies(ctx, kind, namespace, why)).clean && clean;
     }
     if (!clean) keptNamespaces.push(namespace);
   }
   const keptKinds: KindRef[] = [];
   for (const kind of remembered.syncedKinds) {
-    if (current.has(kindKey(kind))) continue;
-    const why = `kind ${kind.kind} (${kind.apiVersion}) left the sync policy of tenant cluster "${ctx.tenant}"`;
+    if (current.has(resourceKey(kind))) continue;
+    const why = `kind ${kind.kind} (${kind.apiVersion}) left the sync policy of tenant cluster "${ctx.scope.tenant}"`;
     let clean = true;
     for (const namespace of keptNamespaces)
       clean = (await retireCopies(ctx, kind, namespace, why)).clean && clean;
@@ -169,7 +171,7 @@ export async function retireTenant(
 ): Promise<{ clean: boolean; left: number }> {
   const kinds = unionKinds(remembered.syncedKinds, policy.toHost);
   const namespaces = [...new Set([policy.hostNamespace, ...remembered.hostNamespaces])];
-  const why = `TenantCluster "${ctx.tenant}" is being deleted`;
+  const why = `TenantCluster "${ctx.scope.tenant}" is being deleted`;
   let left = 0;
   let clean = true;
   for (const namespace of namespaces) {

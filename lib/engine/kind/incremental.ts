@@ -5,32 +5,25 @@
  * through GC's own code), deciding exactly what a full pass would. Anything that could make it
  * decide otherwise falls back, in the same pass, to the full two-sided path of `sync-kind.ts`:
  * a resume that failed, or more deletions than the mass-delete guard could leave alone (the
- * guard needs the full count of copies, which only a full listing has).
+ * guard needs the full count of copies, which only a full listing has: the bound is
+ * `resumedPassFallback` in `gc/delete-guard.ts`).
  */
 import { runPool } from '../../common/index.js';
 import { type KubeObject, type WatchChange, withRequestDeadline } from '../../ports/index.js';
 import { workDeadline } from '../bounds/deadlines.js';
 import type { PassContext } from '../context/pass-context.js';
 import { planGc } from '../gc/candidates.js';
+import { resumedPassFallback } from '../gc/delete-guard.js';
 import { collectGarbage } from '../gc/gc.js';
 import { hostName } from '../names/naming.js';
 import { sourceKey } from '../names/provenance.js';
-import { reverseLookup } from '../names/reverse-mapping.js';
-import type { DeleteGuardPolicy, KindRule } from '../policy/policy.js';
+import { ourCopySource } from '../names/reverse-mapping.js';
+import type { KindRule } from '../policy/policy.js';
 import type { CompiledKindRule } from '../policy/scope.js';
-import type { ResumePoint } from '../tenant/resume-point.js';
+import type { ResumePoint } from '../tenant/status.js';
 import { KindWriter } from './kind-writes.js';
 import { syncKind } from './sync-kind.js';
 import { TenantView } from './tenant-view.js';
-
-/**
- * The most deletions a resumed kind makes: at most this many can never trip the mass-delete
- * guard, whatever the kind's full count of copies (held needs more than maxPercent of at least
- * minCopies copies). More fall back to the full path, which decides the guard.
- */
-export function resumableDeletes(guard: DeleteGuardPolicy): number {
-  return Math.floor((guard.minCopies * guard.maxPercent) / 100);
-}
 
 /** The last change of each source, by `<namespace>/<name>` (a recreation ends as ADDED). */
 export function latestChanges(changes: readonly WatchChange[]): Map<string, WatchChange> {
@@ -50,11 +43,11 @@ export function latestChanges(changes: readonly WatchChange[]): Map<string, Watc
  */
 export function prefetchResumes(ctx: PassContext, rules: readonly KindRule[]): void {
   for (const rule of rules) {
-    const plan = ctx.resume.plan(rule);
+    const plan = ctx.memory.resume.plan(rule);
     if (!('resume' in plan)) continue;
     const { resourceVersion } = plan.resume;
-    void withRequestDeadline(workDeadline(ctx.bounds.budget), async () =>
-      ctx.tenantLister.prefetch(rule, resourceVersion),
+    void withRequestDeadline(workDeadline(ctx.scope.bounds.budget), async () =>
+      ctx.scope.tenantLister.prefetch(rule, resourceVersion),
     );
   }
 }
@@ -65,16 +58,16 @@ export function prefetchResumes(ctx: PassContext, rules: readonly KindRule[]): v
  */
 export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRule): Promise<void> {
   const { rule } = compiled;
-  const book = ctx.resume;
+  const book = ctx.memory.resume;
   const plan = book.plan(rule);
   const before = kindTrouble(ctx);
   if ('resume' in plan) {
-    const outcome = await withRequestDeadline(workDeadline(ctx.bounds.budget), () =>
+    const outcome = await withRequestDeadline(workDeadline(ctx.scope.bounds.budget), () =>
       resumeKind(ctx, compiled, plan.resume),
     );
     if ('resourceVersion' in outcome) {
       book.took(rule, 'resumed');
-      if (kindTrouble(ctx) === before) {
+      if (untroubled(before, kindTrouble(ctx))) {
         book.resumed(rule, plan.resume, outcome.resourceVersion, outcome.changes);
       } else book.clear(rule);
       return;
@@ -83,12 +76,37 @@ export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRul
     const fallback = { path: 'full' as const, reason: outcome.fallback };
     book.took(rule, 'full', outcome.fallback);
     const listing = await syncKind(ctx, compiled);
-    book.listed(rule, kindTrouble(ctx) === before ? listing : undefined, fallback);
+    book.listed(rule, untroubled(before, kindTrouble(ctx)) ? listing : undefined, fallback);
     return;
   }
   book.took(rule, plan.path, plan.reason);
   const listing = await syncKind(ctx, compiled);
-  book.listed(rule, kindTrouble(ctx) === before ? listing : undefined, plan);
+  book.listed(rule, untroubled(before, kindTrouble(ctx)) ? listing : undefined, plan);
+}
+
+/** What {@link kindTrouble} counts: each count only grows during a pass. */
+interface KindTrouble {
+  /** Object and kind errors recorded. */
+  readonly errors: number;
+  /** Kinds left unfinished (and clusters that stalled). */
+  readonly incomplete: number;
+  /** Needed writes the budget left for the next pass. */
+  readonly deferred: number;
+  /** Whether a bound stopped the pass. */
+  readonly stopped: boolean;
+  /** Decisions a full pass would make again (`DecisionRecorder.unsettled`). */
+  readonly unsettled: number;
+}
+
+/** Whether nothing went wrong between two snapshots: it all is as it was. */
+function untroubled(before: KindTrouble, after: KindTrouble): boolean {
+  return (
+    after.errors === before.errors &&
+    after.incomplete === before.incomplete &&
+    after.deferred === before.deferred &&
+    after.stopped === before.stopped &&
+    after.unsettled === before.unsettled
+  );
 }
 
 /**
@@ -98,9 +116,16 @@ export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRul
  * decides what a resumed pass would not see (the Skip again, the update recording the host's
  * rewrite). Settled writes and deletes keep it: a full pass would find nothing more to do.
  */
-function kindTrouble(ctx: PassContext): string {
-  const { errors, bounds, recorder } = ctx;
-  return `${errors.errors.length}/${errors.incompleteKinds.length}/${bounds.deferred}/${bounds.isStopped()}/${recorder.unsettled}`;
+function kindTrouble(ctx: PassContext): KindTrouble {
+  const { errors, recorder } = ctx.ledger;
+  const { bounds } = ctx.scope;
+  return {
+    errors: errors.errors.length,
+    incomplete: errors.incompleteKinds.length,
+    deferred: bounds.deferred,
+    stopped: bounds.isStopped(),
+    unsettled: recorder.unsettled,
+  };
 }
 
 type ResumeOutcome = { resourceVersion: string; changes: number } | { fallback: string };
@@ -111,17 +136,16 @@ async function resumeKind(
   point: ResumePoint,
 ): Promise<ResumeOutcome> {
   const { rule } = compiled;
-  let watched: Awaited<ReturnType<typeof ctx.tenantLister.watch>>;
+  let watched: Awaited<ReturnType<typeof ctx.scope.tenantLister.watch>>;
   try {
-    watched = await ctx.tenantLister.watch(rule, point.resourceVersion);
+    watched = await ctx.scope.tenantLister.watch(rule, point.resourceVersion);
   } catch (error) {
     // A stalled tenant: listing in full would only wait again (the pass stops early).
-    ctx.errors.listingFailed(rule, 'tenant', error, 'resuming its watch failed');
+    ctx.ledger.errors.listingFailed(rule, 'tenant', error, 'resuming its watch failed');
     return { resourceVersion: point.resourceVersion, changes: 0 };
   }
   if (!watched.resumed) return { fallback: `the resume failed: ${watched.reason}` };
-  ctx.kindsStarted.add(rule.kind);
-  ctx.objectsSeen[rule.kind] ??= 0;
+  ctx.ledger.startKind(rule.kind);
   const latest = latestChanges(watched.changes);
   const done = { resourceVersion: watched.resourceVersion, changes: watched.changes.length };
   if (latest.size === 0) return done;
@@ -130,16 +154,16 @@ async function resumeKind(
   const names = new Set<string>();
   for (const key of latest.keys()) {
     const [namespace = '', name = ''] = key.split('/');
-    if (namespace !== '' && name !== '') names.add(hostName(name, namespace, ctx.tenant));
+    if (namespace !== '' && name !== '') names.add(hostName(name, namespace, ctx.scope.tenant));
   }
   const byName = new Map<string, KubeObject>();
   try {
-    await runPool([...names], ctx.bounds.budget.concurrency, async (name) => {
-      const found = await ctx.hostApi.get(rule, ctx.hostNamespace, name);
+    await runPool([...names], ctx.scope.bounds.budget.concurrency, async (name) => {
+      const found = await ctx.scope.hostApi.get(rule, ctx.scope.hostNamespace, name);
       if (found) byName.set(name, found);
     });
   } catch (error) {
-    ctx.errors.listingFailed(rule, 'host', error, 'reading the changed host copies failed');
+    ctx.ledger.errors.listingFailed(rule, 'host', error, 'reading the changed host copies failed');
     return done;
   }
 
@@ -147,26 +171,22 @@ async function resumeKind(
   const present = [...latest.values()].filter((c) => c.type !== 'DELETED').map((c) => c.object);
   const work = view.intake(present);
   // Only copies of the changed sources: every other copy's source did not change.
+  const owner = { tenant: ctx.scope.tenant, kind: rule.kind };
   const copies = [...byName.values()].filter((object) => {
-    const ref = reverseLookup(object);
+    const source = ourCopySource(object, owner);
     return (
-      ref?.tenant === ctx.tenant &&
-      ref.kind === rule.kind &&
-      latest.has(sourceKey(ref.virtualNamespace, ref.virtualName))
+      source !== undefined && latest.has(sourceKey(source.virtualNamespace, source.virtualName))
     );
   });
   const listing = {
-    tenant: ctx.tenant,
+    tenant: ctx.scope.tenant,
     kind: rule.kind,
     desired: view.desired,
     listed: view.listed,
   };
-  const deletes = planGc(copies, listing).length;
-  if (deletes > resumableDeletes(ctx.deleteGuard)) {
-    return {
-      fallback: `${deletes} copies lost their sources at once; the mass-delete guard needs a full listing`,
-    };
-  }
+  // The resumed path's guard bound lives with the guard (`delete-guard.ts`).
+  const fallback = resumedPassFallback(planGc(copies, listing).length, ctx.scope.deleteGuard);
+  if (fallback !== undefined) return { fallback };
   const writer = new KindWriter(ctx, rule, byName);
   await writer.offer(work);
   await collectGarbage(ctx, rule, copies, { ...listing, complete: true });

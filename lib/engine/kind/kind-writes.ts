@@ -14,10 +14,11 @@ import { runPool } from '../../common/index.js';
 import type { KindRef, KubeObject, ObjectRef } from '../../ports/index.js';
 import type { RetryEntry, RetryKey } from '../bounds/retry-backoff.js';
 import { recordBackingOff } from '../context/convergence.js';
-import { decide, type PassContext } from '../context/pass-context.js';
+import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
 import { observedForApply, observedView } from '../listing/host-view.js';
-import { type ReverseRef, reverseLookup } from '../names/reverse-mapping.js';
+import { sourceKey } from '../names/provenance.js';
+import { ourCopySource } from '../names/reverse-mapping.js';
 import { type ApplyOutcome, applyObject, planApply } from '../object/apply.js';
 import { desiredHash } from '../object/write-record.js';
 import type { ApplyItem } from './tenant-view.js';
@@ -43,9 +44,9 @@ export class KindWriter {
     private readonly kind: KindRef,
     private readonly byName: ReadonlyMap<string, KubeObject>,
   ) {
-    this.streaming = ctx.bounds.budget.maxWrites === undefined;
-    const index = Math.max(0, ctx.kindsStarted.size - 1);
-    ctx.bounds.beginKind(index, ctx.convergence?.kindCount ?? 1);
+    this.streaming = ctx.scope.bounds.budget.maxWrites === undefined;
+    const index = Math.max(0, ctx.ledger.kindsStarted - 1);
+    ctx.scope.bounds.beginKind(index, ctx.memory.convergence?.kindCount ?? 1);
   }
 
   /**
@@ -56,7 +57,7 @@ export class KindWriter {
    * nothing, request nothing and record nothing (the steady state's cost is that one plan).
    */
   async offer(work: readonly ApplyItem[]): Promise<void> {
-    const { bounds } = this.ctx;
+    const { bounds } = this.ctx.scope;
     const now: ApplyItem[] = [];
     for (const item of work) {
       const cost = this.streaming ? this.streamingCost(item) : this.writesNeeded(item);
@@ -82,26 +83,23 @@ export class KindWriter {
    * sources and copies that are gone.
    */
   finish(desired: ReadonlySet<string>, hostObjects: readonly KubeObject[], complete: boolean) {
-    this.ctx.bounds.endKind();
-    const retries = this.ctx.convergence?.retries;
+    this.ctx.scope.bounds.endKind();
+    const retries = this.ctx.memory.convergence?.retries;
     // An empty memory has nothing to forget: no need to look every host copy up.
     if (!retries || !complete || retries.size === 0) return;
-    const copies = new Set(
-      hostObjects
-        .map(reverseLookup)
-        .filter(
-          (ref): ref is ReverseRef =>
-            ref?.tenant === this.ctx.tenant && ref.kind === this.kind.kind,
-        )
-        .map((ref) => `${ref.virtualNamespace}/${ref.virtualName}`),
-    );
+    const owner = { tenant: this.ctx.scope.tenant, kind: this.kind.kind };
+    const copies = new Set<string>();
+    for (const object of hostObjects) {
+      const source = ourCopySource(object, owner);
+      if (source) copies.add(sourceKey(source.virtualNamespace, source.virtualName));
+    }
     retries.retain(this.kind, (entry: RetryEntry) =>
       entry.op === 'apply' ? desired.has(entry.object) : copies.has(entry.object),
     );
   }
 
   private run(items: readonly ApplyItem[]): Promise<void> {
-    const { bounds } = this.ctx;
+    const { bounds } = this.ctx.scope;
     return runPool(
       items,
       bounds.budget.concurrency,
@@ -146,13 +144,13 @@ export class KindWriter {
 
   /** Whether the retry memory holds the object; an empty memory (the steady state) is asked nothing. */
   private remembered(item: ApplyItem): boolean {
-    const retries = this.ctx.convergence?.retries;
+    const retries = this.ctx.memory.convergence?.retries;
     return retries !== undefined && retries.size > 0 && retries.has(this.key(item));
   }
 
   /** What the retry memory says; the desired digest is computed only for a remembered object. */
   private check(item: ApplyItem) {
-    const retries = this.ctx.convergence?.retries;
+    const retries = this.ctx.memory.convergence?.retries;
     if (!retries || !this.remembered(item)) return { due: true as const, hints: {} };
     const key = this.key(item);
     const check = retries.check(key, desiredHash(item.desired));
@@ -167,12 +165,12 @@ export class KindWriter {
     if (observed?.metadata.deletionTimestamp) {
       // A host finalizer holds the copy in deletion: writing to it would be lost; the next pass
       // creates the copy anew once it is gone.
-      ctx.terminating.count += 1;
+      ctx.ledger.countTerminating(1);
       return;
     }
     const refs: Refs = {
       tenantRef: { namespace: source.virtualNamespace, name: source.virtualName },
-      hostRef: { namespace: ctx.hostNamespace, name: desired.metadata.name },
+      hostRef: { namespace: ctx.scope.hostNamespace, name: desired.metadata.name },
     };
     const check = this.check(item);
     if (!check.due) {
@@ -183,27 +181,32 @@ export class KindWriter {
       }
     }
     const applyContext = {
-      hostApi: ctx.hostApi,
-      dryRun: ctx.dryRun,
-      reserveWrite: (count?: number) => ctx.bounds.reserveWrite(count),
+      hostApi: ctx.scope.hostApi,
+      dryRun: ctx.scope.dryRun,
+      reserveWrite: (count?: number) => ctx.scope.bounds.reserveWrite(count),
     };
     const hints = check.due ? check.hints : {};
     try {
       // A large field held as a digest that differs: the whole copy is read (host-view.ts).
-      const current = await observedForApply(ctx.hostApi, desired, observed, ctx.dryRun);
+      const current = await observedForApply(
+        ctx.scope.hostApi,
+        desired,
+        observed,
+        ctx.scope.dryRun,
+      );
       const outcome = await applyObject(applyContext, desired, current, source, hints);
       this.record(item, outcome, refs);
     } catch (error) {
       if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
       // Only a read (the race re-read, the whole copy) can throw; the object stays undecided and the next pass retries it.
-      ctx.errors.add(kind, error, refs.tenantRef, refs.hostRef);
+      ctx.ledger.errors.add(kind, error, refs.tenantRef, refs.hostRef);
     }
   }
 
   /** Records the Decisions of an outcome, and what the retry memory learns from it. */
   private record(item: ApplyItem, outcome: ApplyOutcome, refs: Refs): void {
     const { ctx, kind } = this;
-    const retries = ctx.convergence?.retries;
+    const retries = ctx.memory.convergence?.retries;
     const key = this.key(item);
     const version = () => desiredHash(item.desired);
     switch (outcome.result) {
@@ -213,16 +216,29 @@ export class KindWriter {
         retries?.succeeded(key);
         return;
       case 'decided':
-        decide(ctx, outcome.action, kind, refs, outcome.reason, outcome.error);
-        if (outcome.unsettled) ctx.recorder.unsettled += 1;
+        ctx.ledger.decide({
+          action: outcome.action,
+          rule: kind,
+          ...refs,
+          reason: outcome.reason,
+          error: outcome.error,
+        });
+        if (outcome.unsettled) ctx.ledger.unsettle();
         if (outcome.error === undefined) retries?.succeeded(key);
         else retries?.failed(key, version(), outcome.error, outcome.replaceNeeded);
         return;
       case 'replaced': {
-        ctx.recorder.unsettled += 1; // its create's answer is not checked: the next pass is full
+        ctx.ledger.unsettle(); // its create's answer is not checked: the next pass is full
         let failure: unknown;
         for (const d of outcome.decisions) {
-          decide(ctx, d.action, kind, refs, d.reason, d.error, d.alreadyGone === true);
+          ctx.ledger.decide({
+            action: d.action,
+            rule: kind,
+            ...refs,
+            reason: d.reason,
+            error: d.error,
+            alreadyGone: d.alreadyGone === true,
+          });
           failure ??= d.error;
         }
         if (failure === undefined) retries?.succeeded(key);

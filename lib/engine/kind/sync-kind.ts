@@ -26,7 +26,9 @@ export function syncKind(
   compiled: CompiledKindRule,
 ): Promise<string | undefined> {
   // Every request of the kind's work ends by the pass deadline (a stalled server included).
-  return withRequestDeadline(workDeadline(ctx.bounds.budget), () => syncKindWithin(ctx, compiled));
+  return withRequestDeadline(workDeadline(ctx.scope.bounds.budget), () =>
+    syncKindWithin(ctx, compiled),
+  );
 }
 
 function readPage(
@@ -34,7 +36,7 @@ function readPage(
   rule: KindRef,
   continueToken: string | undefined,
 ): Promise<PageRead> {
-  return settlePage(ctx.tenantLister.page(rule, continueToken));
+  return settlePage(ctx.scope.tenantLister.page(rule, continueToken));
 }
 
 /** @returns the tenant listing's resourceVersion when the kind converged from one snapshot. */
@@ -43,12 +45,12 @@ async function syncKindWithin(
   compiled: CompiledKindRule,
 ): Promise<string | undefined> {
   const { rule } = compiled;
-  const { bounds, errors } = ctx;
-  ctx.kindsStarted.add(rule.kind);
-  ctx.objectsSeen[rule.kind] ??= 0;
+  const { bounds } = ctx.scope;
+  const { errors } = ctx.ledger;
+  ctx.ledger.startKind(rule.kind);
   let hostObjects: KubeObject[] | undefined;
   try {
-    hostObjects = await listHostObjects(ctx, rule);
+    hostObjects = await listHostObjects(ctx.scope, rule);
   } catch (error) {
     errors.listingFailed(rule, 'host', error, 'the host listing failed');
     return undefined;
@@ -59,7 +61,7 @@ async function syncKindWithin(
   const writer = new KindWriter(ctx, rule, byName);
   const writesBefore = bounds.writes;
   const progress = () =>
-    ctx.onProgress?.({
+    ctx.ledger.progress({
       kind: rule.kind,
       listed: view.count,
       written: bounds.writes - writesBefore,
@@ -102,7 +104,7 @@ async function syncKindWithin(
     await next;
   }
   const gc = await collectGarbage(ctx, rule, hostObjects, {
-    tenant: ctx.tenant,
+    tenant: ctx.scope.tenant,
     kind: rule.kind,
     desired: view.desired,
     listed: view.listed,

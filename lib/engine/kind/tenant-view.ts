@@ -5,14 +5,15 @@
  */
 import type { KubeObject } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
-import { type SourceIdentity, sourceKey } from '../names/provenance.js';
+import { sourceKey } from '../names/provenance.js';
+import type { TenantSource } from '../names/reverse-mapping.js';
 import { toHostObject } from '../object/transform.js';
 import { type CompiledKindRule, isExcluded } from '../policy/scope.js';
 
 /** One tenant object to apply: its desired host object and where it came from. */
 export interface ApplyItem {
   desired: KubeObject;
-  source: SourceIdentity;
+  source: TenantSource;
 }
 
 /** What the tenant listing of one kind has shown so far. */
@@ -40,11 +41,11 @@ export class TenantView {
     const work: ApplyItem[] = [];
     for (const object of items) {
       this.count += 1;
-      ctx.objectsSeen[rule.kind] = (ctx.objectsSeen[rule.kind] ?? 0) + 1;
+      ctx.ledger.sawObject(rule.kind);
       const name = object?.metadata?.name;
       const namespace = object?.metadata?.namespace;
       if (typeof name !== 'string' || name === '') {
-        ctx.errors.add(rule, new Error('a tenant object without a name was ignored'));
+        ctx.ledger.errors.add(rule, new Error('a tenant object without a name was ignored'));
         continue;
       }
       if (typeof namespace !== 'string' || namespace === '') {
@@ -65,19 +66,19 @@ export class TenantView {
         // controls what its items claim to be.
         const item = { ...object, apiVersion: rule.apiVersion, kind: rule.kind };
         const desired = toHostObject(item, {
-          tenant: ctx.tenant,
-          hostNamespace: ctx.hostNamespace,
+          tenant: ctx.scope.tenant,
+          hostNamespace: ctx.scope.hostNamespace,
           excludeKeys: this.compiled.excludeKeys,
         });
         const source = {
-          tenant: ctx.tenant,
+          tenant: ctx.scope.tenant,
           kind: rule.kind,
           virtualNamespace: namespace,
           virtualName: name,
         };
         work.push({ desired, source });
       } catch (error) {
-        ctx.errors.add(rule, error, { namespace, name });
+        ctx.ledger.errors.add(rule, error, { namespace, name });
       }
     }
     return work;
@@ -92,7 +93,7 @@ export class TenantView {
     };
     if (claimed.apiVersion === rule.apiVersion && claimed.kind === rule.kind) return true;
     const { namespace, name } = object.metadata;
-    this.ctx.errors.add(
+    this.ctx.ledger.errors.add(
       rule,
       new Error(
         `the tenant listing of ${rule.kind} (${rule.apiVersion}) returned an item that claims to be ${claimed.kind} (${claimed.apiVersion}); it was not synced`,
@@ -107,7 +108,7 @@ export class TenantView {
     if (this.reportedClusterScoped) return;
     this.reportedClusterScoped = true;
     const { kind } = this.compiled.rule;
-    this.ctx.errors.add(
+    this.ctx.ledger.errors.add(
       this.compiled.rule,
       new Error(`${kind} objects without a namespace cannot be synced; only namespaced kinds can`),
     );

@@ -5,19 +5,16 @@
  * this pass (incomplete, no GC), and the next pass lists it afresh.
  */
 import { ClusterError, isClusterError, type KindRef } from '../../ports/index.js';
-
-function keyOf(kind: KindRef): string {
-  return `${kind.apiVersion} ${kind.kind}`;
-}
+import { resourceKey } from '../names/resource-key.js';
 
 /**
  * Whether a failed page should restart the listing of `kind`: true for the first expired token of
- * the kind (recorded in `restarted`).
+ * the kind (recorded in `restarted` by its resource key).
  * @throws ClusterError (Expired) for the second expiry of the kind, saying it gave up.
  */
 export function restartExpired(restarted: Set<string>, kind: KindRef, error: unknown): boolean {
   if (!isClusterError(error, 'Expired')) return false;
-  const key = keyOf(kind);
+  const key = resourceKey(kind);
   if (!restarted.has(key)) {
     restarted.add(key);
     return true;

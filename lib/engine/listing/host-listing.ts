@@ -6,6 +6,7 @@
 import { setImmediate } from 'node:timers/promises';
 import type { ClusterApi, KindRef, KubeObject } from '../../ports/index.js';
 import type { PassBounds } from '../bounds/budget.js';
+import type { ResourceKey } from '../names/resource-key.js';
 import { restartExpired } from './expired-listing.js';
 // A listed host object is held as what apply and GC need (`host-view.ts`): no managedFields, no
 // status, large content fields as digests.
@@ -32,7 +33,7 @@ export async function listHostObjects(
   namespace: string = ctx.hostNamespace,
 ): Promise<KubeObject[] | undefined> {
   let items: KubeObject[] = [];
-  const restarted = new Set<string>();
+  const restarted = new Set<ResourceKey>();
   // Pages of about PAGE_BYTES whatever the object sizes (`page-bytes.ts`).
   const sizer = new PageSizer(ctx.bounds.budget.pageSize);
   const read = (continueToken: string | undefined): Promise<PageRead> =>

@@ -11,6 +11,7 @@ import {
   type WatchOutcome,
 } from '../../ports/index.js';
 import { ClusterUnreachableError } from '../errors.js';
+import { type ResourceKey, resourceKey } from '../names/resource-key.js';
 import { restartExpired } from './expired-listing.js';
 import { PageSizer } from './page-bytes.js';
 
@@ -18,9 +19,9 @@ import { PageSizer } from './page-bytes.js';
 export class TenantLister {
   private calls = 0;
   /** Kinds whose listing restarted after an expired continue token this pass. */
-  private readonly restarted = new Set<string>();
+  private readonly restarted = new Set<ResourceKey>();
   /** Byte-aware page sizes, per kind (`page-bytes.ts`). */
-  private readonly sizers = new Map<string, PageSizer>();
+  private readonly sizers = new Map<ResourceKey, PageSizer>();
   /** Resumed watches started ahead of their kind's turn ({@link prefetch}). */
   private readonly prefetched = new Map<string, Promise<WatchOutcome>>();
 
@@ -78,7 +79,7 @@ export class TenantLister {
   async page(kind: KindRef, continueToken: string | undefined): Promise<ListPage> {
     this.calls += 1;
     const first = this.calls === 1;
-    const key = `${kind.apiVersion}/${kind.kind}`;
+    const key = resourceKey(kind);
     const sizer = this.sizers.get(key) ?? new PageSizer(this.pageSize);
     this.sizers.set(key, sizer);
     try {
@@ -100,8 +101,9 @@ export class TenantLister {
   }
 }
 
+/** A prefetched watch: the kind (by resource key) and the resourceVersion it resumes from. */
 function prefetchKey(kind: KindRef, resourceVersion: string): string {
-  return `${kind.apiVersion}/${kind.kind}@${resourceVersion}`;
+  return `${resourceKey(kind)}@${resourceVersion}`;
 }
 
 /** Short enough that a stalled watch costs little; see `incremental.ts`. */

@@ -3,15 +3,7 @@
  * check that makes "never clobber" true: only a copy of the very same source may ever be written.
  */
 import type { KubeObject } from '../../ports/index.js';
-import { type ReverseRef, reverseLookup } from './reverse-mapping.js';
-
-/** A tenant source, as the apply step knows it. */
-export interface SourceIdentity {
-  tenant: string;
-  kind: string;
-  virtualNamespace: string;
-  virtualName: string;
-}
+import { ourCopySource, reverseLookup, type TenantSource } from './reverse-mapping.js';
 
 /** The key of a tenant source within one kind: `<virtual namespace>/<name>`. */
 export function sourceKey(virtualNamespace: string, virtualName: string): string {
@@ -21,7 +13,7 @@ export function sourceKey(virtualNamespace: string, virtualName: string): string
 /** Who holds a host name: this source's copy, another source's copy, or a foreign object. */
 export type Provenance =
   | { holder: 'same-source' }
-  | { holder: 'other-source'; ref: ReverseRef }
+  | { holder: 'other-source'; ref: TenantSource }
   | { holder: 'foreign' };
 
 /**
@@ -29,18 +21,16 @@ export type Provenance =
  * source (the engine may update it), another tenantplane source (a collision), or no tenantplane
  * source at all (a foreign object).
  */
-export function provenance(hostObject: KubeObject, source: SourceIdentity): Provenance {
-  const ref = reverseLookup(hostObject);
-  if (!ref) return { holder: 'foreign' };
+export function provenance(hostObject: KubeObject, source: TenantSource): Provenance {
+  const ours = ourCopySource(hostObject, source);
   if (
-    ref.tenant === source.tenant &&
-    ref.kind === source.kind &&
-    ref.virtualNamespace === source.virtualNamespace &&
-    ref.virtualName === source.virtualName
+    ours?.virtualNamespace === source.virtualNamespace &&
+    ours.virtualName === source.virtualName
   ) {
     return { holder: 'same-source' };
   }
-  return { holder: 'other-source', ref };
+  const ref = ours ?? reverseLookup(hostObject);
+  return ref ? { holder: 'other-source', ref } : { holder: 'foreign' };
 }
 
 /** Plain words for who occupies a host name, for Skip reasons. */

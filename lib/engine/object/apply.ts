@@ -8,7 +8,9 @@
 import { isRecord } from '../../common/index.js';
 import { type ClusterApi, isClusterError, type KubeObject } from '../../ports/index.js';
 import { PassError } from '../errors.js';
-import { describeOccupant, provenance, type SourceIdentity } from '../names/provenance.js';
+import { deleteAsRead } from '../names/preconditions.js';
+import { describeOccupant, provenance } from '../names/provenance.js';
+import type { TenantSource } from '../names/reverse-mapping.js';
 import {
   immutableFields,
   predictedImmutableFields,
@@ -40,7 +42,7 @@ export interface ApplyHints {
 export function planApply(
   desired: KubeObject,
   observed: KubeObject | undefined,
-  source: SourceIdentity,
+  source: TenantSource,
   hints: ApplyHints = {},
 ): ApplyPlan {
   if (!observed) return { action: 'Create' };
@@ -149,13 +151,7 @@ async function replace(
   const outcome = await replaceCopy(
     {
       dryRun: ctx.dryRun,
-      delete: (copy) =>
-        ctx.hostApi.delete(copy, copy.metadata.namespace, copy.metadata.name, {
-          uid: copy.metadata.uid as string,
-          ...(copy.metadata.resourceVersion
-            ? { resourceVersion: copy.metadata.resourceVersion }
-            : {}),
-        }),
+      delete: (copy) => deleteAsRead(ctx.hostApi, copy, copy),
       create: () => ctx.hostApi.create(createBody(desired)),
     },
     observed,
@@ -172,7 +168,7 @@ async function update(
   plan: Extract<ApplyPlan, { action: 'Update' }>,
   desired: KubeObject,
   observed: KubeObject,
-  source: SourceIdentity,
+  source: TenantSource,
 ): Promise<ApplyOutcome> {
   const reason = plan.recordOnly
     ? `the host stores ${plan.changed.join(', ')} of the copy differently from what was written and refuses to change it; recorded as the host's own, so later passes leave it`
@@ -192,7 +188,7 @@ function settle(
   plan: Exclude<ApplyPlan, { action: 'Create' }>,
   desired: KubeObject,
   observed: KubeObject,
-  source: SourceIdentity,
+  source: TenantSource,
 ): Promise<ApplyOutcome> | ApplyOutcome {
   switch (plan.action) {
     case 'InSync':
@@ -219,7 +215,7 @@ export async function applyObject(
   ctx: ApplyContext,
   desired: KubeObject,
   observed: KubeObject | undefined,
-  source: SourceIdentity,
+  source: TenantSource,
   hints: ApplyHints = {},
 ): Promise<ApplyOutcome> {
   const plan = planApply(desired, observed, source, hints);

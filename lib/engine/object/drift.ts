@@ -31,18 +31,10 @@ export function isSubset(desired: unknown, observed: unknown): boolean {
 }
 
 /**
- * Merges a label or annotation map: keys the engine owned before (`previouslyOwned`) or reserves
- * are dropped from the host's copy, then the desired keys are set. So a key the tenant removed
+ * Merges a label or annotation map: keys the engine owned before (`dropped`) or reserves are
+ * dropped from the host's copy, then the desired keys are set. So a key the tenant removed
  * disappears, and a key a host controller added survives.
  */
-export function mergeKeys(
-  observed: Record<string, string> | undefined,
-  desired: Record<string, string> | undefined,
-  previouslyOwned: readonly string[],
-): Record<string, string> {
-  return mergeDropping(observed, desired, new Set(previouslyOwned));
-}
-
 function mergeDropping(
   observed: Record<string, string> | undefined,
   desired: Record<string, string> | undefined,
@@ -138,16 +130,4 @@ export function bodyFor(desired: KubeObject, observed: KubeObject, drift: Drift)
   }
   restoreHostOwnedFields(body, observed);
   return body;
-}
-
-/**
- * The update body for an existing same-source host object, and what differs (see
- * {@link driftOf}). `changed` is empty when in sync.
- */
-export function updateBody(
-  desired: KubeObject,
-  observed: KubeObject,
-): { body: KubeObject; changed: string[] } {
-  const drift = driftOf(desired, observed);
-  return { body: bodyFor(desired, observed, drift), changed: drift.changed };
 }

@@ -8,7 +8,7 @@ import { isRecord, jsonEqual } from '../../common/index.js';
 import { ClusterError, isClusterError, type KubeObject } from '../../ports/index.js';
 import { PassError } from '../errors.js';
 import { Annotations } from '../names/metadata.js';
-import type { SourceIdentity } from '../names/provenance.js';
+import type { TenantSource } from '../names/reverse-mapping.js';
 
 /** The apiserver's wording for an update of an immutable field (`FieldImmutableErrorMsg`). */
 const IMMUTABLE = /\b(?:field|value) is immutable\b/i;
@@ -62,7 +62,7 @@ export function sourceRecreated(desired: KubeObject, observed: KubeObject): bool
 
 /** Why a copy is replaced, in the words both of its Decisions use. */
 export function replacementCause(
-  source: SourceIdentity,
+  source: TenantSource,
   fields: readonly string[],
   recreated: boolean,
 ): string {

@@ -1,135 +1,127 @@
+/**
+ * One pass, as callers run it and as it reads: read the TenantCluster and its policy, check the
+ * tenant cluster's identity and every rule's scope, retire what the policy no longer covers, sync
+ * each kind, report. Around it, the guards every caller needs: every request ends by the pass
+ * deadline plus the reporting reserve (`bounds/deadlines.ts`), a pass that writes holds the
+ * tenant's lease (`lease.ts`), a dry run's host client sends no write (`context/dry-run.ts`), and
+ * a pass-level failure is reported on the TenantCluster before it is thrown.
+ */
 import {
   type Clock,
-  type ClusterApi,
-  type DecisionSink,
   type PassResult,
-  type RequestCount,
   systemClock,
+  withRequestDeadline,
 } from '../../ports/index.js';
-import { type Budget, effectiveBudget, PassBounds } from '../bounds/budget.js';
+import { effectiveBudget, PassBounds } from '../bounds/budget.js';
+import { passEndDeadline } from '../bounds/deadlines.js';
 import { convergenceStatus } from '../context/convergence.js';
-import { newPassContext, type PassContext, type PassProgress } from '../context/pass-context.js';
+import { dryRunClient } from '../context/dry-run.js';
+import { newPassContext } from '../context/pass-context.js';
+import { retireStale } from '../gc/retire.js';
+import { prefetchResumes, syncKindByPath } from '../kind/incremental.js';
+import { TenantLister } from '../listing/tenant-listing.js';
 import { parseSyncPolicy } from '../policy/policy.js';
+import { compileKindRule } from '../policy/scope.js';
+import { reportPassFailure } from '../report/pass-failure.js';
 import { reportStatus } from '../report/status-report.js';
+import { readRemembered } from '../tenant/lifecycle.js';
 import { readTenantCluster, tenantClusterFacts } from '../tenant/tenant-cluster.js';
-import { readTenantClusterId, syncTenant } from './tenant-lifecycle.js';
-
-export interface PassOptions {
-  tenant: string;
-  tenantApi: ClusterApi;
-  hostApi: ClusterApi;
-  sinks?: DecisionSink[];
-  clock?: Clock;
-  budget?: Partial<Budget>;
-  /** Compute and report every Decision, write nothing (no host writes, no status). */
-  dryRun?: boolean;
-  passId?: string;
-  onProgress?: (progress: PassProgress) => void;
-  /**
-   * How old `status.lastPass` may grow before a clean pass that changed nothing rewrites it
-   * (default `DEFAULT_STATUS_REPORT_INTERVAL_MS`); 0 rewrites it after every pass.
-   */
-  statusReportIntervalMs?: number;
-  /** List every kind in full on both sides instead of resuming (`--full`, `{"full": true}`). */
-  full?: boolean;
-  /** `false` turns resumed (incremental) passes off: every kind is listed in full, no resume point is kept. */
-  incremental?: boolean;
-}
-
-/** Requests made between two readings of `ClusterApi.requestCount()`. */
-export function requestDelta(
-  after: RequestCount,
-  before: RequestCount,
-  bookkeeping = 0,
-): RequestCount {
-  return { reads: after.reads - before.reads, writes: after.writes - before.writes - bookkeeping };
-}
-
-/** Why the pass is incomplete, in plain words; `undefined` when it is complete. */
-function incompleteReason(ctx: PassContext, kinds: readonly string[]): string | undefined {
-  const stop = ctx.bounds.stopReason;
-  const notStarted = stop ? kinds.filter((kind) => !ctx.kindsStarted.has(kind)) : [];
-  const reasons: string[] = [];
-  if (stop) reasons.push(`${stop}; the next pass continues`);
-  reasons.push(...ctx.errors.incompleteKinds);
-  if (notStarted.length > 0) reasons.push(`not started: ${notStarted.join(', ')}`);
-  return reasons.length === 0 ? undefined : reasons.join('; ');
-}
+import { readTenantClusterId } from '../tenant/tenant-identity.js';
+import { withTenantLease } from './lease.js';
+import type { PassOptions } from './options.js';
+import { passResult } from './result.js';
+import {
+  cleanUp,
+  type LifecycleOutcome,
+  prepareTenant,
+  rememberSynced,
+} from './tenant-lifecycle.js';
 
 /**
- * Runs one bounded convergence pass for `tenant`. Per-object and per-kind failures (a rejected
- * write, a kind whose listing is forbidden or not installed) are aggregated into `errors`; a
- * failed or truncated listing makes the pass incomplete and skips that kind's GC. When a bound
- * stops the pass, no new work starts, writes in flight finish, and `incompleteReason` says why;
- * the next pass picks up the rest.
- *
- * `requests` counts the pass's own requests; the status write is not included (`statusWritten`
- * says whether it happened), so a steady-state pass reports zero writes and makes none.
- *
- * @throws TenantClusterNotFoundError, InvalidPolicyError, ClusterUnreachableError (the first
- * request to a cluster failed at the transport level), or PassError (the TenantCluster could not
- * be read); each with `cause`.
+ * Runs one bounded convergence pass for `options.tenant`. Per-object and per-kind failures are
+ * aggregated into the result's `errors`; a failed or truncated listing skips that kind's GC; a
+ * bound stops new work and `incompleteReason` says why. `requests` counts the pass's own
+ * requests, not its bookkeeping (status, finalizer, lease).
+ * @throws TenantClusterNotFoundError, InvalidPolicyError, ClusterUnreachableError,
+ * TenantClusterChangedError or PassError, each with `cause`, after reporting it on the
+ * TenantCluster's conditions.
  */
-export async function runPass(options: PassOptions): Promise<PassResult> {
+export function runPass(options: PassOptions): Promise<PassResult> {
+  const end = passEndDeadline(options.budget ?? {});
   const clock = options.clock ?? systemClock;
-  const { tenant, tenantApi, hostApi } = options;
   const dryRun = options.dryRun === true;
+  const passId = options.passId ?? crypto.randomUUID();
+  const run = { ...options, clock, passId, dryRun };
+  return withRequestDeadline(end, async () => {
+    try {
+      if (dryRun || options.lease === false) return await story(run);
+      const leased = { ...run, sinks: options.sinks ?? [], untilMs: end?.atMs };
+      return await withTenantLease(leased, (hostApi, sinks) => story({ ...run, hostApi, sinks }));
+    } catch (error) {
+      await reportPassFailure(options.hostApi, options.tenant, error, { clock, dryRun });
+      throw error;
+    }
+  });
+}
+
+type StoryOptions = PassOptions & { clock: Clock; passId: string; dryRun: boolean };
+
+async function story(options: StoryOptions): Promise<PassResult> {
+  const { tenant, tenantApi, clock, dryRun } = options;
+  const hostApi = dryRun ? dryRunClient(options.hostApi) : options.hostApi;
   const budget = effectiveBudget(options.budget);
-  const startedAtMs = clock.now();
-  const tenantBefore = tenantApi.requestCount();
-  const hostBefore = hostApi.requestCount();
+  const start = {
+    atMs: clock.now(),
+    tenant: tenantApi.requestCount(),
+    host: hostApi.requestCount(),
+  };
 
   const tenantCluster = await readTenantCluster(hostApi, tenant);
   const policy = parseSyncPolicy(tenant, tenantCluster.spec);
-
   const bounds = new PassBounds(budget, clock);
-  const ctx = newPassContext({ ...options, dryRun, bounds, tenantCluster, policy });
+  const tenantLister = new TenantLister(tenantApi, budget.pageSize);
+  const ctx = newPassContext({ ...options, hostApi, tenantLister, bounds, tenantCluster, policy });
+  const remembered = readRemembered(tenantCluster);
 
-  const lifecycle = policy.paused
-    ? {}
-    : await syncTenant(ctx, tenantCluster, policy, () => readTenantClusterId(tenantApi));
+  let outcome: LifecycleOutcome = {};
+  if (policy.paused) {
+    // Nothing is synced, retired or remembered while the policy is paused.
+  } else if (tenantCluster.metadata.deletionTimestamp) {
+    outcome = await cleanUp(ctx, tenantCluster, remembered);
+  } else {
+    const recorded = await prepareTenant(ctx, tenantCluster, remembered, () =>
+      readTenantClusterId(tenantApi),
+    );
+    const next = await retireStale(ctx, policy, recorded);
+    if (!bounds.isStopped()) prefetchResumes(ctx, policy.toHost);
+    for (const rule of policy.toHost) {
+      if (bounds.isStopped()) break;
+      await syncKindByPath(ctx, compileKindRule(rule));
+    }
+    await rememberSynced(ctx, recorded, next);
+  }
 
-  const finishedAtMs = clock.now();
-  const reason = incompleteReason(
+  const result = passResult(
     ctx,
-    policy.toHost.map((rule) => rule.kind),
-  );
-  const result: PassResult = {
-    passId: ctx.passId,
-    tenant,
-    dryRun,
-    startedAt: new Date(startedAtMs).toISOString(),
-    finishedAt: new Date(finishedAtMs).toISOString(),
-    durationMs: Math.max(0, finishedAtMs - startedAtMs),
-    complete: reason === undefined,
-    ...ctx.recorder.tally(),
-    objectsSeen: ctx.objectsSeen,
-    errors: ctx.errors.errors,
-    requests: {
-      tenant: requestDelta(tenantApi.requestCount(), tenantBefore),
-      host: requestDelta(hostApi.requestCount(), hostBefore, ctx.bookkeeping.writes),
+    start,
+    {
+      paused: policy.paused === true,
+      tenantRequests: tenantApi.requestCount(),
+      hostRequests: hostApi.requestCount(),
+      ...(outcome.copiesLeft === undefined ? {} : { copiesLeft: outcome.copiesLeft }),
     },
-    decisions: ctx.recorder.decisions,
-  };
-  if (reason !== undefined) result.incompleteReason = reason;
-  if (ctx.terminating.count > 0) result.terminating = ctx.terminating.count;
-  if (ctx.warnings.length > 0) result.warnings = ctx.warnings;
-  if (lifecycle.copiesLeft !== undefined) result.cleanup = { copiesLeft: lifecycle.copiesLeft };
-  if (policy.paused) result.note = 'the sync policy is paused; nothing was synced';
-  const path = ctx.resume.summary();
-  if (path) result.path = path.path;
-  if (path?.reason) result.pathReason = path.reason;
+    clock.now(),
+  );
   Object.assign(result, tenantClusterFacts(tenantCluster));
-
   result.statusWritten = false;
   if (!dryRun && !policy.paused) {
-    const resume = ctx.resume.statusFields(policy.toHost);
+    const resume = ctx.memory.resume.statusFields(policy.toHost);
     const retries = convergenceStatus(ctx);
     const more = retries || resume.must ? { ...retries, ...resume.must } : undefined;
     const interval = options.statusReportIntervalMs;
     await reportStatus(hostApi, tenantCluster.status, result, interval, more, resume.withOthers);
   }
-  await lifecycle.release?.();
-  await ctx.recorder.finish(result);
+  await outcome.release?.();
+  await ctx.ledger.recorder.finish(result);
   return result;
 }

@@ -10,19 +10,16 @@ import { errorMessage, isRecord, jsonEqual } from '../../common/index.js';
 import { isClusterError, type KubeObject, TENANT_CLUSTER } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
 import { InvalidPolicyError } from '../errors.js';
-import { retireStale, retireTenant } from '../gc/retire.js';
-import { prefetchResumes, syncKindByPath } from '../kind/incremental.js';
+import { retireTenant } from '../gc/retire.js';
 import type { SyncPolicy } from '../policy/policy.js';
-import { compileKindRule } from '../policy/scope.js';
 import {
   ensureFinalizer,
   type Remembered,
-  readRemembered,
   releaseFinalizer,
   unionKinds,
   writeRemembered,
 } from '../tenant/lifecycle.js';
-import { checkTenantClusterId, readTenantClusterId } from '../tenant/tenant-identity.js';
+import { checkTenantClusterId } from '../tenant/tenant-identity.js';
 
 /** What the pass does after reporting, for a deleted TenantCluster whose copies are all gone. */
 export interface LifecycleOutcome {
@@ -38,7 +35,7 @@ async function checkHostScope(ctx: PassContext, policy: SyncPolicy): Promise<voi
   for (const [index, rule] of policy.toHost.entries()) {
     let namespaced = true;
     try {
-      namespaced = (await ctx.hostApi.namespaced?.(rule)) ?? true;
+      namespaced = (await ctx.scope.hostApi.namespaced?.(rule)) ?? true;
     } catch (error) {
       // Not served, or discovery failed: the kind's listing reports it, for that kind alone.
       if (!isClusterError(error)) throw error;
@@ -48,7 +45,7 @@ async function checkHostScope(ctx: PassContext, policy: SyncPolicy): Promise<voi
         `spec.toHost[${index}] ${rule.kind} (${rule.apiVersion}) is cluster-scoped on the host; only namespaced kinds can be synced into a host namespace`,
       );
   }
-  if (problems.length > 0) throw new InvalidPolicyError(ctx.tenant, problems);
+  if (problems.length > 0) throw new InvalidPolicyError(ctx.scope.tenant, problems);
 }
 
 /**
@@ -61,47 +58,47 @@ async function bookkeep(
   write: () => Promise<boolean>,
 ): Promise<void> {
   try {
-    if (await write()) ctx.bookkeeping.writes += 1;
+    if (await write()) ctx.ledger.bookkept();
   } catch (error) {
-    ctx.errors.add(TENANT_CLUSTER, new Error(`could not ${what}: ${errorMessage(error)}`));
+    ctx.ledger.errors.add(TENANT_CLUSTER, new Error(`could not ${what}: ${errorMessage(error)}`));
   }
 }
 
 /** The deleted-TenantCluster path: remove every copy; once none is left, release the finalizer. */
-async function cleanUp(
+export async function cleanUp(
   ctx: PassContext,
   tenantCluster: KubeObject,
-  policy: SyncPolicy,
   remembered: Remembered,
 ): Promise<LifecycleOutcome> {
-  const { clean, left: copiesLeft } = await retireTenant(ctx, policy, remembered);
+  const { clean, left: copiesLeft } = await retireTenant(ctx, ctx.scope.policy, remembered);
   const recorded = isRecord(tenantCluster.status) ? tenantCluster.status.cleanup : undefined;
-  if (!ctx.dryRun && !jsonEqual(recorded, { copiesLeft })) {
+  if (!jsonEqual(recorded, { copiesLeft })) {
     // What `tenantplane status` and `kubectl get -o yaml` show while the deletion waits.
-    await ctx.hostApi.patchStatus(TENANT_CLUSTER, undefined, ctx.tenant, {
+    await ctx.scope.hostApi.patchStatus(TENANT_CLUSTER, undefined, ctx.scope.tenant, {
       cleanup: { copiesLeft },
     });
   }
-  if (!clean || ctx.dryRun) return { copiesLeft };
-  return { copiesLeft, release: () => releaseFinalizer(ctx.hostApi, ctx.tenant) };
+  // A dry run releases nothing: its client would only pretend to.
+  if (!clean || ctx.scope.dryRun) return { copiesLeft };
+  return { copiesLeft, release: () => releaseFinalizer(ctx.scope.hostApi, ctx.scope.tenant) };
 }
 
 /**
- * Runs the tenant's part of a pass (see the module doc). Throws the pass-level failures: an
- * unreachable tenant, a different tenant cluster, a rule whose kind is cluster-scoped on the host.
+ * Before the kinds: the tenant cluster is the one synced before, every rule's kind is namespaced
+ * on the host, the finalizer is in place, and every kind and namespace is remembered before the
+ * first write into it. Throws the pass-level failures (an unreachable tenant, a different tenant
+ * cluster, a rule whose kind is cluster-scoped on the host).
+ * @returns what is remembered now, for {@link rememberSynced} after the kinds.
  */
-export async function syncTenant(
+export async function prepareTenant(
   ctx: PassContext,
   tenantCluster: KubeObject,
-  policy: SyncPolicy,
+  remembered: Remembered,
   readTenantId: () => Promise<string | undefined>,
-): Promise<LifecycleOutcome> {
-  const remembered = readRemembered(tenantCluster);
-  if (tenantCluster.metadata.deletionTimestamp) {
-    return cleanUp(ctx, tenantCluster, policy, remembered);
-  }
+): Promise<Remembered> {
+  const { policy } = ctx.scope;
   const id = checkTenantClusterId(
-    ctx.tenant,
+    ctx.scope.tenant,
     tenantCluster,
     remembered.tenantClusterId,
     await readTenantId(),
@@ -112,26 +109,22 @@ export async function syncTenant(
     hostNamespaces: [...new Set([...remembered.hostNamespaces, policy.hostNamespace])],
   };
   if (id) recorded.tenantClusterId = id;
-  if (!ctx.dryRun) {
-    await bookkeep(ctx, 'add the host-cleanup finalizer', () =>
-      ensureFinalizer(ctx.hostApi, tenantCluster),
-    );
-    await bookkeep(ctx, 'record the synced kinds and host namespaces in status', () =>
-      writeRemembered(ctx.hostApi, ctx.tenant, remembered, recorded),
-    );
-  }
-  const next = await retireStale(ctx, policy, recorded);
-  if (!ctx.bounds.isStopped()) prefetchResumes(ctx, policy.toHost);
-  for (const rule of policy.toHost) {
-    if (ctx.bounds.isStopped()) break;
-    await syncKindByPath(ctx, compileKindRule(rule));
-  }
-  if (!ctx.dryRun) {
-    await bookkeep(ctx, 'update the synced kinds and host namespaces in status', () =>
-      writeRemembered(ctx.hostApi, ctx.tenant, recorded, next),
-    );
-  }
-  return {};
+  await bookkeep(ctx, 'add the host-cleanup finalizer', () =>
+    ensureFinalizer(ctx.scope.hostApi, tenantCluster),
+  );
+  await bookkeep(ctx, 'record the synced kinds and host namespaces in status', () =>
+    writeRemembered(ctx.scope.hostApi, ctx.scope.tenant, remembered, recorded),
+  );
+  return recorded;
 }
 
-export { readTenantClusterId };
+/** After the kinds: forget the kinds and namespaces that retiring left clean. */
+export async function rememberSynced(
+  ctx: PassContext,
+  recorded: Remembered,
+  next: Remembered,
+): Promise<void> {
+  await bookkeep(ctx, 'update the synced kinds and host namespaces in status', () =>
+    writeRemembered(ctx.scope.hostApi, ctx.scope.tenant, recorded, next),
+  );
+}

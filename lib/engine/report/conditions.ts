@@ -8,16 +8,21 @@
  * condition's status flips, and the conditions are written only when something in them changed,
  * so a steady state stays write-free.
  */
-import { isRecord } from '../../common/index.js';
 import type { PassResult } from '../../ports/index.js';
 import { formatObjectError } from '../context/object-errors.js';
+import {
+  type Condition,
+  type ConditionStatus,
+  readTenantClusterStatus,
+  type TenantClusterStatusPatch,
+} from '../tenant/status.js';
+
+// The shape of a condition is the status's (`tenant/status.ts`); what the conditions say is here.
+export type { Condition, ConditionStatus };
 
 /** The condition types tenantplane maintains. */
 export const ConditionType = { Ready: 'Ready', Degraded: 'Degraded' } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
-
-/** `metav1.ConditionStatus`. */
-export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
 /**
  * Why the conditions are as they are (the `reason` of both conditions). A pass-level failure of
@@ -38,18 +43,6 @@ export const ConditionReason = {
   PassFailed: 'PassFailed',
 } as const;
 export type ConditionReason = (typeof ConditionReason)[keyof typeof ConditionReason];
-
-/** One status condition, as `metav1.Condition` and the CRD define it. */
-export interface Condition {
-  type: string;
-  status: ConditionStatus;
-  reason: string;
-  message: string;
-  /** RFC 3339; when `status` last changed. */
-  lastTransitionTime: string;
-  /** `metadata.generation` of the TenantCluster the condition was set from. */
-  observedGeneration?: number;
-}
 
 /** A condition as a pass asserts it, before it is merged with what is recorded. */
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
@@ -104,18 +97,9 @@ export function passConditions(result: PassResult): ConditionInput[] {
   return outcomeConditions(true, ConditionReason.Converged, message, generation);
 }
 
-const STATUSES: ReadonlySet<string> = new Set(['True', 'False', 'Unknown']);
-
 /** The well-formed conditions of a recorded `status` (anything else is ignored). */
 export function recordedConditions(status: unknown): Condition[] {
-  if (!isRecord(status) || !Array.isArray(status.conditions)) return [];
-  return status.conditions.filter(
-    (c): c is Condition =>
-      isRecord(c) &&
-      typeof c.type === 'string' &&
-      typeof c.status === 'string' &&
-      STATUSES.has(c.status),
-  );
+  return readTenantClusterStatus({ status }).conditions;
 }
 
 /** Whether `recorded` already says what `next` says (lastTransitionTime aside). */
@@ -165,10 +149,10 @@ export function conditionsPatch(
   next: readonly ConditionInput[],
   generation: number | undefined,
   now: string,
-): Record<string, unknown> | undefined {
-  const merge = mergeConditions(recordedConditions(recordedStatus), next, now);
-  const recordedGeneration = isRecord(recordedStatus) ? recordedStatus.observedGeneration : null;
-  const generationChanged = generation !== undefined && recordedGeneration !== generation;
+): Pick<TenantClusterStatusPatch, 'conditions' | 'observedGeneration'> | undefined {
+  const recorded = readTenantClusterStatus({ status: recordedStatus });
+  const merge = mergeConditions(recorded.conditions, next, now);
+  const generationChanged = generation !== undefined && recorded.observedGeneration !== generation;
   if (!merge.changed && !generationChanged) return undefined;
   return {
     conditions: merge.conditions,

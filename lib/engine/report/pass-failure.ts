@@ -18,6 +18,7 @@ import {
   PassError,
   TenantClusterNotFoundError,
 } from '../errors.js';
+import { patchTenantClusterStatus } from '../tenant/status.js';
 import {
   type ConditionInput,
   ConditionReason,
@@ -88,9 +89,7 @@ export async function reportPassFailure(
     const now = conditionTime(clock.now());
     const next = failureConditions(error, observed);
     const patch = conditionsPatch(tenantCluster.status, next, observed, now);
-    if (!patch) return false;
-    await hostApi.patchStatus(TENANT_CLUSTER, undefined, tenant, patch);
-    return true;
+    return await patchTenantClusterStatus(hostApi, tenant, patch);
   } catch {
     // Best effort: the pass's own failure is what the caller reports.
     return false;

@@ -9,6 +9,12 @@
 import { errorMessage, stableJson } from '../../common/index.js';
 import { type ClusterApi, type PassResult, TENANT_CLUSTER } from '../../ports/index.js';
 import { clusterReason, formatObjectError } from '../context/object-errors.js';
+import {
+  type LastPassStatus,
+  patchTenantClusterStatus,
+  readTenantClusterStatus,
+  type TenantClusterStatusPatch,
+} from '../tenant/status.js';
 import { conditionsPatch, conditionTime, passConditions } from './conditions.js';
 import { actedBeyondRecordedSkips, skipDigest } from './skip-digest.js';
 
@@ -19,7 +25,7 @@ export const DEFAULT_STATUS_REPORT_INTERVAL_MS = 10 * 60_000;
 const STATUS_ERRORS = 20;
 
 /** The `status.lastPass` object of the TenantCluster CRD for a result. */
-export function lastPassStatus(result: PassResult): Record<string, unknown> {
+export function lastPassStatus(result: PassResult): LastPassStatus {
   const failed = result.failed ?? { Create: 0, Update: 0, Delete: 0, Skip: 0 };
   return {
     passId: result.passId,
@@ -81,12 +87,12 @@ export async function reportStatus(
   recordedStatus: unknown,
   result: PassResult,
   intervalMs: number | undefined,
-  more?: Record<string, unknown>,
-  alongside?: Record<string, unknown>,
+  more?: TenantClusterStatusPatch,
+  alongside?: TenantClusterStatusPatch,
 ): Promise<void> {
   result.statusWritten = false;
   const lastPass = lastPassStatus(result);
-  const recorded = (recordedStatus as { lastPass?: unknown } | undefined)?.lastPass;
+  const recorded = readTenantClusterStatus({ status: recordedStatus }).lastPass;
   const generation = result.tenantClusterGeneration;
   const observed = conditionsPatch(
     recordedStatus,
@@ -98,8 +104,7 @@ export async function reportStatus(
   if (!due && observed === undefined && more === undefined) return;
   try {
     // `alongside` (e.g. the resume points) is written only with a status write made anyway.
-    const status = { lastPass, ...observed, ...alongside, ...more };
-    await hostApi.patchStatus(TENANT_CLUSTER, undefined, result.tenant, status);
+    await patchTenantClusterStatus(hostApi, result.tenant, { lastPass }, observed, alongside, more);
     result.statusWritten = true;
   } catch (error) {
     const reason = clusterReason(error);

@@ -12,25 +12,22 @@ import {
   type RequestCount,
   TENANT_CLUSTER,
 } from '../../ports/index.js';
+import { sameKind } from '../names/resource-key.js';
 import { LEASE, type TenantLease } from './tenant-lease.js';
-
-function isLease(kind: KindRef): boolean {
-  return kind.apiVersion === LEASE.apiVersion && kind.kind === LEASE.kind;
-}
 
 /** `hostApi`, with every namespaced write behind `lease` (see the module doc). */
 export function leaseGuarded(hostApi: ClusterApi, lease: TenantLease, tenant: string): ClusterApi {
   let hostNamespace: string | undefined;
   const gate = async (kind: KindRef, namespace: string | undefined): Promise<void> => {
     if (lease.refused) throw lease.refused;
-    if (namespace === undefined || isLease(kind)) return;
+    if (namespace === undefined || sameKind(kind, LEASE)) return;
     await lease.take(hostNamespace ?? namespace);
   };
   const overrides: Partial<ClusterApi> = {
     async get(kind, namespace, name) {
       const object = await hostApi.get(kind, namespace, name);
       // The pass reads its TenantCluster first: its host namespace is where the lease lives.
-      if (object && kind.kind === TENANT_CLUSTER.kind && name === tenant) {
+      if (object && sameKind(kind, TENANT_CLUSTER) && name === tenant) {
         const spec = object.spec as { hostNamespace?: unknown } | undefined;
         if (typeof spec?.hostNamespace === 'string') hostNamespace = spec.hostNamespace;
       }

@@ -5,7 +5,7 @@
  * is written only when it changes, so a steady state stays write-free; and a kind or namespace is
  * recorded before the first write into it, so a crash can never leave copies nobody remembers.
  */
-import { isRecord, jsonEqual, stableJson } from '../../common/index.js';
+import { jsonEqual, stableJson } from '../../common/index.js';
 import {
   type ClusterApi,
   type KindRef,
@@ -13,42 +13,36 @@ import {
   TENANT_CLUSTER,
 } from '../../ports/index.js';
 import { TenantClusterKeys } from '../names/metadata.js';
+import { type ResourceKey, resourceKey } from '../names/resource-key.js';
 import { parseSyncPolicy, type SyncPolicy } from '../policy/policy.js';
+import {
+  patchTenantClusterStatus,
+  readTenantClusterStatus,
+  type TenantClusterStatus,
+  type TenantClusterStatusPatch,
+} from './status.js';
 
 /** The remembered state, as `status.syncedKinds`, `status.hostNamespaces`, `status.tenantClusterId`. */
-export interface Remembered {
-  syncedKinds: KindRef[];
-  hostNamespaces: string[];
-  tenantClusterId?: string;
-}
+export type Remembered = Pick<
+  TenantClusterStatus,
+  'syncedKinds' | 'hostNamespaces' | 'tenantClusterId'
+>;
 
 /** Reads the remembered state from a TenantCluster's status (missing or garbled: nothing). */
 export function readRemembered(tenantCluster: KubeObject): Remembered {
-  const status = isRecord(tenantCluster.status) ? tenantCluster.status : {};
-  const kinds = Array.isArray(status.syncedKinds) ? status.syncedKinds : [];
-  const namespaces = Array.isArray(status.hostNamespaces) ? status.hostNamespaces : [];
-  const remembered: Remembered = {
-    syncedKinds: kinds
-      .filter(isRecord)
-      .filter((k) => typeof k.apiVersion === 'string' && typeof k.kind === 'string')
-      .map((k) => ({ apiVersion: k.apiVersion as string, kind: k.kind as string })),
-    hostNamespaces: namespaces.filter((n): n is string => typeof n === 'string'),
-  };
-  if (typeof status.tenantClusterId === 'string')
-    remembered.tenantClusterId = status.tenantClusterId;
-  return remembered;
+  const { syncedKinds, hostNamespaces, tenantClusterId } = readTenantClusterStatus(tenantCluster);
+  return tenantClusterId === undefined
+    ? { syncedKinds, hostNamespaces }
+    : { syncedKinds, hostNamespaces, tenantClusterId };
 }
 
-/** `apiVersion kind`, the identity of a kind in sets. */
-export function kindKey(kind: KindRef): string {
-  return `${kind.apiVersion} ${kind.kind}`;
-}
-
-/** The union of two kind lists, first list's order first. */
+/** The union of two kind lists, first list's order first (a kind once: by its resource key). */
 export function unionKinds(a: readonly KindRef[], b: readonly KindRef[]): KindRef[] {
-  const seen = new Map<string, KindRef>();
-  for (const k of [...a, ...b])
-    if (!seen.has(kindKey(k))) seen.set(kindKey(k), { apiVersion: k.apiVersion, kind: k.kind });
+  const seen = new Map<ResourceKey, KindRef>();
+  for (const k of [...a, ...b]) {
+    const key = resourceKey(k);
+    if (!seen.has(key)) seen.set(key, { apiVersion: k.apiVersion, kind: k.kind });
+  }
   return [...seen.values()];
 }
 
@@ -56,8 +50,8 @@ export function unionKinds(a: readonly KindRef[], b: readonly KindRef[]): KindRe
 export function rememberedPatch(
   before: Remembered,
   next: Remembered,
-): Record<string, unknown> | undefined {
-  const patch: Record<string, unknown> = {};
+): TenantClusterStatusPatch | undefined {
+  const patch: TenantClusterStatusPatch = {};
   if (!jsonEqual(before.syncedKinds, next.syncedKinds)) patch.syncedKinds = next.syncedKinds;
   if (!jsonEqual(before.hostNamespaces, next.hostNamespaces))
     patch.hostNamespaces = next.hostNamespaces;
@@ -67,15 +61,13 @@ export function rememberedPatch(
 }
 
 /** Writes the remembered fields that changed (a merge patch of the status subresource). */
-export async function writeRemembered(
+export function writeRemembered(
   hostApi: ClusterApi,
   tenant: string,
   before: Remembered,
   next: Remembered,
 ): Promise<boolean> {
-  const patch = rememberedPatch(before, next);
-  if (patch) await hostApi.patchStatus(TENANT_CLUSTER, undefined, tenant, patch);
-  return patch !== undefined;
+  return patchTenantClusterStatus(hostApi, tenant, rememberedPatch(before, next));
 }
 
 function finalizersOf(tenantCluster: KubeObject): string[] {

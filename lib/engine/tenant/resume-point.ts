@@ -1,8 +1,10 @@
 /**
- * Where each kind's next pass resumes: `TenantCluster.status.resume["<apiVersion>/<kind>"]` =
+ * Where each kind's next pass resumes: `TenantCluster.status.resume[<resource key>]` =
  * `{resourceVersion, at, fullAt, policy}`, the tenant resourceVersion up to which every change of
  * the kind has been converged, when it was recorded, when the kind last had a full two-sided pass,
- * and a digest of the rule and host namespace it holds for.
+ * and a digest of the rule and host namespace it holds for. The key is the kind's resource key
+ * (`v1/ConfigMap`, `example.com/v1/ConfigMap`: `names/resource-key.ts`), so two rules of one Kind
+ * in different groups keep a point each.
  *
  * Which path a kind takes (`planKind`): a full pass when asked (`--full`), when nothing is stored
  * or the policy changed since, when objects of the kind wait in the retry memory, and every
@@ -22,18 +24,24 @@
 import { createHash } from 'node:crypto';
 import { isRecord, jsonDigest, jsonEqual } from '../../common/index.js';
 import type { KindRef, KubeObject, PassPath } from '../../ports/index.js';
+import { type ResourceKey, resourceKey, sameKind } from '../names/resource-key.js';
 import type { KindRule } from '../policy/policy.js';
+import {
+  type ResumePoint,
+  readTenantClusterStatus,
+  type TenantClusterStatus,
+  type TenantClusterStatusPatch,
+} from './status.js';
 
-/** One kind's stored resume point. */
-export interface ResumePoint {
-  resourceVersion: string;
-  at: string;
-  fullAt: string;
-  policy: string;
-}
-
-/** How a kind is synced this pass; `resume` carries the point to resume from. */
-export type KindPlan = { resume: ResumePoint } | { path: 'full' | 'resync'; reason: string };
+/**
+ * How a kind is synced this pass; `resume` carries the point to resume from. `reason` words why
+ * it is not resumed, for people; what the book decides from is a value: `retriesWaiting` marks a
+ * full listing made only because objects of the kind wait in the retry memory, whose new point
+ * need not be written on its own (it rides along with the status write the retry memory makes).
+ */
+export type KindPlan =
+  | { resume: ResumePoint }
+  | { path: 'full' | 'resync'; reason: string; retriesWaiting?: true };
 
 /** A resumed watch that saw this many changes re-records its point (see the module doc). */
 export const AGING_EVENTS = 50;
@@ -41,9 +49,9 @@ export const AGING_EVENTS = 50;
 /** The default full two-sided resync period. */
 export const DEFAULT_RESYNC_MS = 60 * 60_000;
 
-/** The key of a kind in `status.resume`. */
-export function resumeKey(kind: KindRef): string {
-  return `${kind.apiVersion}/${kind.kind}`;
+/** The key of a kind in `status.resume`: its resource key (`v1/ConfigMap`, `apps/v1/Deployment`). */
+export function resumeKey(kind: KindRef): ResourceKey {
+  return resourceKey(kind);
 }
 
 /** Digest of what a resume point holds for: the rule and the host namespace. */
@@ -66,31 +74,22 @@ export function jitteredResyncMs(tenant: string, periodMs: number): number {
   return Math.round(periodMs * (0.9 + 0.2 * h));
 }
 
-function readPoints(status: unknown): Record<string, ResumePoint> {
-  const resume = isRecord(status) && isRecord(status.resume) ? status.resume : {};
-  const points: Record<string, ResumePoint> = {};
-  for (const [key, value] of Object.entries(resume)) {
-    if (!isRecord(value)) continue;
-    const { resourceVersion, at, fullAt, policy } = value;
-    if ([resourceVersion, at, fullAt, policy].every((v) => typeof v === 'string')) {
-      points[key] = value as unknown as ResumePoint;
-    }
-  }
-  return points;
-}
-
-function retriesOf(status: unknown, kind: KindRef): boolean {
-  const list = isRecord(status) && Array.isArray(status.retries) ? status.retries : [];
-  return list.some((e) => isRecord(e) && e.apiVersion === kind.apiVersion && e.kind === kind.kind);
+/** Whether objects of `kind` (this very group and version) wait in the recorded retry memory. */
+function retriesOf(status: TenantClusterStatus, kind: KindRef): boolean {
+  return status.retries.some((entry) => sameKind(entry, kind));
 }
 
 /** The resume points of one pass: what was stored, the path each kind took, what to store. */
 export class ResumeBook {
+  private readonly recorded: TenantClusterStatus;
   private readonly stored: Record<string, ResumePoint>;
   private readonly next: Record<string, ResumePoint | null>;
   private material = false;
-  /** The path each kind took, and why it was not resumed. */
-  readonly paths = new Map<string, { path: PassPath; reason?: string }>();
+  /** The path each kind took, and why it was not resumed; by resource key, named by Kind. */
+  private readonly paths = new Map<
+    ResourceKey,
+    { kind: string; path: PassPath; reason?: string }
+  >();
 
   constructor(
     private readonly tenantCluster: KubeObject,
@@ -103,7 +102,8 @@ export class ResumeBook {
       incremental?: boolean;
     },
   ) {
-    this.stored = readPoints(tenantCluster.status);
+    this.recorded = readTenantClusterStatus(tenantCluster);
+    this.stored = this.recorded.resume;
     this.next = { ...this.stored };
   }
 
@@ -117,8 +117,12 @@ export class ResumeBook {
     if (point.policy !== policyDigest(rule, this.hostNamespace)) {
       return { path: 'full', reason: 'the sync policy changed since the resume point' };
     }
-    if (retriesOf(this.tenantCluster.status, rule)) {
-      return { path: 'full', reason: 'objects of this kind wait in the retry memory' };
+    if (retriesOf(this.recorded, rule)) {
+      return {
+        path: 'full',
+        reason: 'objects of this kind wait in the retry memory',
+        retriesWaiting: true,
+      };
     }
     const { metadata, spec } = this.tenantCluster;
     const period = jitteredResyncMs(metadata.name, resyncMs(spec));
@@ -133,7 +137,8 @@ export class ResumeBook {
 
   /** Records the path a kind took. */
   took(rule: KindRule, path: PassPath, reason?: string): void {
-    this.paths.set(rule.kind, reason ? { path, reason } : { path });
+    const kind = rule.kind;
+    this.paths.set(resourceKey(rule), reason ? { kind, path, reason } : { kind, path });
   }
 
   /** A full (or resync) pass of `rule` converged everything up to `resourceVersion`. */
@@ -146,8 +151,7 @@ export class ResumeBook {
     const now = new Date(this.options.nowMs()).toISOString();
     const policy = policyDigest(rule, this.hostNamespace);
     this.next[key] = { resourceVersion, at: now, fullAt: now, policy };
-    const waitingRetry = 'path' in plan && plan.reason.includes('retry memory');
-    if (!waitingRetry) this.material = true;
+    if (!('path' in plan && plan.retriesWaiting === true)) this.material = true;
   }
 
   /** A resumed kind converged every change up to the bookmark `resourceVersion`. */
@@ -175,11 +179,11 @@ export class ResumeBook {
    * to a status write made anyway; both undefined when nothing changed.
    */
   statusFields(kinds: readonly KindRef[]): {
-    must?: Record<string, unknown>;
-    withOthers?: Record<string, unknown>;
+    must?: Pick<TenantClusterStatusPatch, 'resume'>;
+    withOthers?: Pick<TenantClusterStatusPatch, 'resume'>;
   } {
     if (this.options.incremental !== true) return {};
-    const keep = new Set(kinds.map(resumeKey));
+    const keep = new Set<string>(kinds.map(resumeKey));
     const patch: Record<string, ResumePoint | null> = {};
     for (const [key, value] of Object.entries(this.next)) {
       if (!keep.has(key)) {
@@ -195,11 +199,11 @@ export class ResumeBook {
   /** The pass's path: resumed when every kind resumed, resync when any resynced, else full. */
   summary(): { path: PassPath; reason?: string } | undefined {
     if (this.paths.size === 0) return undefined;
-    const all = [...this.paths.entries()];
-    const reasons = all.filter(([, p]) => p.reason).map(([k, p]) => `${k}: ${p.reason}`);
-    const path: PassPath = all.every(([, p]) => p.path === 'resumed')
+    const all = [...this.paths.values()];
+    const reasons = all.filter((p) => p.reason).map((p) => `${p.kind}: ${p.reason}`);
+    const path: PassPath = all.every((p) => p.path === 'resumed')
       ? 'resumed'
-      : all.some(([, p]) => p.path === 'resync')
+      : all.some((p) => p.path === 'resync')
         ? 'resync'
         : 'full';
     return reasons.length > 0 ? { path, reason: reasons.join('; ') } : { path };

@@ -26,6 +26,7 @@ import {
   type KubeObject,
 } from '../../ports/index.js';
 import { PassError } from '../errors.js';
+import { deleteAsRead } from '../names/preconditions.js';
 
 export const LEASE: KindRef = Object.freeze({
   apiVersion: 'coordination.k8s.io/v1',
@@ -124,12 +125,7 @@ export class TenantLease {
     this.taken = undefined;
     this.spent.writes += 1;
     try {
-      await this.hostApi.delete(LEASE, taken.metadata.namespace, taken.metadata.name, {
-        uid: taken.metadata.uid,
-        ...(taken.metadata.resourceVersion
-          ? { resourceVersion: taken.metadata.resourceVersion }
-          : {}),
-      });
+      await deleteAsRead(this.hostApi, LEASE, taken);
     } catch {
       // Gone or changed already; an unreleased lease expires at its deadline.
     }

@@ -13,8 +13,8 @@ import {
   createClusterApi,
   type KubeClusterApi,
 } from '../../../lib/adapters/kube/cluster-client.js';
-import { TENANT_CLUSTER } from '../../../lib/engine/index.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
+import { TENANT_CLUSTER } from '../../../lib/ports/index.js';
 import { integrationClusters } from '../support/clusters.js';
 import { expectExit, tenantplane } from './support.js';
 

@@ -14,8 +14,9 @@ import {
   createClusterApi,
   type KubeClusterApi,
 } from '../../../lib/adapters/kube/cluster-client.js';
-import { type Condition, TENANT_CLUSTER } from '../../../lib/engine/index.js';
+import type { Condition } from '../../../lib/engine/index.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
+import { TENANT_CLUSTER } from '../../../lib/ports/index.js';
 import { integrationClusters } from '../support/clusters.js';
 import { seedTenant } from '../support/seed.js';
 import { expectExit, tenantplane } from './support.js';

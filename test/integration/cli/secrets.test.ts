@@ -10,7 +10,7 @@ import {
   type KubeClusterApi,
 } from '../../../lib/adapters/kube/cluster-client.js';
 import { run } from '../../../lib/cli/program.js';
-import { TENANT_CLUSTER } from '../../../lib/engine/index.js';
+import { TENANT_CLUSTER } from '../../../lib/ports/index.js';
 import { captureIo } from '../../fixtures/capture-io.js';
 import { integrationClusters } from '../support/clusters.js';
 

@@ -8,12 +8,9 @@ import { createServer } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import { parse, stringify } from 'yaml';
 import { createClusterApi } from '../../../lib/adapters/kube/cluster-client.js';
-import {
-  ClusterUnreachableError,
-  type Condition,
-  reportPassFailure,
-  runPass,
-} from '../../../lib/engine/index.js';
+import { ClusterUnreachableError } from '../../../lib/engine/errors.js';
+import { type Condition, runPass } from '../../../lib/engine/index.js';
+import { reportPassFailure } from '../../../lib/engine/report/pass-failure.js';
 import {
   clusters,
   createTenant,

@@ -4,7 +4,8 @@
  * own tenant.
  */
 import { describe, expect, it } from '@jest/globals';
-import { Annotations, hostName } from '../../../lib/engine/index.js';
+import { hostName } from '../../../lib/engine/index.js';
+import { Annotations } from '../../../lib/engine/names/metadata.js';
 import type { KindRef, KubeObject } from '../../../lib/ports/index.js';
 import {
   type Apis,

@@ -5,7 +5,7 @@
  * guard and terminating copies leave everyone else's objects alone.
  */
 import { describe, expect, it } from '@jest/globals';
-import { runPass, TENANT_CLUSTER } from '../../../lib/engine/index.js';
+import { runPass } from '../../../lib/engine/index.js';
 import type {
   ClusterApi,
   KindRef,
@@ -13,6 +13,7 @@ import type {
   ListOptions,
   WatchOptions,
 } from '../../../lib/ports/index.js';
+import { TENANT_CLUSTER } from '../../../lib/ports/index.js';
 import { lifecycleScenes } from './lifecycle-support.js';
 import { CONFIGMAP, SECRET, tenantObject, useApis } from './support.js';
 

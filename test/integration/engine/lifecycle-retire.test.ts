@@ -7,13 +7,11 @@
  * uid and resourceVersion of every object there that only the expected copies changed.
  */
 import { describe, expect, it } from '@jest/globals';
-import {
-  InvalidPolicyError,
-  TENANT_CLUSTER,
-  TenantClusterChangedError,
-  TenantClusterKeys,
-} from '../../../lib/engine/index.js';
+import { TenantClusterChangedError } from '../../../lib/engine/errors.js';
+import { InvalidPolicyError } from '../../../lib/engine/index.js';
+import { TenantClusterKeys } from '../../../lib/engine/names/metadata.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
+import { TENANT_CLUSTER } from '../../../lib/ports/index.js';
 import { lifecycleScenes } from './lifecycle-support.js';
 import {
   CONFIGMAP,

@@ -4,7 +4,7 @@
  * test proves that nothing outside the expected set changed.
  */
 import { expect } from '@jest/globals';
-import { TENANT_CLUSTER } from '../../../lib/engine/index.js';
+import { TENANT_CLUSTER } from '../../../lib/ports/index.js';
 import {
   type Apis,
   CONFIGMAP,

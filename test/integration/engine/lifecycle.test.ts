@@ -5,7 +5,8 @@
  * The steps build on each other, in order.
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { Annotations, hostName, Labels } from '../../../lib/engine/index.js';
+import { hostName, Labels } from '../../../lib/engine/index.js';
+import { Annotations } from '../../../lib/engine/names/metadata.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
 import {
   byName,

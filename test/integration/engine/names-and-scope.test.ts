@@ -5,7 +5,8 @@
  * and the default policy. Each test has its own tenant.
  */
 import { describe, expect, it } from '@jest/globals';
-import { Annotations, hostName, Labels, reverseLookup } from '../../../lib/engine/index.js';
+import { hostName, Labels, reverseLookup } from '../../../lib/engine/index.js';
+import { Annotations } from '../../../lib/engine/names/metadata.js';
 import {
   byName,
   CONFIGMAP,

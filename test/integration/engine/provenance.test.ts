@@ -5,11 +5,11 @@
  * own orphans. Each test has its own tenant.
  */
 import { describe, expect, it } from '@jest/globals';
+import { hostName } from '../../../lib/engine/index.js';
 import {
-  hostName,
   reverseMappingAnnotations,
   reverseMappingLabels,
-} from '../../../lib/engine/index.js';
+} from '../../../lib/engine/names/reverse-mapping.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
 import {
   byName,

@@ -189,7 +189,7 @@ export async function pass(tenant: Tenant, options: PassRunOptions = {}): Promis
     sinks: [events, new LogSink((r) => logs.push(r))],
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.dryRun ? { dryRun: true } : {}),
-    ...(options.full ? { full: true } : {}),
+    ...(options.full ? { path: 'full' as const } : {}),
   });
   return { result, logs, events };
 }

@@ -215,8 +215,7 @@ export async function faultedPass(
       ...apis,
       sinks,
       budget,
-      lease: true,
-      full,
+      path: full ? 'full' : 'auto',
     });
     return { result, ms: Date.now() - t0, logs };
   } catch (failure) {

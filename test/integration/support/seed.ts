@@ -3,8 +3,9 @@
  * only the objects labelled `tenantplane-test=<tenant>`, and, when asked, a tenant namespace with
  * a labelled ConfigMap and Secret for the pass to copy.
  */
-import { TENANT_CLUSTER } from '../../../lib/engine/index.js';
+
 import type { ClusterApi, KindRef, KubeObject } from '../../../lib/ports/index.js';
+import { TENANT_CLUSTER } from '../../../lib/ports/index.js';
 
 export interface SeedOptions {
   hostApi: ClusterApi;

@@ -6,7 +6,10 @@ import {
 } from '../../../lib/cli/commands/explain/gather.js';
 import { explainOutput } from '../../../lib/cli/commands/explain/render.js';
 import { CommandError } from '../../../lib/cli/errors.js';
-import { reverseMappingAnnotations, reverseMappingLabels } from '../../../lib/engine/index.js';
+import {
+  reverseMappingAnnotations,
+  reverseMappingLabels,
+} from '../../../lib/engine/names/reverse-mapping.js';
 import { ClusterError, type KubeObject, TENANT_CLUSTER } from '../../../lib/ports/index.js';
 import { MemoryCluster } from '../fakes/memory-cluster.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { CommanderError } from 'commander';
-import { chooseKubeconfigs, contextFor } from '../../../lib/cli/clusters.js';
 import { formatDuration, parseDuration, parseWholeNumber } from '../../../lib/cli/duration.js';
 import { CommandError, errorText, exitCodeForError, UsageError } from '../../../lib/cli/errors.js';
 import { ExitCode, exitCodeForPass } from '../../../lib/cli/exit-codes.js';
+import { chooseKubeconfigs, contextFor } from '../../../lib/cli/kubeconfig-choice.js';
 import { budgetFromFlags, checkTenantName } from '../../../lib/cli/options.js';
 import { MAX_TENANT_NAME_LENGTH, tenantNameProblem } from '../../../lib/common/index.js';
 import { TenantClusterNotFoundError } from '../../../lib/engine/index.js';

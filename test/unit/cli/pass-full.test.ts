@@ -25,8 +25,8 @@ jest.unstable_mockModule('../../../lib/cli/clusters.js', () => ({
   withClusters: <T>(_flags: unknown, _io: unknown, use: (c: Clusters) => Promise<T>) =>
     use(stubClusters!),
 }));
-const actualPass = await import('../../../lib/engine/pass/guarded-pass.js');
-jest.unstable_mockModule('../../../lib/engine/pass/guarded-pass.js', () => ({
+const actualPass = await import('../../../lib/engine/pass/pass.js');
+jest.unstable_mockModule('../../../lib/engine/pass/pass.js', () => ({
   ...actualPass,
   runPass,
 }));
@@ -52,7 +52,7 @@ describe('tenantplane sync/plan --full', () => {
     const io = captureIo();
     expect(await run([command, 'dev', '--full'], io)).toBe(0);
     expect(passes).toHaveLength(1);
-    expect(passes[0]).toMatchObject({ tenant: 'dev', full: true, dryRun });
+    expect(passes[0]).toMatchObject({ tenant: 'dev', path: 'full', dryRun });
     expect(passes[0]!.tenantApi).toBe(tenantApi as unknown as ClusterApi);
   });
 
@@ -61,14 +61,14 @@ describe('tenantplane sync/plan --full', () => {
     async (command) => {
       expect(await run([command, 'dev', '-o', 'json'], captureIo())).toBe(0);
       expect(passes).toHaveLength(1);
-      expect(passes[0]!.full).toBe(false);
+      expect(passes[0]!.path).toBe('auto');
     },
   );
 
   it('takes --full with the other pass flags, in any order', async () => {
     const io = captureIo();
     expect(await run(['sync', '--full', 'dev', '--max-writes', '5', '-o', 'json'], io)).toBe(0);
-    expect(passes[0]).toMatchObject({ full: true, budget: { maxWrites: 5 } });
+    expect(passes[0]).toMatchObject({ path: 'full', budget: { maxWrites: 5 } });
   });
 
   it('refuses a value after --full (it is a switch)', async () => {

@@ -1,11 +1,7 @@
 /** Pass-level errors: typed, named, and each carrying the underlying cause. */
 import { describe, expect, it } from '@jest/globals';
-import {
-  ClusterUnreachableError,
-  InvalidPolicyError,
-  PassError,
-  TenantClusterNotFoundError,
-} from '../../../lib/engine/index.js';
+import { ClusterUnreachableError, PassError } from '../../../lib/engine/errors.js';
+import { InvalidPolicyError, TenantClusterNotFoundError } from '../../../lib/engine/index.js';
 import { ClusterError } from '../../../lib/ports/index.js';
 
 const cause = new ClusterError('Transport', 'connect ECONNREFUSED 10.0.0.1:6443');

@@ -1,16 +1,13 @@
 /** Shared builders for the engine's pass tests. */
 
 import { type Budget, effectiveBudget, PassBounds } from '../../../lib/engine/bounds/budget.js';
-import { DecisionRecorder } from '../../../lib/engine/context/decisions.js';
-import { ObjectErrors } from '../../../lib/engine/context/object-errors.js';
-import type { PassContext } from '../../../lib/engine/context/pass-context.js';
-import {
-  hostName,
-  TENANT_CLUSTER,
-  TenantClusterKeys,
-  toHostObject,
-} from '../../../lib/engine/index.js';
+import { dryRunClient } from '../../../lib/engine/context/dry-run.js';
+import { Ledger, type PassContext } from '../../../lib/engine/context/pass-context.js';
+import { hostName } from '../../../lib/engine/index.js';
 import { TenantLister } from '../../../lib/engine/listing/tenant-listing.js';
+import { TenantClusterKeys } from '../../../lib/engine/names/metadata.js';
+import { toHostObject } from '../../../lib/engine/object/transform.js';
+import type { SyncPolicy } from '../../../lib/engine/policy/policy.js';
 import { ResumeBook } from '../../../lib/engine/tenant/resume-point.js';
 import type {
   Clock,
@@ -20,6 +17,7 @@ import type {
   KubeObject,
   PassResult,
 } from '../../../lib/ports/index.js';
+import { TENANT_CLUSTER } from '../../../lib/ports/index.js';
 import { MemoryCluster, type MemoryClusterOptions } from '../fakes/memory-cluster.js';
 
 export const TENANT = 'dev';
@@ -151,33 +149,51 @@ export interface PassContextOptions {
  */
 export function passContext(options: PassContextOptions = {}): PassContext {
   const budget = effectiveBudget(options.budget);
-  const bounds = new PassBounds(budget, options.clock ?? { now: () => Date.UTC(2030, 0, 1) });
+  const clock = options.clock ?? { now: () => Date.UTC(2030, 0, 1) };
+  const bounds = new PassBounds(budget, clock);
+  const dryRun = options.dryRun === true;
+  const host = options.hostApi ?? new MemoryCluster('host');
   return {
-    tenant: TENANT,
-    passId: 'pass-1',
-    hostNamespace: HOST_NS,
-    hostApi: options.hostApi ?? new MemoryCluster('host'),
-    tenantLister: new TenantLister(
-      options.tenantApi ?? new MemoryCluster('tenant'),
-      budget.pageSize,
-    ),
-    dryRun: options.dryRun === true,
-    bounds,
-    errors: new ObjectErrors(bounds),
-    recorder: new DecisionRecorder(options.sinks ?? []),
-    kindsStarted: new Set(),
-    objectsSeen: {},
-    onProgress: undefined,
-    terminating: { count: 0 },
-    warnings: [],
-    deleteGuard: { maxPercent: 50, minCopies: 20 },
-    confirmedDeletes: new Set(),
-    recheckPolicy: async () => undefined,
-    bookkeeping: { writes: 0 },
-    resume: new ResumeBook(
-      { apiVersion: 'tenantplane.io/v1alpha1', kind: 'TenantCluster', metadata: { name: TENANT } },
-      HOST_NS,
-      { full: true, canWatch: false, nowMs: () => Date.UTC(2030, 0, 1) },
-    ),
+    scope: {
+      tenant: TENANT,
+      passId: 'pass-1',
+      hostNamespace: HOST_NS,
+      // As runPass builds it: a dry run's host client answers writes without sending them.
+      hostApi: dryRun ? dryRunClient(host) : host,
+      tenantLister: new TenantLister(
+        options.tenantApi ?? new MemoryCluster('tenant'),
+        budget.pageSize,
+      ),
+      dryRun,
+      bounds,
+      policy: { hostNamespace: HOST_NS, paused: false, toHost: [] } satisfies SyncPolicy,
+      deleteGuard: { maxPercent: 50, minCopies: 20 },
+      clock,
+    },
+    ledger: new Ledger({ tenant: TENANT, passId: 'pass-1', dryRun }, bounds, options.sinks ?? []),
+    memory: {
+      confirmedDeletes: new Set(),
+      recheckPolicy: async () => undefined,
+      resume: new ResumeBook(
+        {
+          apiVersion: 'tenantplane.io/v1alpha1',
+          kind: 'TenantCluster',
+          metadata: { name: TENANT },
+        },
+        HOST_NS,
+        { full: true, canWatch: false, nowMs: () => Date.UTC(2030, 0, 1) },
+      ),
+    },
   };
+}
+
+/**
+ * Host writes other than the failure report: a pass-level failure is reported on the
+ * TenantCluster's conditions by `runPass` itself (one status patch); everything else is the pass.
+ */
+export function writesBesideFailureReport(hostApi: MemoryCluster): number {
+  const report = hostApi
+    .callsOf('patchStatus')
+    .filter((c) => c.kind === TENANT_CLUSTER.kind).length;
+  return hostApi.requestCount().writes - report;
 }

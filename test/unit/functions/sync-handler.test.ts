@@ -7,18 +7,15 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import type { Context } from 'aws-lambda';
 import { createHandler, type SyncHandlerDeps } from '../../../functions/sync/handler.js';
 import { createClusterApi } from '../../../lib/adapters/kube/cluster-client.js';
-import {
-  ClusterUnreachableError,
-  type PassOptions,
-  runPass,
-  TENANT_CLUSTER,
-} from '../../../lib/engine/index.js';
+import { ClusterUnreachableError } from '../../../lib/engine/errors.js';
+import { type PassOptions, runPass } from '../../../lib/engine/index.js';
 import {
   ClusterError,
   type ClusterRole,
   type KubeconfigSource,
   type KubeconfigText,
   type PassResult,
+  TENANT_CLUSTER,
 } from '../../../lib/ports/index.js';
 import { CONFIGMAP, clusters, cm, HOST_NS, hn, TENANT } from '../engine/support.js';
 import type { MemoryCluster } from '../fakes/memory-cluster.js';
@@ -156,7 +153,7 @@ describe('sync handler: accepted events', () => {
     });
     expect(passes[0]!.dryRun).toBe(false);
     // The schedule's input never asks for a full pass.
-    expect(passes[0]!.full).toBe(false);
+    expect(passes[0]!.path).toBe('auto');
     expect(passes[0]!.passId).toBe('pass-1');
   });
 
@@ -195,7 +192,7 @@ describe('sync handler: accepted events', () => {
     );
     await handler({ tenant: 'dev', full: false }, lambdaContext());
 
-    expect(passes.map((p) => p.full)).toEqual([true, true, false]);
+    expect(passes.map((p) => p.path)).toEqual(['full', 'full', 'auto']);
     expect(direct).toMatchObject({ full: true, path: 'full' });
     const starting = jsonLines().filter((l) => l.message === 'pass starting');
     expect(starting.map((l) => l.full)).toEqual([true, true, false]);

@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { Annotations, reverseLookup, runPass } from '../../../lib/engine/index.js';
+import { reverseLookup, runPass } from '../../../lib/engine/index.js';
+import { Annotations } from '../../../lib/engine/names/metadata.js';
 import type { KindRef, KubeObject, PassResult } from '../../../lib/ports/index.js';
 import { CONFIGMAP, clusters, HOST_NS, hn, SECRET, TENANT } from '../engine/support.js';
 import type { MemoryCluster } from '../fakes/memory-cluster.js';

@@ -17,8 +17,8 @@ import {
   Labels,
   MANAGED_BY_VALUE,
   parseSyncPolicy,
-  type ReverseRef,
   reverseLookup,
+  type TenantSource,
 } from '../../../engine/index.js';
 import {
   type ClusterApi,
@@ -38,7 +38,7 @@ export interface Explanation {
   managed: boolean;
   /** Why the object counts as not managed, when it does not. */
   notManagedReason?: string;
-  source?: ReverseRef & {
+  source?: TenantSource & {
     /** true/false, or undefined when the tenant cluster could not be asked. */
     exists?: boolean;
     /** The tenant object's uid differs from the one recorded (deleted and recreated). */
@@ -83,7 +83,7 @@ function notManagedReason(object: KubeObject): string | undefined {
 async function checkSource(
   tenantApi: ClusterApi,
   kind: KindRef,
-  ref: ReverseRef,
+  ref: TenantSource,
 ): Promise<{ object?: KubeObject; info: NonNullable<Explanation['source']> }> {
   const info: NonNullable<Explanation['source']> = { ...ref };
   try {
@@ -102,7 +102,7 @@ async function checkSource(
 
 async function findRule(
   hostApi: ClusterApi,
-  ref: ReverseRef,
+  ref: TenantSource,
   kind: KindRef,
   source: KubeObject | undefined,
 ): Promise<Pick<Explanation, 'rule' | 'ruleProblem' | 'hostNamespaceOfPolicy'>> {

@@ -5,11 +5,12 @@
  * `gather.ts` (the reads) to `render.ts` (the output).
  */
 import type { KindRef, ObjectRef } from '../../../ports/index.js';
-import { type ClusterFlags, withClusters } from '../../clusters.js';
+import { withClusters } from '../../clusters.js';
 import { CommandError, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { painter } from '../../format.js';
 import { type CliIo, colorsEnabled } from '../../io.js';
+import type { ClusterFlags } from '../../kubeconfig-choice.js';
 import type { OutputFlags } from '../../options.js';
 import { gatherExplanation, isGone } from './gather.js';
 import { explainOutput } from './render.js';

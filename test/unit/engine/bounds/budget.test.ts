@@ -4,17 +4,24 @@
  * budgets, pagination, concurrency, failures, dry run, status, sinks.
  */
 import { describe, expect, it } from '@jest/globals';
-import { type Budget, effectiveBudget, PassBounds } from '../../../../lib/engine/bounds/budget.js';
 import {
-  ClusterUnreachableError,
+  type Budget,
   DEFAULT_BUDGET,
+  effectiveBudget,
+  PassBounds,
+} from '../../../../lib/engine/bounds/budget.js';
+import { ClusterUnreachableError, PassError } from '../../../../lib/engine/errors.js';
+import {
   InvalidPolicyError,
-  PassError,
   runPass,
-  TENANT_CLUSTER,
   TenantClusterNotFoundError,
 } from '../../../../lib/engine/index.js';
-import { ClusterError, type DecisionSink, type KubeObject } from '../../../../lib/ports/index.js';
+import {
+  ClusterError,
+  type DecisionSink,
+  type KubeObject,
+  TENANT_CLUSTER,
+} from '../../../../lib/ports/index.js';
 import { MemoryCluster } from '../../fakes/memory-cluster.js';
 import {
   CONFIGMAP,
@@ -28,6 +35,7 @@ import {
   SECRET,
   secret,
   TENANT,
+  writesBesideFailureReport,
 } from '../support.js';
 
 describe('effectiveBudget', () => {
@@ -308,6 +316,7 @@ describe('bounded pass', () => {
       return undefined;
     });
     const result = await runPass({
+      lease: false,
       tenant: TENANT,
       tenantApi,
       hostApi,
@@ -333,6 +342,7 @@ describe('bounded pass', () => {
         : undefined;
     });
     const first = await runPass({
+      lease: false,
       tenant: TENANT,
       tenantApi,
       hostApi,
@@ -351,7 +361,7 @@ describe('bounded pass', () => {
     expect(hostApi.peek(CONFIGMAP, HOST_NS, orphan.metadata.name)).toBeDefined();
 
     hostApi.clearFailures();
-    const second = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    const second = await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi });
     expect(second.complete).toBe(true);
     expect(second.counts).toMatchObject({ Create: 5, Delete: 1 });
   });
@@ -416,7 +426,7 @@ describe('failures', () => {
     const error = await runPass({ tenant: TENANT, tenantApi, hostApi }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidPolicyError);
     expect(error).toBeInstanceOf(PassError);
-    expect(hostApi.requestCount().writes).toBe(0);
+    expect(writesBesideFailureReport(hostApi)).toBe(0);
   });
 
   it.each(['host', 'tenant'] as const)(
@@ -429,7 +439,7 @@ describe('failures', () => {
       expect(error).toBeInstanceOf(ClusterUnreachableError);
       expect((error as ClusterUnreachableError).role).toBe(role);
       expect((error as Error).cause).toBe(transport);
-      expect(hostApi.requestCount().writes).toBe(0);
+      expect(writesBesideFailureReport(hostApi)).toBe(0);
     },
   );
 
@@ -619,7 +629,14 @@ describe('status, sinks and results', () => {
         ? new ClusterError('Invalid', 'nope')
         : undefined,
     );
-    const result = await runPass({ tenant: TENANT, tenantApi, hostApi, clock, passId: 'pass-1' });
+    const result = await runPass({
+      lease: false,
+      tenant: TENANT,
+      tenantApi,
+      hostApi,
+      clock,
+      passId: 'pass-1',
+    });
     const status = hostApi.peek(TENANT_CLUSTER, undefined, TENANT)?.status;
     // The clock is read once more than the start and the end: the failure's back-off time.
     expect(status).toMatchObject({

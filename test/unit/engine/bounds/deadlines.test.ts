@@ -4,13 +4,13 @@
  * every request of a kind's work made inside the pass deadline.
  */
 import { describe, expect, it } from '@jest/globals';
-import { stallNote } from '../../../../lib/engine/bounds/deadlines.js';
 import {
   DEFAULT_REPORT_RESERVE_MS,
   passEndDeadline,
-  runPass,
+  stallNote,
   workDeadline,
-} from '../../../../lib/engine/index.js';
+} from '../../../../lib/engine/bounds/deadlines.js';
+import { runPass } from '../../../../lib/engine/index.js';
 import { syncKind } from '../../../../lib/engine/kind/sync-kind.js';
 import { compileKindRule } from '../../../../lib/engine/policy/scope.js';
 import {
@@ -89,8 +89,8 @@ describe('a kind under the pass deadline', () => {
     );
     const ctx = passContext({ tenantApi });
     await syncKind(ctx, compileKindRule(CONFIGMAP));
-    expect(ctx.bounds.isStopped()).toBe(true);
-    expect(ctx.errors.incompleteKinds).toContain(
+    expect(ctx.scope.bounds.isStopped()).toBe(true);
+    expect(ctx.ledger.errors.incompleteKinds).toContain(
       'the tenant cluster stalled (https://t:6443 stalled: no answer to GET)',
     );
   });

@@ -12,8 +12,8 @@ import {
   type RetryKey,
   RetryMemory,
 } from '../../../../lib/engine/bounds/retry-backoff.js';
-import { runPass, TENANT_CLUSTER } from '../../../../lib/engine/index.js';
-import { ClusterError, type KubeObject } from '../../../../lib/ports/index.js';
+import { runPass } from '../../../../lib/engine/index.js';
+import { ClusterError, type KubeObject, TENANT_CLUSTER } from '../../../../lib/ports/index.js';
 import { CONFIGMAP, clusters, cm, TENANT } from '../support.js';
 
 const T0 = Date.parse('2030-01-01T00:00:00Z');
@@ -227,12 +227,12 @@ describe('passes against a host that keeps refusing objects', () => {
     const now = { t: T0 };
     const clock = { now: () => now.t };
     const { tenantApi, hostApi } = setup([bad('bad-1'), bad('good')]);
-    const first = await runPass({ tenant: TENANT, tenantApi, hostApi, clock });
+    const first = await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi, clock });
     expect(first.failed?.Create).toBe(1);
     expect(hostApi.callsOf('create')).toHaveLength(2);
 
     now.t += 5 * MIN;
-    const second = await runPass({ tenant: TENANT, tenantApi, hostApi, clock });
+    const second = await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi, clock });
     expect(second.decisions).toEqual([]);
     expect(second.requests.host.writes).toBe(0);
     expect(second.errors).toEqual([
@@ -245,20 +245,20 @@ describe('passes against a host that keeps refusing objects', () => {
     ]);
     // Backing off changes no memory; once its words are recorded, it writes no status either.
     now.t += 2 * MIN;
-    const quiet = await runPass({ tenant: TENANT, tenantApi, hostApi, clock });
+    const quiet = await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi, clock });
     expect(quiet.errors).toEqual(second.errors);
     expect(quiet.statusWritten).toBe(false);
     expect(quiet.requests.host.writes).toBe(0);
 
     now.t += 3 * MIN;
-    const third = await runPass({ tenant: TENANT, tenantApi, hostApi, clock });
+    const third = await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi, clock });
     expect(third.failed?.Create).toBe(1);
 
     // The tenant edits the object: retried at once.
     now.t += MIN;
     const source = tenantApi.peek(CONFIGMAP, 'default', 'bad-1') as KubeObject;
     tenantApi.replace({ ...source, data: { k: 'fixed?' } });
-    const fourth = await runPass({ tenant: TENANT, tenantApi, hostApi, clock });
+    const fourth = await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi, clock });
     expect(fourth.failed?.Create).toBe(1);
     expect(hostApi.callsOf('create')).toHaveLength(4);
   });
@@ -267,22 +267,22 @@ describe('passes against a host that keeps refusing objects', () => {
     const now = { t: T0 };
     const clock = { now: () => now.t };
     const { tenantApi, hostApi } = clusters([], [], { toHost: [CONFIGMAP] });
-    await runPass({ tenant: TENANT, tenantApi, hostApi, clock });
+    await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi, clock });
     tenantApi.seed(cm('default', 'gone'));
-    await runPass({ tenant: TENANT, tenantApi, hostApi, clock });
+    await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi, clock });
     tenantApi.remove(CONFIGMAP, 'default', 'gone');
     hostApi.failWhen((call) =>
       call.method === 'delete' ? new ClusterError('Forbidden', 'a policy keeps it') : undefined,
     );
-    const first = await runPass({ tenant: TENANT, tenantApi, hostApi, clock });
+    const first = await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi, clock });
     expect(first.failed?.Delete).toBe(1);
     now.t += MIN;
-    const second = await runPass({ tenant: TENANT, tenantApi, hostApi, clock });
+    const second = await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi, clock });
     expect(second.requests.host.writes).toBe(0);
     expect(second.errors[0]?.message).toMatch(/^not retried before/);
     hostApi.clearFailures();
     now.t += DEFAULT_BACKOFF.baseMs;
-    const third = await runPass({ tenant: TENANT, tenantApi, hostApi, clock });
+    const third = await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi, clock });
     expect(third.counts.Delete).toBe(1);
     const status = hostApi.peek(TENANT_CLUSTER, undefined, TENANT)?.status as {
       retries: unknown[];

@@ -47,19 +47,19 @@ describe('newConvergence', () => {
 
   it('the status is written when the memory changed, never by a dry run', () => {
     const ctx = passContext();
-    ctx.convergence = newConvergence(
+    ctx.memory.convergence = newConvergence(
       { retries: [entry('Secret', 'default/s')] },
       [CONFIGMAP, SECRET],
       clock,
     );
     expect(convergenceStatus(ctx)).toBeUndefined();
-    ctx.convergence.retries.succeeded({
+    ctx.memory.convergence.retries.succeeded({
       kind: SECRET,
       op: 'apply',
       object: { namespace: 'default', name: 's' },
     });
     expect(convergenceStatus(ctx)).toEqual({ retries: [] });
-    expect(convergenceStatus({ ...ctx, dryRun: true })).toBeUndefined();
+    expect(convergenceStatus({ ...ctx, scope: { ...ctx.scope, dryRun: true } })).toBeUndefined();
   });
 });
 
@@ -93,10 +93,10 @@ describe('deleteAttempt', () => {
 
   it('a refused delete of the same copy version backs off; a changed copy is due at once', () => {
     const ctx = passContext();
-    ctx.convergence = newConvergence({}, [CONFIGMAP], clock);
+    ctx.memory.convergence = newConvergence({}, [CONFIGMAP], clock);
     deleteAttempt(ctx, CONFIGMAP, copy('a'), refs)?.done(new ClusterError('Forbidden', 'kept'));
     expect(deleteAttempt(ctx, CONFIGMAP, copy('a'), refs)).toBeUndefined();
-    expect(ctx.errors.errors).toEqual([
+    expect(ctx.ledger.errors.errors).toEqual([
       expect.objectContaining({
         kind: 'ConfigMap',
         reason: 'Forbidden',
@@ -109,10 +109,14 @@ describe('deleteAttempt', () => {
 
   it('a delete that worked forgets the object', () => {
     const ctx = passContext();
-    ctx.convergence = newConvergence({}, [CONFIGMAP], clock);
+    ctx.memory.convergence = newConvergence({}, [CONFIGMAP], clock);
     deleteAttempt(ctx, CONFIGMAP, copy('a'), refs)?.done(new ClusterError('Forbidden', 'kept'));
-    ctx.convergence.retries.succeeded({ kind: CONFIGMAP, op: 'delete', object: refs.tenantRef });
+    ctx.memory.convergence.retries.succeeded({
+      kind: CONFIGMAP,
+      op: 'delete',
+      object: refs.tenantRef,
+    });
     deleteAttempt(ctx, CONFIGMAP, copy('a'), refs)?.done(undefined);
-    expect(ctx.convergence.retries.size).toBe(0);
+    expect(ctx.memory.convergence.retries.size).toBe(0);
   });
 });

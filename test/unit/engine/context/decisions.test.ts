@@ -3,7 +3,7 @@
  * sink as it is made, and contains a sink that throws.
  */
 import { describe, expect, it } from '@jest/globals';
-import { DecisionRecorder, emptyCounts } from '../../../../lib/engine/index.js';
+import { DecisionRecorder, emptyCounts } from '../../../../lib/engine/context/decisions.js';
 import type {
   Decision,
   DecisionAction,

@@ -3,8 +3,11 @@
  * listing also leaves its kind incomplete; a 429 anywhere stops the pass.
  */
 import { describe, expect, it } from '@jest/globals';
-import { clusterReason, type ObjectErrors } from '../../../../lib/engine/context/object-errors.js';
-import { formatObjectError } from '../../../../lib/engine/index.js';
+import {
+  clusterReason,
+  formatObjectError,
+  type ObjectErrors,
+} from '../../../../lib/engine/context/object-errors.js';
 import { ClusterError, type ObjectError } from '../../../../lib/ports/index.js';
 import { CONFIGMAP, HOST_NS, passContext } from '../support.js';
 
@@ -12,7 +15,7 @@ const TENANT_REF = { namespace: 'default', name: 'app' };
 const HOST_REF = { namespace: HOST_NS, name: 'app-x-default-x-dev' };
 
 function errorsWithBounds(): ObjectErrors {
-  return passContext().errors;
+  return passContext().ledger.errors;
 }
 
 describe('clusterReason', () => {
@@ -124,60 +127,60 @@ describe('ObjectErrors.add', () => {
     { name: 'a plain error does not', error: new Error('x'), expectedStopped: false },
   ])('$name', ({ error, expectedStopped }) => {
     const ctx = passContext();
-    ctx.errors.add(CONFIGMAP, error, TENANT_REF);
-    expect(ctx.bounds.isStopped()).toBe(expectedStopped);
-    expect(ctx.errors.errors).toHaveLength(1);
+    ctx.ledger.errors.add(CONFIGMAP, error, TENANT_REF);
+    expect(ctx.scope.bounds.isStopped()).toBe(expectedStopped);
+    expect(ctx.ledger.errors.errors).toHaveLength(1);
   });
 });
 
 describe('ObjectErrors.listingFailed', () => {
   it('records one error naming the side and leaves the kind incomplete', () => {
     const ctx = passContext();
-    ctx.errors.listingFailed(
+    ctx.ledger.errors.listingFailed(
       CONFIGMAP,
       'tenant',
       new ClusterError('Forbidden', 'configmaps is forbidden'),
       'the tenant listing failed',
     );
-    expect(ctx.errors.errors).toEqual([
+    expect(ctx.ledger.errors.errors).toEqual([
       {
         kind: 'ConfigMap',
         message: 'listing tenant ConfigMap objects failed: configmaps is forbidden',
         reason: 'Forbidden',
       },
     ]);
-    expect(ctx.errors.incompleteKinds).toEqual(['ConfigMap: the tenant listing failed']);
-    expect(ctx.bounds.isStopped()).toBe(false);
+    expect(ctx.ledger.errors.incompleteKinds).toEqual(['ConfigMap: the tenant listing failed']);
+    expect(ctx.scope.bounds.isStopped()).toBe(false);
   });
 
   it('a failure that is not a cluster error has the reason Unknown', () => {
     const ctx = passContext();
-    ctx.errors.listingFailed(
+    ctx.ledger.errors.listingFailed(
       CONFIGMAP,
       'host',
       new Error('parse error'),
       'the host listing failed',
     );
-    expect(ctx.errors.errors).toEqual([
+    expect(ctx.ledger.errors.errors).toEqual([
       {
         kind: 'ConfigMap',
         message: 'listing host ConfigMap objects failed: parse error',
         reason: 'Unknown',
       },
     ]);
-    expect(ctx.errors.incompleteKinds).toEqual(['ConfigMap: the host listing failed']);
+    expect(ctx.ledger.errors.incompleteKinds).toEqual(['ConfigMap: the host listing failed']);
   });
 
   it('a 429 listing stops the pass', () => {
     const ctx = passContext();
-    ctx.errors.listingFailed(
+    ctx.ledger.errors.listingFailed(
       CONFIGMAP,
       'host',
       new ClusterError('TooManyRequests', 'slow down'),
       'the host listing failed',
     );
-    expect(ctx.bounds.isStopped()).toBe(true);
-    expect(ctx.bounds.stopReason).toMatch(/429 Too Many Requests/);
+    expect(ctx.scope.bounds.isStopped()).toBe(true);
+    expect(ctx.scope.bounds.stopReason).toMatch(/429 Too Many Requests/);
   });
 });
 

@@ -1,6 +1,5 @@
-/** decide: records the Decision; one whose write failed is also an error of the pass. */
+/** Ledger.decide: records the Decision; one whose write failed is also an error of the pass. */
 import { describe, expect, it } from '@jest/globals';
-import { decide } from '../../../../lib/engine/context/pass-context.js';
 import { ClusterError } from '../../../../lib/ports/index.js';
 import { HOST_NS, passContext, RecordingSink, SECRET, TENANT } from '../support.js';
 
@@ -14,7 +13,7 @@ describe('decide', () => {
   it('records the decision with the pass’s identity and streams it to the sinks', () => {
     const sink = new RecordingSink();
     const ctx = passContext({ sinks: [sink] });
-    decide(ctx, 'Create', RULE, REFS, 'no host copy yet');
+    ctx.ledger.decide({ action: 'Create', rule: RULE, ...REFS, reason: 'no host copy yet' });
     const expected = {
       action: 'Create',
       tenant: TENANT,
@@ -26,17 +25,17 @@ describe('decide', () => {
       passId: 'pass-1',
       dryRun: false,
     };
-    expect(ctx.recorder.decisions).toEqual([expected]);
-    expect('error' in (ctx.recorder.decisions[0] ?? {})).toBe(false);
+    expect(ctx.ledger.recorder.decisions).toEqual([expected]);
+    expect('error' in (ctx.ledger.recorder.decisions[0] ?? {})).toBe(false);
     expect(sink.decisions).toEqual([expected]);
-    expect(ctx.recorder.counts).toEqual({ Create: 1, Update: 0, Delete: 0, Skip: 0 });
-    expect(ctx.errors.errors).toEqual([]);
+    expect(ctx.ledger.recorder.counts).toEqual({ Create: 1, Update: 0, Delete: 0, Skip: 0 });
+    expect(ctx.ledger.errors.errors).toEqual([]);
   });
 
   it('takes kind and apiVersion from the rule and dryRun from the pass', () => {
     const ctx = passContext({ dryRun: true });
-    decide(ctx, 'Skip', SECRET, REFS, 'occupied');
-    expect(ctx.recorder.decisions[0]).toMatchObject({
+    ctx.ledger.decide({ action: 'Skip', rule: SECRET, ...REFS, reason: 'occupied' });
+    expect(ctx.ledger.recorder.decisions[0]).toMatchObject({
       action: 'Skip',
       kind: 'Secret',
       apiVersion: 'v1',
@@ -77,14 +76,20 @@ describe('decide', () => {
     'a failed write ($name) stands as decided and is an error of the pass',
     ({ error, expectedMessage, expectedReason, expectedStopped }) => {
       const ctx = passContext();
-      decide(ctx, 'Update', RULE, REFS, 'host copy differs', error);
-      expect(ctx.recorder.decisions).toEqual([
+      ctx.ledger.decide({
+        action: 'Update',
+        rule: RULE,
+        ...REFS,
+        reason: 'host copy differs',
+        error: error,
+      });
+      expect(ctx.ledger.recorder.decisions).toEqual([
         expect.objectContaining({ action: 'Update', error: expectedMessage }),
       ]);
       // Counted apart: a failed write is not an Update made.
-      expect(ctx.recorder.counts.Update).toBe(0);
-      expect(ctx.recorder.failed.Update).toBe(1);
-      expect(ctx.errors.errors).toEqual([
+      expect(ctx.ledger.recorder.counts.Update).toBe(0);
+      expect(ctx.ledger.recorder.failed.Update).toBe(1);
+      expect(ctx.ledger.errors.errors).toEqual([
         {
           kind: 'ConfigMap',
           tenantRef: REFS.tenantRef,
@@ -93,7 +98,7 @@ describe('decide', () => {
           ...(expectedReason ? { reason: expectedReason } : {}),
         },
       ]);
-      expect(ctx.bounds.isStopped()).toBe(expectedStopped);
+      expect(ctx.scope.bounds.isStopped()).toBe(expectedStopped);
     },
   );
 });

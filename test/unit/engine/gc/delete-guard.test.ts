@@ -3,12 +3,19 @@
  * threshold only vanished sources are held, and only a confirmation of that very set lets them go.
  */
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import type { GcCandidate } from '../../../../lib/engine/gc/candidates.js';
-import { confirmationToken, guardDeletes } from '../../../../lib/engine/gc/delete-guard.js';
+import {
+  confirmationToken,
+  guardDeletes,
+  resumableDeletes,
+  resumedPassFallback,
+} from '../../../../lib/engine/gc/delete-guard.js';
 import { TenantClusterKeys } from '../../../../lib/engine/names/metadata.js';
+import { runPass } from '../../../../lib/engine/pass/pass.js';
 import type { DeleteGuardPolicy } from '../../../../lib/engine/policy/policy.js';
 import { confirmedTokens } from '../../../../lib/engine/tenant/tenant-cluster.js';
-import { CONFIGMAP, HOST_NS, TENANT } from '../support.js';
+import { CONFIGMAP, clusters, cm, HOST_NS, TENANT } from '../support.js';
 
 const candidate = (name: string, vanished = true, uid = `uid-${name}`): GcCandidate => ({
   object: { ...CONFIGMAP, metadata: { namespace: HOST_NS, name, uid } },
@@ -185,5 +192,66 @@ describe('guardDeletes', () => {
     );
     expect(verdict.held?.count).toBe(15);
     expect(verdict.allowed).toEqual([]);
+  });
+});
+
+describe('resumedPassFallback: the resumed path inside the mass-delete guard', () => {
+  it('lets a resumed pass delete only what no full count of copies could hold', () => {
+    expect(resumableDeletes(GUARD)).toBe(10);
+    expect(resumedPassFallback(10, GUARD)).toBeUndefined();
+    expect(resumedPassFallback(11, GUARD)).toBe(
+      '11 copies lost their sources at once; the mass-delete guard needs a full listing',
+    );
+    fc.assert(
+      fc.property(
+        fc.record({ maxPercent: fc.integer({ min: 0, max: 100 }), minCopies: fc.nat(200) }),
+        fc.nat(1000),
+        (guard, extra) => {
+          // Whatever the kind's full count, the bound's deletions are never held.
+          const deletes = many(resumableDeletes(guard));
+          const managed = deletes.length + extra;
+          expect(guardDeletes(TENANT, 'ConfigMap', deletes, managed, guard, new Set()).held).toBe(
+            undefined,
+          );
+        },
+      ),
+    );
+  });
+
+  describe('a resumed pass whose changes would exceed the mass-delete guard falls back to the full pass', () => {
+    /** 30 synced sources, resumed once; then `removed` of them vanish from the tenant. */
+    async function resumedAfterRemoving(removed: number) {
+      const sources = Array.from({ length: 30 }, (_, i) => cm('default', `c${i}`));
+      const world = clusters(sources, [], { toHost: [CONFIGMAP] });
+      await runPass({ tenant: TENANT, ...world });
+      expect((await runPass({ tenant: TENANT, ...world })).path).toBe('resumed');
+      for (const source of sources.slice(0, removed)) {
+        world.tenantApi.remove(CONFIGMAP, 'default', source.metadata.name);
+      }
+      const result = await runPass({ tenant: TENANT, ...world });
+      const deletes = result.decisions.filter((d) => d.action === 'Delete').length;
+      return { result, deletes, left: world.hostApi.objects(CONFIGMAP).length };
+    }
+
+    it('within the bound it stays resumed and deletes', async () => {
+      const { result, deletes } = await resumedAfterRemoving(10);
+      expect([result.path, deletes, result.complete]).toEqual(['resumed', 10, true]);
+    });
+
+    it('beyond the bound the full pass decides: these deletions are within the guard', async () => {
+      const { result, deletes } = await resumedAfterRemoving(11);
+      expect(result.path).toBe('full');
+      expect(result.pathReason).toBe(
+        'ConfigMap: 11 copies lost their sources at once; the mass-delete guard needs a full listing',
+      );
+      expect([deletes, result.complete]).toEqual([11, true]);
+    });
+
+    it('beyond the bound the full pass decides: these deletions the guard holds', async () => {
+      const { result, deletes, left } = await resumedAfterRemoving(16);
+      expect(result.path).toBe('full');
+      expect([deletes, left, result.complete]).toEqual([0, 30, false]);
+      expect(result.warnings?.map((w) => w.reason)).toEqual(['MassDeleteGuard']);
+    });
   });
 });

@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { GcCandidate } from '../../../../lib/engine/gc/candidates.js';
+import { planGc, type TenantListing } from '../../../../lib/engine/gc/candidates.js';
 import { collectGarbage, deleteCandidate } from '../../../../lib/engine/gc/gc.js';
-import { Labels, planGc, runPass, type TenantListing } from '../../../../lib/engine/index.js';
+import { Labels, runPass } from '../../../../lib/engine/index.js';
 import { sourceKey } from '../../../../lib/engine/names/provenance.js';
 import {
   ClusterError,
@@ -234,13 +235,13 @@ describe('collectGarbage', () => {
     const gc = await collectGarbage(ctx, RULE, host, { ...listing([]), complete: false });
     expect(gc).toEqual({ ran: false, candidates: 0 });
     expect(hostApi.calls).toEqual([]);
-    expect(ctx.recorder.decisions).toEqual([]);
+    expect(ctx.ledger.recorder.decisions).toEqual([]);
     expect(hostApi.objects(CONFIGMAP)).toHaveLength(1);
   });
 
   it('does nothing once the pass is stopped', async () => {
     const { hostApi, ctx, host } = setup(['gone']);
-    ctx.bounds.halt('stopped for the test');
+    ctx.scope.bounds.halt('stopped for the test');
     const gc = await collectGarbage(ctx, RULE, host, { ...listing([]), complete: true });
     expect(gc).toEqual({ ran: false, candidates: 0 });
     expect(hostApi.calls).toEqual([]);
@@ -254,7 +255,7 @@ describe('collectGarbage', () => {
     });
     expect(gc).toEqual({ ran: true, candidates: 1 });
     expect(hostApi.objects(CONFIGMAP).map((o) => o.metadata.name)).toEqual([hn('default', 'keep')]);
-    expect(ctx.recorder.decisions).toEqual([
+    expect(ctx.ledger.recorder.decisions).toEqual([
       {
         action: 'Delete',
         tenant: TENANT,
@@ -267,7 +268,7 @@ describe('collectGarbage', () => {
         dryRun: false,
       },
     ]);
-    expect(ctx.bounds.writes).toBe(1);
+    expect(ctx.scope.bounds.writes).toBe(1);
   });
 
   it('a dry run decides the Delete and sends nothing', async () => {
@@ -275,8 +276,10 @@ describe('collectGarbage', () => {
     const gc = await collectGarbage(ctx, RULE, host, { ...listing([]), complete: true });
     expect(gc).toEqual({ ran: true, candidates: 1 });
     expect(hostApi.calls).toEqual([]);
-    expect(ctx.recorder.decisions.map((d) => [d.action, d.dryRun])).toEqual([['Delete', true]]);
-    expect(ctx.bounds.writes).toBe(1);
+    expect(ctx.ledger.recorder.decisions.map((d) => [d.action, d.dryRun])).toEqual([
+      ['Delete', true],
+    ]);
+    expect(ctx.scope.bounds.writes).toBe(1);
   });
 
   it('a failed delete is still the Delete decision, with its error', async () => {
@@ -285,10 +288,10 @@ describe('collectGarbage', () => {
       call.method === 'delete' ? new ClusterError('Forbidden', 'delete is forbidden') : undefined,
     );
     await collectGarbage(ctx, RULE, host, { ...listing([]), complete: true });
-    expect(ctx.recorder.decisions.map((d) => [d.action, d.error])).toEqual([
+    expect(ctx.ledger.recorder.decisions.map((d) => [d.action, d.error])).toEqual([
       ['Delete', 'delete is forbidden'],
     ]);
-    expect(ctx.errors.errors).toEqual([
+    expect(ctx.ledger.errors.errors).toEqual([
       {
         kind: 'ConfigMap',
         tenantRef: { namespace: 'default', name: 'gone' },
@@ -304,8 +307,8 @@ describe('collectGarbage', () => {
     const gc = await collectGarbage(ctx, RULE, host, { ...listing([]), complete: true });
     expect(gc).toEqual({ ran: true, candidates: 3 });
     expect(hostApi.callsOf('delete')).toHaveLength(1);
-    expect(ctx.recorder.decisions).toHaveLength(1);
-    expect(ctx.bounds.stopReason).toMatch(/write budget of 1 write was spent/);
+    expect(ctx.ledger.recorder.decisions).toHaveLength(1);
+    expect(ctx.scope.bounds.stopReason).toMatch(/write budget of 1 write was spent/);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, jest } from '@jest/globals';
 import { retireCopies, retireStale, retireTenant } from '../../../../lib/engine/gc/retire.js';
-import { toHostObject } from '../../../../lib/engine/index.js';
+import { toHostObject } from '../../../../lib/engine/object/transform.js';
 import { parseSyncPolicy } from '../../../../lib/engine/policy/policy.js';
 import type { Remembered } from '../../../../lib/engine/tenant/lifecycle.js';
 import {
@@ -139,11 +139,11 @@ describe('retireCopies', () => {
       const result = await retireCopies(ctx, kind ?? CONFIGMAP, HOST_NS, 'because');
       expect(result).toEqual(expectedResult);
       expect(hostRefs(hostApi)).toEqual(expectedHostState);
-      expect(decisionLines(ctx.recorder.decisions)).toEqual(expectedDecisions);
-      expect(ctx.recorder.decisions.every((d) => d.reason === 'because')).toBe(true);
-      expect(ctx.terminating.count).toBe(expectedTerminating ?? 0);
+      expect(decisionLines(ctx.ledger.recorder.decisions)).toEqual(expectedDecisions);
+      expect(ctx.ledger.recorder.decisions.every((d) => d.reason === 'because')).toBe(true);
+      expect(ctx.ledger.terminating).toBe(expectedTerminating ?? 0);
       expect(deletes).toHaveLength(expectedDecisions.length);
-      expect(ctx.errors.errors).toEqual([]);
+      expect(ctx.ledger.errors.errors).toEqual([]);
     },
   );
 
@@ -160,7 +160,7 @@ describe('retireCopies', () => {
         },
       },
     ]);
-    expect(ctx.recorder.decisions[0]).toMatchObject({
+    expect(ctx.ledger.recorder.decisions[0]).toMatchObject({
       action: 'Delete',
       tenantRef: { namespace: 'default', name: 'a' },
       hostRef: { namespace: HOST_NS, name: hn('default', 'a') },
@@ -170,7 +170,7 @@ describe('retireCopies', () => {
   it('a kind the host does not serve has no copies: clean', async () => {
     const { hostApi, ctx } = setup([hostCopyOf(a)], { host: { installedKinds: [CONFIGMAP] } });
     expect(await retireCopies(ctx, SECRET, HOST_NS, 'because')).toEqual({ clean: true, left: 0 });
-    expect(ctx.errors.errors).toEqual([]);
+    expect(ctx.ledger.errors.errors).toEqual([]);
     expect(hostApi.requestCount().writes).toBe(0);
   });
 
@@ -184,12 +184,12 @@ describe('retireCopies', () => {
       hostApi.failWhen(forbidden(method, 'ConfigMap'));
       const result = await retireCopies(ctx, CONFIGMAP, HOST_NS, 'because');
       expect(result).toEqual({ clean: false, left });
-      expect(ctx.errors.errors).toHaveLength(1);
-      expect(ctx.errors.errors[0]?.message).toContain(
+      expect(ctx.ledger.errors.errors).toHaveLength(1);
+      expect(ctx.ledger.errors.errors[0]?.message).toContain(
         `kubectl delete configmap -n ${HOST_NS} -l app.kubernetes.io/managed-by=tenantplane,tenantplane.io/tenant=${TENANT},tenantplane.io/kind=ConfigMap`,
       );
-      expect(ctx.errors.errors[0]?.message).toContain('grant');
-      expect(ctx.recorder.decisions).toHaveLength(decided);
+      expect(ctx.ledger.errors.errors[0]?.message).toContain('grant');
+      expect(ctx.ledger.recorder.decisions).toHaveLength(decided);
       expect(hostApi.objects(CONFIGMAP)).toHaveLength(1);
     },
   );
@@ -202,7 +202,7 @@ describe('retireCopies', () => {
     expect(result.clean).toBe(false);
     expect(result.left).toBe(2);
     expect(hostApi.objects(CONFIGMAP)).toHaveLength(2);
-    expect(ctx.recorder.decisions).toHaveLength(1);
+    expect(ctx.ledger.recorder.decisions).toHaveLength(1);
   });
 
   it('a dry run decides but writes nothing', async () => {
@@ -211,7 +211,7 @@ describe('retireCopies', () => {
     expect(result).toEqual({ clean: true, left: 0 });
     expect(hostApi.requestCount().writes).toBe(0);
     expect(hostApi.objects(CONFIGMAP)).toHaveLength(2);
-    expect(ctx.recorder.decisions.map((d) => d.dryRun)).toEqual([true, true]);
+    expect(ctx.ledger.recorder.decisions.map((d) => d.dryRun)).toEqual([true, true]);
   });
 });
 
@@ -235,10 +235,12 @@ describe('retireStale', () => {
       tenantClusterId: 'id-1',
     });
     expect(hostRefs(hostApi)).toEqual([`${HOST_NS}/ConfigMap ${hn('default', 'a')}`]);
-    expect(decisionLines(ctx.recorder.decisions)).toEqual([
+    expect(decisionLines(ctx.ledger.recorder.decisions)).toEqual([
       `Delete Secret default/s -> ${hn('default', 's')}`,
     ]);
-    expect(ctx.recorder.decisions[0]?.reason).toMatch(/kind Secret \(v1\) left the sync policy/);
+    expect(ctx.ledger.recorder.decisions[0]?.reason).toMatch(
+      /kind Secret \(v1\) left the sync policy/,
+    );
   });
 
   it('remembers a kind it could not retire', async () => {
@@ -270,7 +272,7 @@ describe('retireStale', () => {
         `${OLD_NS}/ConfigMap ${hn('default', 'p', 'prod')}`,
       ].sort(),
     );
-    const reasons = ctx.recorder.decisions.map(
+    const reasons = ctx.ledger.recorder.decisions.map(
       (d) => `${d.kind} ${d.hostRef.namespace} ${d.reason}`,
     );
     expect(reasons).toContain(
@@ -310,9 +312,9 @@ describe('retireTenant', () => {
     expect(hostRefs(hostApi)).toEqual(
       [`${HOST_NS}/ConfigMap ${hn('default', 'a', 'prod')}`, `${HOST_NS}/ConfigMap mine`].sort(),
     );
-    expect(ctx.recorder.decisions).toHaveLength(3);
+    expect(ctx.ledger.recorder.decisions).toHaveLength(3);
     expect(
-      ctx.recorder.decisions.every(
+      ctx.ledger.recorder.decisions.every(
         (d) => d.reason === `TenantCluster "${TENANT}" is being deleted`,
       ),
     ).toBe(true);
@@ -359,9 +361,9 @@ describe('retireCopies of a copy deleted by someone else in the meantime', () =>
       'kind ConfigMap (v1) left the sync policy',
     );
     expect(result).toEqual({ clean: true, left: 0 });
-    const tally = ctx.recorder.tally();
+    const tally = ctx.ledger.recorder.tally();
     expect(tally.counts.Delete).toBe(0);
     expect(tally.alreadyGone).toBe(1);
-    expect(ctx.recorder.decisions[0]?.reason).toMatch(/already gone/);
+    expect(ctx.ledger.recorder.decisions[0]?.reason).toMatch(/already gone/);
   });
 });

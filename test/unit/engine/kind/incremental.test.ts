@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { resumableDeletes } from '../../../../lib/engine/kind/incremental.js';
+import { resumableDeletes } from '../../../../lib/engine/gc/delete-guard.js';
 import { runPass } from '../../../../lib/engine/pass/pass.js';
 import { jitteredResyncMs, resyncMs } from '../../../../lib/engine/tenant/resume-point.js';
 import { type KubeObject, TENANT_CLUSTER } from '../../../../lib/ports/index.js';
@@ -72,15 +72,15 @@ describe('incremental passes', () => {
         async (rounds) => {
           const inc = clusters([], [], SPEC);
           const full = clusters([], [], SPEC);
-          await runPass({ tenant: TENANT, ...inc, incremental: true });
-          await runPass({ tenant: TENANT, ...full, incremental: false });
+          await runPass({ tenant: TENANT, ...inc });
+          await runPass({ tenant: TENANT, ...full, path: 'full-only' });
           for (const round of rounds) {
             for (const change of round) {
               apply(inc, change);
               apply(full, change);
             }
-            const a = await runPass({ tenant: TENANT, ...inc, incremental: true });
-            const b = await runPass({ tenant: TENANT, ...full, incremental: false });
+            const a = await runPass({ tenant: TENANT, ...inc });
+            const b = await runPass({ tenant: TENANT, ...full, path: 'full-only' });
             expect(b.path).toBe('full');
             expect(decisionLines(a.decisions)).toEqual(decisionLines(b.decisions));
             expect(hostSummary(inc.hostApi)).toEqual(hostSummary(full.hostApi));
@@ -93,11 +93,11 @@ describe('incremental passes', () => {
 
   it('a quiet tenant resumes: no host LIST, no writes', async () => {
     const world = clusters([cm('a', 'x')], [], SPEC);
-    await runPass({ tenant: TENANT, ...world, incremental: true });
-    await runPass({ tenant: TENANT, ...world, incremental: true });
+    await runPass({ tenant: TENANT, ...world });
+    await runPass({ tenant: TENANT, ...world });
     const listsBefore = world.hostApi.callsOf('list').length;
     const writesBefore = world.hostApi.requestCount().writes;
-    const quiet = await runPass({ tenant: TENANT, ...world, incremental: true });
+    const quiet = await runPass({ tenant: TENANT, ...world });
     expect(quiet.path).toBe('resumed');
     expect(world.hostApi.callsOf('list').length).toBe(listsBefore);
     expect(world.hostApi.requestCount().writes).toBe(writesBefore);
@@ -106,10 +106,10 @@ describe('incremental passes', () => {
 
   it('falls back to a full pass when the stored resourceVersion is too old', async () => {
     const world = clusters([cm('a', 'x')], [], SPEC, { tenant: { watchLogSize: 2 } });
-    await runPass({ tenant: TENANT, ...world, incremental: true });
-    await runPass({ tenant: TENANT, ...world, incremental: true });
+    await runPass({ tenant: TENANT, ...world });
+    await runPass({ tenant: TENANT, ...world });
     for (const v of ['1', '2', '3']) world.tenantApi.replace(cm('b', 'y', { v }));
-    const fallback = await runPass({ tenant: TENANT, ...world, incremental: true });
+    const fallback = await runPass({ tenant: TENANT, ...world });
     expect(fallback.path).toBe('full');
     expect(fallback.pathReason).toMatch(/410/);
     expect(decisionLines(fallback.decisions)).toEqual([
@@ -127,9 +127,9 @@ describe('incremental passes', () => {
     await runPass({ tenant: TENANT, ...world });
     const byDefault = await runPass({ tenant: TENANT, ...world });
     expect(byDefault.path).toBe('resumed');
-    const off = await runPass({ tenant: TENANT, ...world, incremental: false });
+    const off = await runPass({ tenant: TENANT, ...world, path: 'full-only' });
     expect(off.path).toBe('full');
-    const asked = await runPass({ tenant: TENANT, ...world, incremental: true, full: true });
+    const asked = await runPass({ tenant: TENANT, ...world, path: 'full' });
     expect(asked.pathReason).toMatch(/asked for/);
     expect(
       world.hostApi.objects(CONFIGMAP).filter((o) => o.metadata.namespace === HOST_NS),

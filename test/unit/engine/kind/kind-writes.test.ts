@@ -307,8 +307,8 @@ describe('a page offered while streaming', () => {
     const writer = new KindWriter(ctx, CONFIGMAP, byName);
     expect(writer.streaming).toBe(true);
     await writer.offer([inSync, broken]);
-    expect(ctx.recorder.decisions).toEqual([]);
-    expect(ctx.errors.errors).toEqual([
+    expect(ctx.ledger.recorder.decisions).toEqual([]);
+    expect(ctx.ledger.errors.errors).toEqual([
       {
         kind: 'ConfigMap',
         tenantRef: { namespace: 'default', name: 'broken' },
@@ -316,6 +316,6 @@ describe('a page offered while streaming', () => {
         message: 'labels unreadable',
       },
     ]);
-    expect((ctx.hostApi as MemoryCluster).calls).toEqual([]);
+    expect((ctx.scope.hostApi as MemoryCluster).calls).toEqual([]);
   });
 });

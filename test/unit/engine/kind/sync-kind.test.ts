@@ -5,12 +5,10 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { Budget } from '../../../../lib/engine/bounds/budget.js';
+import { formatObjectError } from '../../../../lib/engine/context/object-errors.js';
 import type { PassProgress } from '../../../../lib/engine/context/pass-context.js';
-import {
-  ClusterUnreachableError,
-  compileKindRule,
-  formatObjectError,
-} from '../../../../lib/engine/index.js';
+import { ClusterUnreachableError } from '../../../../lib/engine/errors.js';
+import { compileKindRule } from '../../../../lib/engine/index.js';
 import { syncKind } from '../../../../lib/engine/kind/sync-kind.js';
 import { ClusterError, type KubeObject } from '../../../../lib/ports/index.js';
 import { type FailureRule, MemoryCluster } from '../../fakes/memory-cluster.js';
@@ -185,13 +183,13 @@ describe('syncKind', () => {
 
     await syncKind(ctx, RULE);
 
-    expect(decisionLines(ctx.recorder.decisions)).toEqual(c.expectedDecisions);
-    expect(ctx.errors.errors.map(formatObjectError)).toEqual(c.expectedErrors);
-    expect(ctx.errors.incompleteKinds).toEqual(c.expectedIncomplete);
+    expect(decisionLines(ctx.ledger.recorder.decisions)).toEqual(c.expectedDecisions);
+    expect(ctx.ledger.errors.errors.map(formatObjectError)).toEqual(c.expectedErrors);
+    expect(ctx.ledger.errors.incompleteKinds).toEqual(c.expectedIncomplete);
     expect(hostApi.objects(CONFIGMAP).map((o) => o.metadata.name)).toEqual(c.expectedHostNames);
     expect(tenantApi.callsOf('list')).toHaveLength(c.expectedTenantLists);
-    expect(ctx.kindsStarted).toEqual(new Set(['ConfigMap']));
-    expect(ctx.objectsSeen).toEqual({ ConfigMap: c.expectedObjectsSeen });
+    expect([ctx.ledger.kindsStarted, ctx.ledger.hasStarted('ConfigMap')]).toEqual([1, true]);
+    expect(ctx.ledger.objectsSeen).toEqual({ ConfigMap: c.expectedObjectsSeen });
   });
 
   it('lists the host namespace before the tenant', async () => {
@@ -234,7 +232,7 @@ describe('syncKind', () => {
       `host create ${hn('default', 'b')}`,
       `host create ${hn('default', 'c')}`,
     ]);
-    expect(ctx.errors.incompleteKinds).toEqual([]);
+    expect(ctx.ledger.errors.incompleteKinds).toEqual([]);
   });
 
   it('a stop while a page is applied drops the page read ahead: none of it is applied', async () => {
@@ -244,17 +242,17 @@ describe('syncKind', () => {
       { pageSize: 1 },
     );
     hostApi.failWhen((call) => {
-      if (call.method === 'create') ctx.bounds.halt('stopped for the test');
+      if (call.method === 'create') ctx.scope.bounds.halt('stopped for the test');
       return undefined;
     });
     await syncKind(ctx, RULE);
-    expect(decisionLines(ctx.recorder.decisions)).toEqual([
+    expect(decisionLines(ctx.ledger.recorder.decisions)).toEqual([
       `Create ConfigMap default/a -> ${hn('default', 'a')}`,
     ]);
     // The second page was read while the first was applied; the stop left it unused.
     expect(tenantApi.callsOf('list')).toHaveLength(2);
-    expect(ctx.objectsSeen).toEqual({ ConfigMap: 1 });
-    expect(ctx.errors.incompleteKinds).toEqual([
+    expect(ctx.ledger.objectsSeen).toEqual({ ConfigMap: 1 });
+    expect(ctx.ledger.errors.incompleteKinds).toEqual([
       'ConfigMap: stopped before it finished, so its garbage collection was skipped',
     ]);
     expect(hostApi.objects(CONFIGMAP).map((o) => o.metadata.name)).toEqual([
@@ -273,18 +271,18 @@ describe('syncKind', () => {
     const error = await syncKind(ctx, RULE).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClusterUnreachableError);
     expect((error as Error).cause).toBe(transport);
-    expect(ctx.recorder.decisions).toEqual([]);
+    expect(ctx.ledger.recorder.decisions).toEqual([]);
     expect(hostApi.callsOf('delete')).toEqual([]);
   });
 
   it('a pass already stopped starts no request for the kind', async () => {
     const { tenantApi, hostApi, ctx } = setup([cm('default', 'a')], []);
-    ctx.bounds.halt('stopped for the test');
+    ctx.scope.bounds.halt('stopped for the test');
     await syncKind(ctx, RULE);
     expect(hostApi.calls).toEqual([]);
     expect(tenantApi.calls).toEqual([]);
-    expect(ctx.kindsStarted).toEqual(new Set(['ConfigMap']));
-    expect(ctx.objectsSeen).toEqual({ ConfigMap: 0 });
+    expect([ctx.ledger.kindsStarted, ctx.ledger.hasStarted('ConfigMap')]).toEqual([1, true]);
+    expect(ctx.ledger.objectsSeen).toEqual({ ConfigMap: 0 });
   });
 
   it('a failing re-read after a create race is an error of the object, with no decision', async () => {
@@ -300,10 +298,10 @@ describe('syncKind', () => {
       return call.method === 'get' ? new ClusterError('Forbidden', 'get is forbidden') : undefined;
     });
     await syncKind(ctx, RULE);
-    expect(decisionLines(ctx.recorder.decisions)).toEqual([
+    expect(decisionLines(ctx.ledger.recorder.decisions)).toEqual([
       `Create ConfigMap default/b -> ${hn('default', 'b')}`,
     ]);
-    expect(ctx.errors.errors).toEqual([
+    expect(ctx.ledger.errors.errors).toEqual([
       {
         kind: 'ConfigMap',
         tenantRef: { namespace: 'default', name: 'a' },
@@ -312,7 +310,7 @@ describe('syncKind', () => {
         reason: 'Forbidden',
       },
     ]);
-    expect(ctx.errors.incompleteKinds).toEqual([]);
+    expect(ctx.ledger.errors.incompleteKinds).toEqual([]);
   });
 
   it('reports progress after each page, and after GC when it found candidates', async () => {
@@ -322,7 +320,7 @@ describe('syncKind', () => {
       { pageSize: 2 },
     );
     const progress: PassProgress[] = [];
-    ctx.onProgress = (p) => progress.push(p);
+    ctx.ledger.onProgress = (p) => progress.push(p);
     await syncKind(ctx, RULE);
     expect(progress).toEqual([
       { kind: 'ConfigMap', listed: 2, written: 2 },

@@ -45,10 +45,10 @@ describe('a tenant listing whose continue token expires', () => {
     const hostApi = new MemoryCluster('host');
     const ctx = passContext({ tenantApi, hostApi, budget: { pageSize: 2 } });
     await syncKind(ctx, compileKindRule(CONFIGMAP));
-    expect(ctx.errors.errors).toEqual([]);
-    expect(ctx.errors.incompleteKinds).toEqual([]);
+    expect(ctx.ledger.errors.errors).toEqual([]);
+    expect(ctx.ledger.errors.incompleteKinds).toEqual([]);
     expect(hostApi.callsOf('create')).toHaveLength(5);
-    expect(ctx.recorder.counts.Create).toBe(5);
+    expect(ctx.ledger.recorder.counts.Create).toBe(5);
   });
 
   it('gives up after a second expiry: incomplete, and no garbage collection', async () => {
@@ -57,13 +57,13 @@ describe('a tenant listing whose continue token expires', () => {
     const hostApi = new MemoryCluster('host').seed(orphan);
     const ctx = passContext({ tenantApi, hostApi, budget: { pageSize: 2 } });
     await syncKind(ctx, compileKindRule(CONFIGMAP));
-    expect(ctx.errors.errors).toEqual([
+    expect(ctx.ledger.errors.errors).toEqual([
       expect.objectContaining({
         reason: 'Expired',
         message: expect.stringMatching(/expired again .* restarted once this pass/),
       }),
     ]);
-    expect(ctx.errors.incompleteKinds).toEqual([
+    expect(ctx.ledger.errors.incompleteKinds).toEqual([
       'ConfigMap: the tenant listing failed, so its garbage collection was skipped',
     ]);
     expect(hostApi.callsOf('delete')).toEqual([]);
@@ -76,7 +76,7 @@ describe('a host listing whose continue token expires', () => {
     const copies = ['1', '2', '3'].map((n) => hostCopyOf(cm('a', n)));
     const once = expireContinues(new MemoryCluster('host').seed(...copies), 1);
     const listed = await listHostObjects(
-      passContext({ hostApi: once, budget: { pageSize: 2 } }),
+      passContext({ hostApi: once, budget: { pageSize: 2 } }).scope,
       CONFIGMAP,
     );
     expect(listed?.map((o) => o.metadata.name).sort()).toEqual(
@@ -84,7 +84,7 @@ describe('a host listing whose continue token expires', () => {
     );
     const twice = expireContinues(new MemoryCluster('host').seed(...copies), 2);
     await expect(
-      listHostObjects(passContext({ hostApi: twice, budget: { pageSize: 2 } }), CONFIGMAP),
+      listHostObjects(passContext({ hostApi: twice, budget: { pageSize: 2 } }).scope, CONFIGMAP),
     ).rejects.toMatchObject({ reason: 'Expired' });
   });
 });

@@ -6,8 +6,9 @@
  * nor status, GC deletes with the uid precondition, and an in-sync object is not written.
  */
 import { describe, expect, it } from '@jest/globals';
-import { compactHostObject, runPass } from '../../../../lib/engine/index.js';
+import { runPass } from '../../../../lib/engine/index.js';
 import { listHostObjects } from '../../../../lib/engine/listing/host-listing.js';
+import { compactHostObject } from '../../../../lib/engine/listing/host-view.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
 import { MemoryCluster } from '../../fakes/memory-cluster.js';
 import {
@@ -92,7 +93,7 @@ describe('a pass over host objects that carry managedFields and status', () => {
     };
 
     const stored = hostApi.peek(changed, HOST_NS, hn('default', 'changed'));
-    const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    const result = await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi });
 
     expect(result.errors).toEqual([]);
     expect(decisionLines(result.decisions)).toEqual([
@@ -133,7 +134,7 @@ describe('listHostObjects', () => {
   it('lists every page of the host namespace, compacted', async () => {
     const hostApi = seeded();
     const ctx = passContext({ hostApi, budget: { pageSize: 2 } });
-    const objects = await listHostObjects(ctx, CONFIGMAP);
+    const objects = await listHostObjects(ctx.scope, CONFIGMAP);
     expect(objects?.map((o) => o.metadata.name)).toEqual([
       hn('default', 'a'),
       hn('default', 'b'),
@@ -165,7 +166,7 @@ describe('listHostObjects', () => {
         : { items: [listed('c')], bytes: 500 };
     };
     const ctx = passContext({ hostApi, budget: { pageSize: 2 } });
-    const objects = await listHostObjects(ctx, CONFIGMAP);
+    const objects = await listHostObjects(ctx.scope, CONFIGMAP);
     expect(objects?.map((o) => o.metadata.name)).toEqual(
       ['a', 'b', 'c'].map((n) => hn('default', n)),
     );
@@ -184,7 +185,7 @@ describe('listHostObjects', () => {
       budget: { pageSize: 2, deadline: 1_000 },
       clock: { now: () => now },
     });
-    expect(await listHostObjects(ctx, CONFIGMAP)).toBeUndefined();
+    expect(await listHostObjects(ctx.scope, CONFIGMAP)).toBeUndefined();
     expect(hostApi.callsOf('list')).toHaveLength(1);
   });
 });

@@ -3,12 +3,9 @@
  * gets no answer means the tenant is unreachable); TenantView takes each page in as work.
  */
 import { describe, expect, it } from '@jest/globals';
-import {
-  ClusterUnreachableError,
-  compileKindRule,
-  formatObjectError,
-  hostName,
-} from '../../../../lib/engine/index.js';
+import { formatObjectError } from '../../../../lib/engine/context/object-errors.js';
+import { ClusterUnreachableError } from '../../../../lib/engine/errors.js';
+import { compileKindRule, hostName } from '../../../../lib/engine/index.js';
 import { TenantView } from '../../../../lib/engine/kind/tenant-view.js';
 import { TenantLister } from '../../../../lib/engine/listing/tenant-listing.js';
 import { ClusterError, type KubeObject } from '../../../../lib/ports/index.js';
@@ -160,8 +157,8 @@ describe('TenantView.intake', () => {
     expect([...v.listed]).toEqual(['team-a/app']);
     expect([...v.desired]).toEqual(['team-a/app']);
     expect(v.count).toBe(1);
-    expect(ctx.objectsSeen).toEqual({ ConfigMap: 1 });
-    expect(ctx.errors.errors).toEqual([]);
+    expect(ctx.ledger.objectsSeen).toEqual({ ConfigMap: 1 });
+    expect(ctx.ledger.errors.errors).toEqual([]);
   });
 
   const cases: Array<{
@@ -263,21 +260,21 @@ describe('TenantView.intake', () => {
     );
     expect([...v.listed]).toEqual(c.expectedListed);
     expect([...v.desired]).toEqual(c.expectedDesired);
-    expect(ctx.errors.errors.map(formatObjectError)).toEqual(c.expectedErrors);
+    expect(ctx.ledger.errors.errors.map(formatObjectError)).toEqual(c.expectedErrors);
     // Every object is counted, whatever became of it.
     expect(v.count).toBe(c.items.length);
-    expect(ctx.objectsSeen[(c.rule ?? CONFIGMAP).kind]).toBe(c.items.length);
+    expect(ctx.ledger.objectsSeen[(c.rule ?? CONFIGMAP).kind]).toBe(c.items.length);
   });
 
   it('reports objects without a namespace once per kind, across pages', () => {
     const { ctx, view: v } = view();
     v.intake([{ ...CONFIGMAP, metadata: { name: 'x' } }]);
     v.intake([{ ...CONFIGMAP, metadata: { name: 'y' } }]);
-    expect(ctx.errors.errors).toHaveLength(1);
+    expect(ctx.ledger.errors.errors).toHaveLength(1);
     // Another kind's view reports its own.
     const secrets = new TenantView(ctx, compileKindRule({ apiVersion: 'v1', kind: 'Secret' }));
     secrets.intake([{ ...SECRET, metadata: { name: 'z' } }]);
-    expect(ctx.errors.errors.map((e) => e.kind)).toEqual(['ConfigMap', 'Secret']);
+    expect(ctx.ledger.errors.errors.map((e) => e.kind)).toEqual(['ConfigMap', 'Secret']);
   });
 
   it('accumulates across pages', () => {
@@ -286,6 +283,6 @@ describe('TenantView.intake', () => {
     v.intake([cm('b', '1')]);
     expect(v.count).toBe(3);
     expect([...v.desired]).toEqual(['a/1', 'a/2', 'b/1']);
-    expect(ctx.objectsSeen).toEqual({ ConfigMap: 3 });
+    expect(ctx.ledger.objectsSeen).toEqual({ ConfigMap: 3 });
   });
 });

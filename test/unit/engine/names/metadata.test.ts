@@ -1,15 +1,12 @@
 /** The keys tenantplane reads and writes, and which keys only the engine may set. */
 import { describe, expect, it } from '@jest/globals';
+import { Labels, MANAGED_BY_VALUE } from '../../../../lib/engine/index.js';
 import {
   Annotations,
-  isReservedKey,
-  Labels,
-  MANAGED_BY_VALUE,
-  RESERVED_DOMAIN,
-} from '../../../../lib/engine/index.js';
-import {
   DROPPED_TENANT_ANNOTATIONS,
   EventAnnotations,
+  isReservedKey,
+  RESERVED_DOMAIN,
 } from '../../../../lib/engine/names/metadata.js';
 
 describe('isReservedKey', () => {

@@ -1,12 +1,12 @@
 /** Provenance: who holds a host name, relative to the tenant source that wants it. */
 import { describe, expect, it } from '@jest/globals';
+import { Labels } from '../../../../lib/engine/index.js';
 import {
   describeOccupant,
-  Labels,
   type Provenance,
   provenance,
-  type SourceIdentity,
-} from '../../../../lib/engine/index.js';
+} from '../../../../lib/engine/names/provenance.js';
+import type { TenantSource as SourceIdentity } from '../../../../lib/engine/names/reverse-mapping.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
 import { CONFIGMAP, cm, HOST_NS, hostCopyOf, secret, TENANT } from '../support.js';
 

@@ -4,15 +4,15 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import { hostName, Labels, reverseLookup } from '../../../../lib/engine/index.js';
+import { Annotations } from '../../../../lib/engine/names/metadata.js';
 import {
-  Annotations,
-  hostName,
-  Labels,
-  reverseLookup,
+  isOurCopy,
+  ourCopySource,
   reverseMappingAnnotations,
   reverseMappingLabels,
-  toHostObject,
-} from '../../../../lib/engine/index.js';
+} from '../../../../lib/engine/names/reverse-mapping.js';
+import { toHostObject } from '../../../../lib/engine/object/transform.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
 import { cm, HOST_NS, TENANT } from '../support.js';
 
@@ -185,5 +185,42 @@ describe('reverseLookup', () => {
     );
     // The property covered hashed host names, not only plain ones.
     expect(hashed).toBeGreaterThan(50);
+  });
+});
+
+describe('ourCopySource: is this our copy', () => {
+  const copy = toHostObject(cm('team-a', 'db'), TARGET);
+  const owner = { tenant: TENANT, kind: 'ConfigMap' };
+
+  it('is the source of a copy this tenant made of this Kind', () => {
+    expect(ourCopySource(copy, owner)).toEqual({
+      tenant: TENANT,
+      kind: 'ConfigMap',
+      virtualNamespace: 'team-a',
+      virtualName: 'db',
+      virtualUid: 'uid-team-a-db',
+    });
+    expect(isOurCopy(copy, owner)).toBe(true);
+  });
+
+  it.each<{ name: string; object: KubeObject; owner: { tenant: string; kind: string } }>([
+    { name: "another tenant's copy", object: copy, owner: { tenant: 'prod', kind: 'ConfigMap' } },
+    { name: 'a copy of another Kind', object: copy, owner: { tenant: TENANT, kind: 'Secret' } },
+    {
+      name: 'a foreign object',
+      object: { ...cm('team-a', 'db'), metadata: { namespace: HOST_NS, name: 'db' } },
+      owner,
+    },
+    {
+      name: 'a copy whose reverse mapping is incomplete',
+      object: {
+        ...copy,
+        metadata: { ...copy.metadata, annotations: {} },
+      },
+      owner,
+    },
+  ])('is nothing for $name', ({ object, owner: whose }) => {
+    expect(ourCopySource(object, whose)).toBeUndefined();
+    expect(isOurCopy(object, whose)).toBe(false);
   });
 });

@@ -8,13 +8,9 @@
  * create-only write plus re-read stays as the fallback when the name is taken after the listing.
  */
 import { describe, expect, it } from '@jest/globals';
-import {
-  type ApplyOutcome,
-  applyObject,
-  planApply,
-  runPass,
-  type SourceIdentity,
-} from '../../../../lib/engine/index.js';
+import { runPass } from '../../../../lib/engine/index.js';
+import type { TenantSource as SourceIdentity } from '../../../../lib/engine/names/reverse-mapping.js';
+import { type ApplyOutcome, applyObject, planApply } from '../../../../lib/engine/object/apply.js';
 import { ClusterError, type KubeObject } from '../../../../lib/ports/index.js';
 import { type FailureRule, MemoryCluster } from '../../fakes/memory-cluster.js';
 import {
@@ -111,7 +107,7 @@ describe('an occupied host name', () => {
         },
       },
     );
-    const result = await runPass({ tenant: 'dev', tenantApi, hostApi });
+    const result = await runPass({ lease: false, tenant: 'dev', tenantApi, hostApi });
     expect(decisionLines(result.decisions)).toEqual([
       'Skip ConfigMap default/app -> app-x-default-x-dev',
     ]);

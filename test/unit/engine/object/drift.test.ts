@@ -3,14 +3,9 @@
  * and the update body that converges the copy while keeping what the host owns.
  */
 import { describe, expect, it } from '@jest/globals';
-import { Annotations, Labels } from '../../../../lib/engine/index.js';
-import {
-  bodyFor,
-  driftOf,
-  isSubset,
-  mergeKeys,
-  updateBody,
-} from '../../../../lib/engine/object/drift.js';
+import { Labels } from '../../../../lib/engine/index.js';
+import { Annotations } from '../../../../lib/engine/names/metadata.js';
+import { bodyFor, driftOf, isSubset } from '../../../../lib/engine/object/drift.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
 import { cm, HOST_NS, hostCopyOf, secret } from '../support.js';
 
@@ -66,70 +61,6 @@ describe('isSubset', () => {
   });
 });
 
-describe('mergeKeys', () => {
-  const cases: Array<{
-    name: string;
-    observed: Record<string, string> | undefined;
-    desired: Record<string, string> | undefined;
-    previouslyOwned: string[];
-    expected: Record<string, string>;
-  }> = [
-    {
-      name: 'nothing on either side',
-      observed: undefined,
-      desired: undefined,
-      previouslyOwned: [],
-      expected: {},
-    },
-    {
-      name: 'a key a host controller added survives',
-      observed: { 'host.example.com/x': '1', app: 'web' },
-      desired: { app: 'web' },
-      previouslyOwned: ['app'],
-      expected: { 'host.example.com/x': '1', app: 'web' },
-    },
-    {
-      name: 'a key the tenant removed disappears',
-      observed: { app: 'web', gone: '1' },
-      desired: { app: 'web' },
-      previouslyOwned: ['app', 'gone'],
-      expected: { app: 'web' },
-    },
-    {
-      name: 'the desired value wins',
-      observed: { app: 'old' },
-      desired: { app: 'new' },
-      previouslyOwned: ['app'],
-      expected: { app: 'new' },
-    },
-    {
-      name: 'reserved keys on the host are dropped unless desired',
-      observed: { 'tenantplane.io/stale': 'x', [Labels.Tenant]: 'dev' },
-      desired: { [Labels.Tenant]: 'dev' },
-      previouslyOwned: [],
-      expected: { [Labels.Tenant]: 'dev' },
-    },
-    {
-      name: 'a key not owned before is kept even if the tenant has none',
-      observed: { team: 'a' },
-      desired: {},
-      previouslyOwned: [],
-      expected: { team: 'a' },
-    },
-  ];
-  it.each(cases)('$name', ({ observed, desired, previouslyOwned, expected }) => {
-    expect(mergeKeys(observed, desired, previouslyOwned)).toEqual(expected);
-  });
-
-  it('does not mutate its inputs', () => {
-    const observed = { a: '1', b: '2' };
-    const desired = { a: '3' };
-    mergeKeys(observed, desired, ['b']);
-    expect(observed).toEqual({ a: '1', b: '2' });
-    expect(desired).toEqual({ a: '3' });
-  });
-});
-
 /** The host's copy as the server keeps it: its own metadata around the engine's content. */
 function asStored(object: KubeObject): KubeObject {
   return {
@@ -147,7 +78,13 @@ function asStored(object: KubeObject): KubeObject {
   };
 }
 
-describe('updateBody', () => {
+/** What differs and the update body, as the write path builds them. */
+function updateBody(desired: KubeObject, observed: KubeObject) {
+  const drift = driftOf(desired, observed);
+  return { body: bodyFor(desired, observed, drift), changed: drift.changed };
+}
+
+describe('driftOf and bodyFor: the update body', () => {
   it('an unchanged copy changes nothing', () => {
     const desired = hostCopyOf(cm('default', 'app'));
     expect(updateBody(desired, asStored(desired)).changed).toEqual([]);

@@ -4,7 +4,8 @@
  * pass on the in-memory fake, which refuses immutable updates like an apiserver.
  */
 import { describe, expect, it } from '@jest/globals';
-import { Annotations, runPass } from '../../../../lib/engine/index.js';
+import { runPass } from '../../../../lib/engine/index.js';
+import { Annotations } from '../../../../lib/engine/names/metadata.js';
 import {
   immutableFields,
   predictedImmutableFields,
@@ -253,7 +254,7 @@ describe('replacement in a pass', () => {
       { toHost: [CONFIGMAP] },
     );
     const old = hostApi.peek(CONFIGMAP, HOST_NS, hn('default', 'cfg'));
-    const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    const result = await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi });
     expect(decisionLines(result.decisions)).toEqual([
       `Create ConfigMap default/cfg -> ${hn('default', 'cfg')}`,
       `Delete ConfigMap default/cfg -> ${hn('default', 'cfg')}`,
@@ -275,7 +276,7 @@ describe('replacement in a pass', () => {
     expect(now?.metadata.annotations?.[Annotations.VirtualUid]).toBe('u2');
     expect(hostApi.callsOf('delete')).toHaveLength(1);
 
-    const again = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    const again = await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi });
     expect(again.decisions).toEqual([]);
     expect(again.requests.host.writes).toBe(0);
   });

@@ -1,13 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import {
-  Annotations,
-  isReservedKey,
-  Labels,
-  ownedKeysOf,
-  reverseLookup,
-  toHostObject,
-} from '../../../../lib/engine/index.js';
+import { Labels, reverseLookup } from '../../../../lib/engine/index.js';
+import { Annotations, isReservedKey } from '../../../../lib/engine/names/metadata.js';
+import { ownedKeysOf, toHostObject } from '../../../../lib/engine/object/transform.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
 
 const target = { tenant: 'dev', hostNamespace: 'tenant-dev' };

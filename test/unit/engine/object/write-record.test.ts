@@ -3,7 +3,8 @@
  * edit by someone else, and a pass against a host that rewrites a field costs one update, once.
  */
 import { describe, expect, it } from '@jest/globals';
-import { Annotations, runPass } from '../../../../lib/engine/index.js';
+import { runPass } from '../../../../lib/engine/index.js';
+import { Annotations } from '../../../../lib/engine/names/metadata.js';
 import {
   createBody,
   desiredHash,
@@ -202,19 +203,19 @@ describe('a host that rewrites what the engine writes', () => {
     const resumed = await runPass({ tenant: TENANT, tenantApi, hostApi });
     expect(resumed.path).toBe('resumed');
     expect(resumed.counts.Update).toBe(0);
-    const repair = await runPass({ tenant: TENANT, tenantApi, hostApi, full: true });
+    const repair = await runPass({ tenant: TENANT, tenantApi, hostApi, path: 'full' });
     expect(repair.counts.Update).toBe(1);
     expect(hostApi.peek(CONFIGMAP, HOST_NS, hn('default', 'a'))?.data).toEqual({ k: 'v' });
     // The repair itself was pruned again: one more update records it, then nothing.
     await runPass({ tenant: TENANT, tenantApi, hostApi });
-    const steady = await runPass({ tenant: TENANT, tenantApi, hostApi, full: true });
+    const steady = await runPass({ tenant: TENANT, tenantApi, hostApi, path: 'full' });
     expect(steady.requests.host.writes).toBe(0);
 
     hostApi.replace({
       ...(hostApi.peek(CONFIGMAP, HOST_NS, hn('default', 'a')) as KubeObject),
       data: {},
     });
-    const removal = await runPass({ tenant: TENANT, tenantApi, hostApi, full: true });
+    const removal = await runPass({ tenant: TENANT, tenantApi, hostApi, path: 'full' });
     expect(removal.counts.Update).toBe(1);
     expect(hostApi.peek(CONFIGMAP, HOST_NS, hn('default', 'a'))?.data).toEqual({ k: 'v' });
   });

@@ -3,7 +3,8 @@
  * pass and the Decisions it made.
  */
 import { describe, expect, it } from '@jest/globals';
-import { Annotations, Labels, requestDelta, runPass } from '../../../../lib/engine/index.js';
+import { Labels, requestDelta, runPass } from '../../../../lib/engine/index.js';
+import { Annotations } from '../../../../lib/engine/names/metadata.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
 import {
   CONFIGMAP,

@@ -4,12 +4,9 @@
  * stay), and a key dropped after an earlier pass copied it is removed from the host copy.
  */
 import { describe, expect, it } from '@jest/globals';
-import {
-  Annotations,
-  parseSyncPolicy,
-  runPass,
-  toHostObject,
-} from '../../../../lib/engine/index.js';
+import { parseSyncPolicy, runPass } from '../../../../lib/engine/index.js';
+import { Annotations } from '../../../../lib/engine/names/metadata.js';
+import { toHostObject } from '../../../../lib/engine/object/transform.js';
 import { compileKeyExclusions, keyMatcher } from '../../../../lib/engine/policy/key-exclusions.js';
 import { CONFIGMAP, clusters, cm, HOST_NS, hostCopyOf, TENANT } from '../support.js';
 

@@ -3,7 +3,7 @@ import {
   LabelSelectorError,
   matchesLabelSelector,
   parseLabelSelector,
-} from '../../../../lib/engine/index.js';
+} from '../../../../lib/engine/policy/label-selector.js';
 
 const LABELS = { app: 'web', tier: 'front', 'example.com/sync': 'off' };
 

@@ -1,9 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  DEFAULT_TO_HOST,
-  InvalidPolicyError,
-  parseSyncPolicy,
-} from '../../../../lib/engine/index.js';
+import { InvalidPolicyError, parseSyncPolicy } from '../../../../lib/engine/index.js';
+import { DEFAULT_TO_HOST } from '../../../../lib/engine/policy/policy.js';
 
 function problemsOf(spec: unknown, tenant = 'dev'): string[] {
   try {

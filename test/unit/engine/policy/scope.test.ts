@@ -3,13 +3,13 @@
  * apiserver's own Service) and what a rule's exclusions leave out.
  */
 import { describe, expect, it } from '@jest/globals';
+import { compileKindRule, isExcluded } from '../../../../lib/engine/index.js';
+import { LabelSelectorError } from '../../../../lib/engine/policy/label-selector.js';
 import {
-  compileKindRule,
-  isExcluded,
-  LabelSelectorError,
+  isAlwaysExcluded,
+  isSystemNamespace,
   TENANT_SYSTEM_NAMESPACES,
-} from '../../../../lib/engine/index.js';
-import { isAlwaysExcluded, isSystemNamespace } from '../../../../lib/engine/policy/scope.js';
+} from '../../../../lib/engine/policy/scope.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
 
 const cm = (namespace: string, name: string, labels?: Record<string, string>): KubeObject => ({

@@ -1,16 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
+import { type Condition, recordedConditions, runPass } from '../../../../lib/engine/index.js';
 import {
-  type Condition,
   type ConditionInput,
   conditionsPatch,
   conditionTime,
   mergeConditions,
   passConditions,
-  recordedConditions,
-  runPass,
-  TENANT_CLUSTER,
-} from '../../../../lib/engine/index.js';
-import { ClusterError, type PassResult } from '../../../../lib/ports/index.js';
+} from '../../../../lib/engine/report/conditions.js';
+import { ClusterError, type PassResult, TENANT_CLUSTER } from '../../../../lib/ports/index.js';
 import { CONFIGMAP, clusters, cm, TENANT } from '../support.js';
 
 const T0 = '2030-01-01T00:00:00Z';

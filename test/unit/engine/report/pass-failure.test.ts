@@ -1,16 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
+import { ClusterUnreachableError, PassError } from '../../../../lib/engine/errors.js';
 import {
-  ClusterUnreachableError,
   type Condition,
-  conditionTime,
-  failureReason,
   InvalidPolicyError,
-  PassError,
-  reportPassFailure,
-  TENANT_CLUSTER,
   TenantClusterNotFoundError,
 } from '../../../../lib/engine/index.js';
-import { ClusterError } from '../../../../lib/ports/index.js';
+import { conditionTime } from '../../../../lib/engine/report/conditions.js';
+import { failureReason, reportPassFailure } from '../../../../lib/engine/report/pass-failure.js';
+import { ClusterError, TENANT_CLUSTER } from '../../../../lib/ports/index.js';
 import type { MemoryCluster } from '../../fakes/memory-cluster.js';
 import { clusters, TENANT } from '../support.js';
 

@@ -3,9 +3,11 @@
  * rule that compares it with the recorded pass, and passes that prove it.
  */
 import { describe, expect, it } from '@jest/globals';
-import { runPass, statusReportDue, TENANT_CLUSTER } from '../../../../lib/engine/index.js';
+import { runPass } from '../../../../lib/engine/index.js';
 import { actedBeyondRecordedSkips, skipDigest } from '../../../../lib/engine/report/skip-digest.js';
+import { statusReportDue } from '../../../../lib/engine/report/status-report.js';
 import type { Decision, KubeObject } from '../../../../lib/ports/index.js';
+import { TENANT_CLUSTER } from '../../../../lib/ports/index.js';
 import { CONFIGMAP, clusters, cm, HOST_NS, hn, TENANT } from '../support.js';
 
 const skip = (name: string, reason = 'occupied'): Decision => ({

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
+import { runPass } from '../../../../lib/engine/index.js';
 import {
   DEFAULT_STATUS_REPORT_INTERVAL_MS,
   lastPassStatus,
-  runPass,
   statusReportDue,
-  TENANT_CLUSTER,
-} from '../../../../lib/engine/index.js';
+} from '../../../../lib/engine/report/status-report.js';
+import { TENANT_CLUSTER } from '../../../../lib/ports/index.js';
 import { CONFIGMAP, clusters, cm, TENANT } from '../support.js';
 
 const MINUTE = 60_000;

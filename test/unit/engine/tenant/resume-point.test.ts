@@ -111,6 +111,38 @@ describe('ResumeBook.plan', () => {
   });
 });
 
+describe('ResumeBook: objects waiting in the retry memory', () => {
+  const retry = {
+    ...rule,
+    op: 'apply',
+    object: 'default/a',
+    version: 'd1',
+    reason: 'Invalid',
+    failures: 1,
+    retryAfter: new Date(NOW + 60_000).toISOString(),
+  };
+  const waiting = (): KubeObject => {
+    const tc = withPoint(point());
+    return { ...tc, status: { ...(tc.status as object), retries: [retry] } };
+  };
+
+  it('list the kind in full, and its new point rides along with a status write made anyway', () => {
+    const b = book(waiting());
+    const plan = b.plan(rule);
+    expect(plan).toMatchObject({ path: 'full', retriesWaiting: true });
+    b.listed(rule, '200', plan);
+    const fields = b.statusFields([rule]);
+    expect(fields.must).toBeUndefined();
+    expect(fields.withOthers?.resume?.[resumeKey(rule)]).toMatchObject({ resourceVersion: '200' });
+  });
+
+  it('are told by the plan, never by the words of its reason', () => {
+    const b = book(waiting());
+    b.listed(rule, '200', { path: 'full', reason: 'the resume failed: see the retry memory' });
+    expect(b.statusFields([rule]).must).toBeDefined();
+  });
+});
+
 describe('ResumeBook.statusFields', () => {
   it('writes nothing when incremental passes are off', () => {
     const b = book(tenantCluster({ toHost: [rule] }), { incremental: false });

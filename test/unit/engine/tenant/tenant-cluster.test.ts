@@ -1,13 +1,9 @@
 /** readTenantCluster: the TenantCluster, or a typed pass error carrying the cause. */
 import { describe, expect, it } from '@jest/globals';
-import {
-  ClusterUnreachableError,
-  PassError,
-  TENANT_CLUSTER,
-  TenantClusterNotFoundError,
-} from '../../../../lib/engine/index.js';
+import { ClusterUnreachableError, PassError } from '../../../../lib/engine/errors.js';
+import { TenantClusterNotFoundError } from '../../../../lib/engine/index.js';
 import { readTenantCluster } from '../../../../lib/engine/tenant/tenant-cluster.js';
-import { ClusterError } from '../../../../lib/ports/index.js';
+import { ClusterError, TENANT_CLUSTER } from '../../../../lib/ports/index.js';
 import { MemoryCluster } from '../../fakes/memory-cluster.js';
 import { TENANT, tenantCluster } from '../support.js';
 

@@ -5,13 +5,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { Command } from 'commander';
 import { parse, parseAllDocuments } from 'yaml';
+import { UsageError } from '../../../lib/cli/errors.js';
+import { answer } from '../../../lib/cli/format.js';
 import {
   checkDistinctClusters,
   chooseKubeconfigs,
   type KubeconfigChoice,
-} from '../../../lib/cli/clusters.js';
-import { UsageError } from '../../../lib/cli/errors.js';
-import { answer } from '../../../lib/cli/format.js';
+} from '../../../lib/cli/kubeconfig-choice.js';
 import { addClusterOptions, addOutputOption } from '../../../lib/cli/options.js';
 import { run } from '../../../lib/cli/program.js';
 import { recordText } from '../../../lib/cli/records.js';

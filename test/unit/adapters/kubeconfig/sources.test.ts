@@ -9,12 +9,12 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { mockClient } from 'aws-sdk-client-mock';
-import { FileKubeconfigSource } from '../../../lib/adapters/kubeconfig/file-source.js';
+import { KubeconfigSourceError } from '../../../../lib/adapters/kubeconfig/errors.js';
+import { FileKubeconfigSource } from '../../../../lib/adapters/kubeconfig/file-source.js';
 import {
   kubeconfigFromSecretString,
   SecretsManagerKubeconfigSource,
-} from '../../../lib/adapters/kubeconfig/secrets-manager-source.js';
-import { KubeconfigSourceError } from '../../../lib/adapters/kubeconfig/source-error.js';
+} from '../../../../lib/adapters/kubeconfig/secrets-manager-source.js';
 
 const CANARY = 'CANARY-secret-0b9e44';
 const YAML = `apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user: {token: ${CANARY}}\n`;

@@ -5,7 +5,7 @@
  * nothing and its result (and its sinks) say who holds it.
  */
 import { describe, expect, it } from '@jest/globals';
-import { runPass } from '../../../../lib/engine/pass/guarded-pass.js';
+import { runPass } from '../../../../lib/engine/pass/pass.js';
 import { DEFAULT_LEASE_MS, LEASE, leaseName } from '../../../../lib/engine/tenant/tenant-lease.js';
 import { ClusterError, type KubeObject, TENANT_CLUSTER } from '../../../../lib/ports/index.js';
 import type { MemoryCluster } from '../../fakes/memory-cluster.js';
@@ -155,7 +155,7 @@ describe('runPass with the lease', () => {
     const { tenantApi, hostApi } = clusters([cm('a', 'x')], [liveLease()], {
       toHost: [CONFIGMAP],
     });
-    const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    const result = await runPass({ lease: false, tenant: TENANT, tenantApi, hostApi });
     expect(result.counts.Create).toBe(1);
     expect(leaseCalls(hostApi)).toEqual([]);
   });

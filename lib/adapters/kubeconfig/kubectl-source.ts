@@ -8,11 +8,18 @@
 import { readFile } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, resolve } from 'node:path';
 import { parse, stringify, YAMLParseError } from 'yaml';
-import { KubeconfigError } from '../adapters/kube/kubeconfig-error.js';
-import { KubeconfigSourceError } from '../adapters/kubeconfig/source-error.js';
-import { isRecord } from '../common/index.js';
-import type { ClusterRole, KubeconfigSource, KubeconfigText } from '../ports/index.js';
-import type { KubeconfigFiles } from './clusters.js';
+import { isRecord } from '../../common/index.js';
+import type { ClusterRole, KubeconfigSource, KubeconfigText } from '../../ports/index.js';
+import { KubeconfigError, KubeconfigSourceError } from './errors.js';
+
+/** The kubeconfig of one cluster: files merged in order, as kubectl merges `KUBECONFIG`. */
+export interface KubeconfigFiles {
+  paths: string[];
+  /** How the files were named, for messages: `--kubeconfig`, `KUBECONFIG`, `--host-kubeconfig`... */
+  via: string;
+  /** Skip files that do not exist (kubectl does, for the files of `KUBECONFIG`). */
+  skipMissing: boolean;
+}
 
 /** One file of a merge: its absolute path and its parsed document (undefined when empty). */
 interface ParsedFile {

@@ -7,9 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse, stringify } from 'yaml';
-import { loadKubeconfig } from '../../../lib/adapters/kube/kubeconfig.js';
-import type { KubeconfigFiles } from '../../../lib/cli/clusters.js';
-import { KubectlKubeconfigSource, readKubeconfigFiles } from '../../../lib/cli/kubeconfig-merge.js';
+import {
+  type KubeconfigFiles,
+  KubectlKubeconfigSource,
+  readKubeconfigFiles,
+} from '../../../../lib/adapters/kubeconfig/kubectl-source.js';
+import { loadKubeconfig } from '../../../../lib/adapters/kubeconfig/load.js';
 
 let dir: string;
 

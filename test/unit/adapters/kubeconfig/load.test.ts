@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
-import { createClusterApi } from '../../../lib/adapters/kube/cluster-client.js';
-import { loadKubeconfig } from '../../../lib/adapters/kube/kubeconfig.js';
-import { KubeconfigError } from '../../../lib/adapters/kube/kubeconfig-error.js';
+import { createClusterApi } from '../../../../lib/adapters/kube/cluster-client.js';
+import { KubeconfigError } from '../../../../lib/adapters/kubeconfig/errors.js';
+import { loadKubeconfig } from '../../../../lib/adapters/kubeconfig/load.js';
 
 const CANARY = 'CANARY-kubeconfig-7c2d91-token';
 const ORIGIN = 'secret tenantplane/dev/tenant';

@@ -8,7 +8,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { load, YAMLException } from 'js-yaml';
 import { isRecord } from '../../common/index.js';
 import type { KubeconfigText } from '../../ports/index.js';
-import { KubeconfigError } from './kubeconfig-error.js';
+import { KubeconfigError } from './errors.js';
 
 export interface LoadedKubeconfig {
   kubeConfig: KubeConfig;

@@ -1,0 +1,31 @@
+/**
+ * A dry run as a client, after controller-runtime's `NewDryRunClient`: reads go to the host,
+ * writes are answered as the host would answer a write that succeeded, and never sent. The steps
+ * run exactly as in a real pass (their Decisions are the real pass's), with no switch of their own.
+ */
+import type { ClusterApi, KubeObject } from '../../ports/index.js';
+
+/** `api` with every write answered locally: nothing reaches the cluster, reads are unchanged. */
+export function dryRunClient(api: ClusterApi): ClusterApi {
+  const client: ClusterApi = {
+    list: (kind, options) => api.list(kind, options),
+    get: (kind, namespace, name) => api.get(kind, namespace, name),
+    // What a successful create or update returns: the object as written.
+    create: async (object: KubeObject) => object,
+    update: async (object: KubeObject) => object,
+    delete: async () => {},
+    patchStatus: async (kind, namespace, name, status) => ({
+      apiVersion: kind.apiVersion,
+      kind: kind.kind,
+      metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
+      status,
+    }),
+    requestCount: () => api.requestCount(),
+  };
+  if (api.namespaced) client.namespaced = (kind) => api.namespaced?.(kind) ?? Promise.resolve(true);
+  if (api.watchChanges) {
+    const watch = api.watchChanges.bind(api);
+    client.watchChanges = (kind, options) => watch(kind, options);
+  }
+  return client;
+}

@@ -1,0 +1,29 @@
+/** What a caller says about one pass (`runPass`). */
+import type { Clock, ClusterApi, DecisionSink } from '../../ports/index.js';
+import type { Budget } from '../bounds/budget.js';
+import type { PassPath, PassProgress } from '../context/pass-context.js';
+
+export interface PassOptions {
+  tenant: string;
+  tenantApi: ClusterApi;
+  hostApi: ClusterApi;
+  sinks?: readonly DecisionSink[];
+  clock?: Clock;
+  budget?: Partial<Budget>;
+  /** Compute and report every Decision, write nothing (no host writes, no status, no lease). */
+  dryRun?: boolean;
+  passId?: string;
+  onProgress?: (progress: PassProgress) => void;
+  /**
+   * How old `status.lastPass` may grow before a clean pass that changed nothing rewrites it
+   * (default `DEFAULT_STATUS_REPORT_INTERVAL_MS`); 0 rewrites it after every pass.
+   */
+  statusReportIntervalMs?: number;
+  /** `auto` (default) resumes where it can; `full` lists every kind in full (`--full`). */
+  path?: PassPath;
+  /**
+   * Hold the tenant's Lease from the first write to the end, and write nothing while another pass
+   * holds it (default). `false` is for embedders that serialise their passes themselves.
+   */
+  lease?: boolean;
+}
