@@ -182,7 +182,6 @@ export class KindWriter {
     }
     const applyContext = {
       hostApi: ctx.scope.hostApi,
-      dryRun: ctx.scope.dryRun,
       reserveWrite: (count?: number) => ctx.scope.bounds.reserveWrite(count),
     };
     const hints = check.due ? check.hints : {};

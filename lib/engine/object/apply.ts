@@ -104,8 +104,8 @@ export type ApplyOutcome =
 
 /** Dependencies of {@link applyObject}. */
 export interface ApplyContext {
+  /** In a dry run, a client that answers writes without sending them (`context/dry-run.ts`). */
   hostApi: ClusterApi;
-  dryRun: boolean;
   /** Asks the pass for `count` more writes (default 1), all or none; false when refused. */
   reserveWrite: (count?: number) => boolean;
 }
@@ -122,7 +122,6 @@ async function write(
   desired: KubeObject,
 ): Promise<ApplyOutcome> {
   if (!ctx.reserveWrite()) return { result: 'deferred' };
-  if (ctx.dryRun) return { result: 'decided', action, reason }; // a dry run stores nothing
   let stored: unknown;
   try {
     stored = await send();
@@ -150,7 +149,6 @@ async function replace(
 ): Promise<ApplyOutcome> {
   const outcome = await replaceCopy(
     {
-      dryRun: ctx.dryRun,
       delete: (copy) => deleteAsRead(ctx.hostApi, copy, copy),
       create: () => ctx.hostApi.create(createBody(desired)),
     },

@@ -8,6 +8,7 @@ import { isRecord, jsonEqual } from '../../common/index.js';
 import { ClusterError, isClusterError, type KubeObject } from '../../ports/index.js';
 import { PassError } from '../errors.js';
 import { Annotations } from '../names/metadata.js';
+import { resourceKey } from '../names/resource-key.js';
 import type { TenantSource } from '../names/reverse-mapping.js';
 
 /** The apiserver's wording for an update of an immutable field (`FieldImmutableErrorMsg`). */
@@ -30,6 +31,7 @@ export function immutableFields(error: unknown): string[] | undefined {
   return fields.length > 0 ? [...new Set(fields)] : ['(unnamed field)'];
 }
 
+/** ConfigMaps and Secrets, by resource key. */
 const CONFIG_KINDS: ReadonlySet<string> = new Set(['v1/ConfigMap', 'v1/Secret']);
 
 /**
@@ -39,7 +41,7 @@ const CONFIG_KINDS: ReadonlySet<string> = new Set(['v1/ConfigMap', 'v1/Secret'])
  * express the change; other kinds learn it from the refused update ({@link immutableFields}).
  */
 export function predictedImmutableFields(desired: KubeObject, observed: KubeObject): string[] {
-  if (!CONFIG_KINDS.has(`${desired.apiVersion}/${desired.kind}`)) return [];
+  if (!CONFIG_KINDS.has(resourceKey(desired))) return [];
   const fields: string[] = [];
   if (desired.kind === 'Secret' && (desired.type ?? 'Opaque') !== (observed.type ?? 'Opaque')) {
     fields.push('type');
@@ -82,7 +84,6 @@ export interface ReplaceOutcome {
 
 /** What {@link replaceCopy} needs. */
 export interface ReplaceContext {
-  dryRun: boolean;
   delete: (observed: KubeObject) => Promise<void>;
   create: () => Promise<unknown>;
 }
@@ -90,7 +91,7 @@ export interface ReplaceContext {
 /**
  * Deletes the copy with uid and resourceVersion preconditions (a copy changed since it was read is
  * left alone: the delete fails with Conflict and the next pass decides again), then creates the
- * desired object. A copy already gone is simply created. A dry run sends nothing.
+ * desired object. A copy already gone is simply created. (A dry run's client sends neither.)
  */
 export async function replaceCopy(
   ctx: ReplaceContext,
@@ -101,7 +102,6 @@ export async function replaceCopy(
     reason: `replacement: ${cause}, so the host copy is deleted to be created anew`,
   };
   const created = { reason: `replacement: ${cause}; created anew after deleting the old copy` };
-  if (ctx.dryRun) return { deleted, created };
   if (!isRecord(observed.metadata) || typeof observed.metadata.uid !== 'string') {
     deleted.error = new ClusterError('Invalid', 'the host copy has no uid to delete it safely');
     return { deleted };

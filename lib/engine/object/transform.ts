@@ -6,6 +6,7 @@ import { cloneJson, isRecord, jsonDigest } from '../../common/index.js';
 import type { KubeObject } from '../../ports/index.js';
 import { Annotations, DROPPED_TENANT_ANNOTATIONS, isReservedKey } from '../names/metadata.js';
 import { hostName } from '../names/naming.js';
+import { resourceKey } from '../names/resource-key.js';
 import { reverseMappingAnnotations, reverseMappingLabels } from '../names/reverse-mapping.js';
 import type { KeyExclusions } from '../policy/key-exclusions.js';
 
@@ -82,6 +83,7 @@ const SERVICE: HostOwnedFields = {
   },
 };
 
+/** Host-owned fields by resource key (`names/resource-key.ts`). */
 const HOST_OWNED: ReadonlyMap<string, HostOwnedFields> = new Map([
   ['v1/Service', SERVICE],
   ['v1/PersistentVolumeClaim', simpleSpecFields(['volumeName'])],
@@ -89,7 +91,7 @@ const HOST_OWNED: ReadonlyMap<string, HostOwnedFields> = new Map([
 ]);
 
 function hostOwnedFields(object: KubeObject): HostOwnedFields | undefined {
-  return HOST_OWNED.get(`${object.apiVersion}/${object.kind}`);
+  return HOST_OWNED.get(resourceKey(object));
 }
 
 /** Copies host-owned fields (cluster IPs, bound volume, ...) from the host's copy into an update body. */

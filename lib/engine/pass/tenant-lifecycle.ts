@@ -78,8 +78,7 @@ export async function cleanUp(
       cleanup: { copiesLeft },
     });
   }
-  // A dry run releases nothing: its client would only pretend to.
-  if (!clean || ctx.scope.dryRun) return { copiesLeft };
+  if (!clean) return { copiesLeft };
   return { copiesLeft, release: () => releaseFinalizer(ctx.scope.hostApi, ctx.scope.tenant) };
 }
 

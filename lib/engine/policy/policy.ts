@@ -4,6 +4,7 @@
  */
 import { isDnsLabel, isRecord, tenantNameProblem } from '../../common/index.js';
 import { InvalidPolicyError } from '../errors.js';
+import { type ResourceKey, resourceKey } from '../names/resource-key.js';
 import { parseKeyExclusions } from './key-exclusions.js';
 import { LabelSelectorError, parseLabelSelector } from './label-selector.js';
 
@@ -194,11 +195,11 @@ export function parseSyncPolicy(tenant: string, spec: unknown): SyncPolicy {
       problems.push(`spec.toHost has ${toHost.length} kinds; at most ${MAX_KINDS} are allowed`);
     } else {
       rules = [];
-      const seen = new Set<string>();
+      const seen = new Set<ResourceKey>();
       toHost.forEach((entry, index) => {
         const rule = parseRule(entry, index, problems);
         if (!rule) return;
-        const key = `${rule.apiVersion} ${rule.kind}`;
+        const key = resourceKey(rule);
         if (seen.has(key)) {
           problems.push(`spec.toHost[${index}] repeats ${rule.kind} (${rule.apiVersion})`);
           return;

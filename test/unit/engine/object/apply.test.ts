@@ -11,6 +11,7 @@ import { describe, expect, it } from '@jest/globals';
 import { runPass } from '../../../../lib/engine/index.js';
 import type { TenantSource as SourceIdentity } from '../../../../lib/engine/names/reverse-mapping.js';
 import { type ApplyOutcome, applyObject, planApply } from '../../../../lib/engine/object/apply.js';
+import { dryRunClient } from '../../../../lib/engine/context/dry-run.js';
 import { ClusterError, type KubeObject } from '../../../../lib/ports/index.js';
 import { type FailureRule, MemoryCluster } from '../../fakes/memory-cluster.js';
 import {
@@ -506,7 +507,7 @@ describe('applyObject', () => {
     };
 
     const outcome = await applyObject(
-      { hostApi, dryRun: c.dryRun === true, reserveWrite },
+      { hostApi: c.dryRun === true ? dryRunClient(hostApi) : hostApi, reserveWrite },
       desired,
       observed,
       SOURCE,
@@ -532,7 +533,7 @@ describe('applyObject', () => {
       return update(object);
     };
     await applyObject(
-      { hostApi, dryRun: false, reserveWrite: () => true },
+      { hostApi, reserveWrite: () => true },
       desiredApp(),
       observed,
       SOURCE,
@@ -550,7 +551,7 @@ describe('applyObject', () => {
     const old = hostCopyOf({ ...tenant, data: { password: 'b2xkLXNlY3JldA==' } });
     const hostApi = new MemoryCluster('host').seed(old);
     const outcome = await applyObject(
-      { hostApi, dryRun: false, reserveWrite: () => true },
+      { hostApi, reserveWrite: () => true },
       hostCopyOf(tenant),
       hostApi.peek(SECRET, HOST_NS, old.metadata.name),
       { ...SOURCE, kind: 'Secret', virtualName: 'db' },
@@ -567,7 +568,7 @@ describe('applyObject', () => {
       return undefined;
     });
     const outcome = await applyObject(
-      { hostApi, dryRun: false, reserveWrite: () => true },
+      { hostApi, reserveWrite: () => true },
       desiredApp(),
       undefined,
       SOURCE,
@@ -587,7 +588,7 @@ describe('applyObject', () => {
     hostApi.failWhen(fail('get', forbidden));
     await expect(
       applyObject(
-        { hostApi, dryRun: false, reserveWrite: () => true },
+        { hostApi, reserveWrite: () => true },
         desiredApp(),
         undefined,
         SOURCE,
@@ -599,7 +600,7 @@ describe('applyObject', () => {
     const hostApi = new MemoryCluster('host');
     hostApi.failWhen(fail('create', new ClusterError('Conflict', 'something else')));
     const outcome = await applyObject(
-      { hostApi, dryRun: false, reserveWrite: () => true },
+      { hostApi, reserveWrite: () => true },
       desiredApp(),
       undefined,
       SOURCE,

@@ -181,8 +181,7 @@ describe('replaceCopy', () => {
     metadata: { ...hostCopyOf(cm('default', 'a')).metadata, uid: 'h1', resourceVersion: '7' },
   };
   const calls: string[] = [];
-  const ctx = (failDelete?: unknown, failCreate?: unknown, dryRun = false) => ({
-    dryRun,
+  const ctx = (failDelete?: unknown, failCreate?: unknown) => ({
     delete: async (copy: KubeObject) => {
       calls.push(`delete ${copy.metadata.uid}@${copy.metadata.resourceVersion}`);
       if (failDelete) throw failDelete;
@@ -196,7 +195,6 @@ describe('replaceCopy', () => {
     name: string;
     failDelete?: unknown;
     failCreate?: unknown;
-    dryRun?: boolean;
     expectedCalls: string[];
     expected: Record<string, unknown>;
   }> = [
@@ -226,16 +224,10 @@ describe('replaceCopy', () => {
       expectedCalls: ['delete h1@7', 'create'],
       expected: { created: { error: expect.objectContaining({ reason: 'Invalid' }) } },
     },
-    {
-      name: 'a dry run sends nothing',
-      dryRun: true,
-      expectedCalls: [],
-      expected: { deleted: {}, created: {} },
-    },
   ];
   it.each(cases)('$name', async (c) => {
     calls.length = 0;
-    const outcome = await replaceCopy(ctx(c.failDelete, c.failCreate, c.dryRun), observed, 'cause');
+    const outcome = await replaceCopy(ctx(c.failDelete, c.failCreate), observed, 'cause');
     expect(calls).toEqual(c.expectedCalls);
     expect(outcome).toMatchObject(c.expected);
   });
