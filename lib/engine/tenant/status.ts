@@ -161,6 +161,7 @@ function condition(value: unknown): Condition | undefined {
   return value as unknown as Condition;
 }
 
+/** The counts `keys` of a recorded object; one missing or garbled reads as 0. */
 function numbersOf<K extends string>(
   value: unknown,
   keys: readonly K[],
@@ -172,7 +173,7 @@ function numbersOf<K extends string>(
 }
 
 /** The well-formed fields of a recorded `status.lastPass`; `undefined` when it is not an object. */
-export function readLastPass(value: unknown): RecordedLastPass | undefined {
+function readLastPass(value: unknown): RecordedLastPass | undefined {
   if (!isRecord(value)) return undefined;
   const read: RecordedLastPass = {};
   for (const key of ['passId', 'startedAt', 'finishedAt'] as const) {

@@ -26,8 +26,14 @@ import {
 
 const apis = useApis();
 
-const run = (t: Tenant, options: { dryRun?: boolean; full?: boolean } = {}) =>
-  runPass({ tenant: t.name, tenantApi: t.tenantApi, hostApi: t.hostApi, ...options });
+const run = (t: Tenant, { full, ...options }: { dryRun?: boolean; full?: boolean } = {}) =>
+  runPass({
+    tenant: t.name,
+    tenantApi: t.tenantApi,
+    hostApi: t.hostApi,
+    ...options,
+    path: full ? 'full' : 'auto',
+  });
 
 /** A Decision without what differs between two passes of the same state. */
 function comparable(decisions: readonly Decision[]): string[] {

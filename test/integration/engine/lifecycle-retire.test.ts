@@ -20,6 +20,7 @@ import {
   listAll,
   NAMESPACE,
   pass,
+  type Tenant,
   tenantEvents,
   tenantObject,
   useApis,
@@ -27,6 +28,13 @@ import {
 
 const apis = useApis();
 const { scene, snapshot, changes, copiesOf, patchSpec, annotate, status } = lifecycleScenes(apis);
+
+/** The TenantCluster's Ready condition, as `kubectl get tenantcluster` shows it. */
+async function readyCondition(t: Tenant): Promise<unknown> {
+  const object = await t.hostApi.get(TENANT_CLUSTER, undefined, t.name);
+  const status = object?.status as { conditions?: Array<{ type: string }> } | undefined;
+  return status?.conditions?.find((c) => c.type === 'Ready');
+}
 
 describe('lifecycle on the real clusters', () => {
   it('a kind that leaves the policy: its copies are deleted with Decisions, then it is forgotten', async () => {
@@ -140,7 +148,12 @@ describe('lifecycle on the real clusters', () => {
     expect(String((error as Error).message)).toMatch(/old-cluster-uid/);
     expect(String((error as Error).message)).toContain(String(recorded));
     expect(String((error as Error).message)).toContain(TenantClusterKeys.AcceptTenantClusterId);
-    expect(t.hostApi.requestCount().writes).toBe(writesBefore);
+    // runPass reports its failure on the TenantCluster's conditions: that is the one write.
+    expect(t.hostApi.requestCount().writes).toBe(writesBefore + 1);
+    expect(await readyCondition(t)).toMatchObject({
+      status: 'False',
+      reason: 'TenantClusterChanged',
+    });
     expect(await snapshot(t)).toEqual(before);
 
     await annotate(t, TenantClusterKeys.AcceptTenantClusterId, String(recorded));
@@ -258,7 +271,9 @@ describe('lifecycle on the real clusters', () => {
     expect((error as InvalidPolicyError).problems).toEqual([
       'spec.toHost[1] ClusterRole (rbac.authorization.k8s.io/v1) is cluster-scoped on the host; only namespaced kinds can be synced into a host namespace',
     ]);
-    expect(t.hostApi.requestCount().writes).toBe(writesBefore);
+    // runPass reports its failure on the TenantCluster's conditions: that is the one write.
+    expect(t.hostApi.requestCount().writes).toBe(writesBefore + 1);
+    expect(await readyCondition(t)).toMatchObject({ status: 'False', reason: 'InvalidPolicy' });
     expect(await listAll(t.hostApi, CONFIGMAP, t.hostNamespace)).toEqual([]);
   });
 });

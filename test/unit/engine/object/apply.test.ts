@@ -8,10 +8,10 @@
  * create-only write plus re-read stays as the fallback when the name is taken after the listing.
  */
 import { describe, expect, it } from '@jest/globals';
+import { dryRunClient } from '../../../../lib/engine/context/dry-run.js';
 import { runPass } from '../../../../lib/engine/index.js';
 import type { TenantSource as SourceIdentity } from '../../../../lib/engine/names/reverse-mapping.js';
 import { type ApplyOutcome, applyObject, planApply } from '../../../../lib/engine/object/apply.js';
-import { dryRunClient } from '../../../../lib/engine/context/dry-run.js';
 import { ClusterError, type KubeObject } from '../../../../lib/ports/index.js';
 import { type FailureRule, MemoryCluster } from '../../fakes/memory-cluster.js';
 import {
@@ -532,12 +532,7 @@ describe('applyObject', () => {
       sent.push(structuredClone(object));
       return update(object);
     };
-    await applyObject(
-      { hostApi, reserveWrite: () => true },
-      desiredApp(),
-      observed,
-      SOURCE,
-    );
+    await applyObject({ hostApi, reserveWrite: () => true }, desiredApp(), observed, SOURCE);
     expect(sent).toHaveLength(1);
     expect(sent[0]?.metadata).toMatchObject({
       uid: observed?.metadata.uid,
@@ -587,12 +582,7 @@ describe('applyObject', () => {
     const forbidden = new ClusterError('Forbidden', 'get is forbidden');
     hostApi.failWhen(fail('get', forbidden));
     await expect(
-      applyObject(
-        { hostApi, reserveWrite: () => true },
-        desiredApp(),
-        undefined,
-        SOURCE,
-      ),
+      applyObject({ hostApi, reserveWrite: () => true }, desiredApp(), undefined, SOURCE),
     ).rejects.toBe(forbidden);
   });
 

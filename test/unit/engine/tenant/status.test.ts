@@ -5,7 +5,6 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   patchTenantClusterStatus,
-  readLastPass,
   readTenantClusterStatus,
   statusPatch,
 } from '../../../../lib/engine/tenant/status.js';
@@ -98,21 +97,19 @@ describe('readTenantClusterStatus', () => {
   });
 });
 
-describe('readLastPass', () => {
-  it('keeps the well-formed fields; null stands for a removed reason', () => {
-    expect(
-      readLastPass({
-        incompleteReason: null,
-        skipDigest: 5,
-        counts: { create: 1, skip: 'x' },
-        failed: { delete: 2 },
-      }),
-    ).toEqual({
+describe('readTenantClusterStatus: status.lastPass', () => {
+  it('keeps the well-formed fields; null stands for a removed reason, a missing count for 0', () => {
+    const lastPass = {
+      incompleteReason: null,
+      skipDigest: 5,
+      counts: { create: 1, skip: 'x' },
+      failed: { delete: 2 },
+    };
+    expect(readTenantClusterStatus({ status: { lastPass } }).lastPass).toEqual({
       incompleteReason: null,
       counts: { create: 1, update: 0, delete: 0, skip: 0, alreadyGone: 0 },
       failed: { create: 0, update: 0, delete: 2 },
     });
-    expect(readLastPass(null)).toBeUndefined();
   });
 });
 
