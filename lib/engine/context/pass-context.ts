@@ -23,6 +23,7 @@ import {
 } from '../../ports/index.js';
 import type { PassBounds } from '../bounds/budget.js';
 import type { TenantLister } from '../listing/tenant-listing.js';
+import { resourceKey } from '../names/resource-key.js';
 import { DEFAULT_DELETE_GUARD, type DeleteGuardPolicy, type SyncPolicy } from '../policy/policy.js';
 import { policyRecheck } from '../tenant/lifecycle.js';
 import { ResumeBook } from '../tenant/resume-point.js';
@@ -122,9 +123,9 @@ export class Ledger {
   }
 
   /** A kind's work began (so an incomplete pass can say which kinds it never reached). */
-  startKind(kind: string): void {
-    this.started.add(kind);
-    this.seen[kind] ??= 0;
+  startKind(rule: KindRef): void {
+    this.started.add(resourceKey(rule));
+    this.seen[rule.kind] ??= 0;
   }
 
   /** How many kinds' work began in this pass. */
@@ -133,8 +134,8 @@ export class Ledger {
   }
 
   /** Whether the kind's work began in this pass. */
-  hasStarted(kind: string): boolean {
-    return this.started.has(kind);
+  hasStarted(rule: KindRef): boolean {
+    return this.started.has(resourceKey(rule));
   }
 
   /** One tenant object of `kind` was listed. */

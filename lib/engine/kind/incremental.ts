@@ -145,7 +145,7 @@ async function resumeKind(
     return { resourceVersion: point.resourceVersion, changes: 0 };
   }
   if (!watched.resumed) return { fallback: `the resume failed: ${watched.reason}` };
-  ctx.ledger.startKind(rule.kind);
+  ctx.ledger.startKind(rule);
   const latest = latestChanges(watched.changes);
   const done = { resourceVersion: watched.resourceVersion, changes: watched.changes.length };
   if (latest.size === 0) return done;

@@ -47,7 +47,7 @@ async function syncKindWithin(
   const { rule } = compiled;
   const { bounds } = ctx.scope;
   const { errors } = ctx.ledger;
-  ctx.ledger.startKind(rule.kind);
+  ctx.ledger.startKind(rule);
   let hostObjects: KubeObject[] | undefined;
   try {
     hostObjects = await listHostObjects(ctx.scope, rule);

@@ -25,6 +25,7 @@ import { compileKindRule } from '../policy/scope.js';
 import { reportPassFailure } from '../report/pass-failure.js';
 import { reportStatus } from '../report/status-report.js';
 import { readRemembered } from '../tenant/lifecycle.js';
+import { statusPatch } from '../tenant/status.js';
 import { readTenantCluster, tenantClusterFacts } from '../tenant/tenant-cluster.js';
 import { readTenantClusterId } from '../tenant/tenant-identity.js';
 import { withTenantLease } from './lease.js';
@@ -117,7 +118,7 @@ async function story(options: StoryOptions): Promise<PassResult> {
   if (!dryRun && !policy.paused) {
     const resume = ctx.memory.resume.statusFields(policy.toHost);
     const retries = convergenceStatus(ctx);
-    const more = retries || resume.must ? { ...retries, ...resume.must } : undefined;
+    const more = statusPatch(retries, resume.must);
     const interval = options.statusReportIntervalMs;
     await reportStatus(hostApi, tenantCluster.status, result, interval, more, resume.withOthers);
   }

@@ -17,9 +17,11 @@ export function requestDelta(
 }
 
 /** Why the pass is incomplete, in plain words; `undefined` when it is complete. */
-function incompleteReason(ctx: PassContext, kinds: readonly string[]): string | undefined {
+function incompleteReason(ctx: PassContext): string | undefined {
   const stop = ctx.scope.bounds.stopReason;
-  const notStarted = stop ? kinds.filter((kind) => !ctx.ledger.hasStarted(kind)) : [];
+  const notStarted = stop
+    ? ctx.scope.policy.toHost.filter((rule) => !ctx.ledger.hasStarted(rule)).map((r) => r.kind)
+    : [];
   const reasons: string[] = [];
   if (stop) reasons.push(`${stop}; the next pass continues`);
   reasons.push(...ctx.ledger.errors.incompleteKinds);
@@ -51,10 +53,7 @@ export function passResult(
   finishedAtMs: number,
 ): PassResult {
   const { scope, ledger, memory } = ctx;
-  const reason = incompleteReason(
-    ctx,
-    scope.policy.toHost.map((rule) => rule.kind),
-  );
+  const reason = incompleteReason(ctx);
   const result: PassResult = {
     passId: scope.passId,
     tenant: scope.tenant,

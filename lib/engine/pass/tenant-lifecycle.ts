@@ -6,7 +6,7 @@
  * A TenantCluster being deleted skips the tenant entirely: its copies are removed, then its
  * finalizer, so `kubectl delete tenantcluster` completes once a pass has run.
  */
-import { errorMessage, isRecord, jsonEqual } from '../../common/index.js';
+import { errorMessage, jsonEqual } from '../../common/index.js';
 import { isClusterError, type KubeObject, TENANT_CLUSTER } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
 import { InvalidPolicyError } from '../errors.js';
@@ -19,6 +19,7 @@ import {
   unionKinds,
   writeRemembered,
 } from '../tenant/lifecycle.js';
+import { patchTenantClusterStatus, readTenantClusterStatus } from '../tenant/status.js';
 import { checkTenantClusterId } from '../tenant/tenant-identity.js';
 
 /** What the pass does after reporting, for a deleted TenantCluster whose copies are all gone. */
@@ -71,10 +72,10 @@ export async function cleanUp(
   remembered: Remembered,
 ): Promise<LifecycleOutcome> {
   const { clean, left: copiesLeft } = await retireTenant(ctx, ctx.scope.policy, remembered);
-  const recorded = isRecord(tenantCluster.status) ? tenantCluster.status.cleanup : undefined;
+  const recorded = readTenantClusterStatus(tenantCluster).cleanup;
   if (!jsonEqual(recorded, { copiesLeft })) {
     // What `tenantplane status` and `kubectl get -o yaml` show while the deletion waits.
-    await ctx.scope.hostApi.patchStatus(TENANT_CLUSTER, undefined, ctx.scope.tenant, {
+    await patchTenantClusterStatus(ctx.scope.hostApi, ctx.scope.tenant, {
       cleanup: { copiesLeft },
     });
   }

@@ -54,13 +54,19 @@ export function leaseGuarded(hostApi: ClusterApi, lease: TenantLease, tenant: st
       return { reads: count.reads - lease.spent.reads, writes: count.writes - lease.spent.writes };
     },
   };
-  return new Proxy(hostApi, {
-    get(target, property, receiver) {
+  // The proxy's target is an empty object, not `hostApi`: a client whose methods are read-only
+  // own properties (`Object.create` with descriptors, a frozen object) would otherwise break the
+  // proxy invariant that such a property reads as its actual value, and every write would throw.
+  return new Proxy({} as ClusterApi, {
+    get(_target, property) {
       if (typeof property === 'string' && Object.hasOwn(overrides, property)) {
         return overrides[property as keyof ClusterApi];
       }
-      const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
+      const value: unknown = Reflect.get(hostApi, property);
+      return typeof value === 'function' ? value.bind(hostApi) : value;
+    },
+    has(_target, property) {
+      return Reflect.has(hostApi, property);
     },
   });
 }

@@ -188,7 +188,7 @@ describe('syncKind', () => {
     expect(ctx.ledger.errors.incompleteKinds).toEqual(c.expectedIncomplete);
     expect(hostApi.objects(CONFIGMAP).map((o) => o.metadata.name)).toEqual(c.expectedHostNames);
     expect(tenantApi.callsOf('list')).toHaveLength(c.expectedTenantLists);
-    expect([ctx.ledger.kindsStarted, ctx.ledger.hasStarted('ConfigMap')]).toEqual([1, true]);
+    expect([ctx.ledger.kindsStarted, ctx.ledger.hasStarted(CONFIGMAP)]).toEqual([1, true]);
     expect(ctx.ledger.objectsSeen).toEqual({ ConfigMap: c.expectedObjectsSeen });
   });
 
@@ -281,7 +281,7 @@ describe('syncKind', () => {
     await syncKind(ctx, RULE);
     expect(hostApi.calls).toEqual([]);
     expect(tenantApi.calls).toEqual([]);
-    expect([ctx.ledger.kindsStarted, ctx.ledger.hasStarted('ConfigMap')]).toEqual([1, true]);
+    expect([ctx.ledger.kindsStarted, ctx.ledger.hasStarted(CONFIGMAP)]).toEqual([1, true]);
     expect(ctx.ledger.objectsSeen).toEqual({ ConfigMap: 0 });
   });
 

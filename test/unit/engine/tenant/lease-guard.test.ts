@@ -69,6 +69,26 @@ describe('leaseGuarded', () => {
     });
   });
 
+  it('guards a client whose methods are read-only own properties (Object.create with descriptors)', async () => {
+    const hostApi = new MemoryCluster('host').seed(tenantCluster(), cm(HOST_NS, 'old'));
+    const deleted: string[] = [];
+    // As a test double or a wrapper builds it: a non-writable, non-configurable `delete`.
+    const wrapped: MemoryCluster = Object.create(hostApi, {
+      delete: {
+        value: async (...args: Parameters<MemoryCluster['delete']>) => {
+          deleted.push(args[2]);
+          return hostApi.delete(...args);
+        },
+      },
+    });
+    const lease = new TenantLease(hostApi, TENANT, 'pass-1', clock, undefined);
+    const api = leaseGuarded(wrapped, lease, TENANT);
+    const old = hostApi.peek(CONFIGMAP, HOST_NS, 'old') as KubeObject;
+    await api.delete(CONFIGMAP, HOST_NS, 'old', { uid: old.metadata.uid as string });
+    expect(deleted).toEqual(['old']);
+    expect(hostApi.peek(LEASE, HOST_NS, leaseName(TENANT))).toBeDefined();
+  });
+
   it('takes the lease in the host namespace of the TenantCluster it read, whatever the write', async () => {
     const { hostApi, api } = guarded();
     await api.get(TENANT_CLUSTER, undefined, TENANT);
