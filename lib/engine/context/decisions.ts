@@ -16,6 +16,17 @@ export function emptyCounts(): DecisionCounts {
   return { Create: 0, Update: 0, Delete: 0, Skip: 0 };
 }
 
+/** Hands `decision` to every sink; a sink that throws never stops the others, nor the pass. */
+export function deliver(sinks: readonly DecisionSink[], decision: Decision): void {
+  for (const sink of sinks) {
+    try {
+      sink.decision(decision);
+    } catch {
+      // Delivery is best effort: a sink never fails the pass.
+    }
+  }
+}
+
 /**
  * Accumulates decisions and streams each to the sinks at once. A sink that throws is contained:
  * delivery is best effort and never aborts the pass.
@@ -34,13 +45,7 @@ export class DecisionRecorder {
    * keeps no resume point (`incremental.ts`).
    */
   unsettled = 0;
-  private readonly sinks: readonly DecisionSink[];
-  private readonly onSinkError: (error: unknown) => void;
-
-  constructor(sinks: readonly DecisionSink[], onSinkError: (error: unknown) => void = () => {}) {
-    this.sinks = sinks;
-    this.onSinkError = onSinkError;
-  }
+  constructor(private readonly sinks: readonly DecisionSink[]) {}
 
   /** Records a decision and delivers it. */
   record(decision: Decision): void {
@@ -50,13 +55,7 @@ export class DecisionRecorder {
     else if (decision.alreadyGone === true) this.alreadyGone += 1;
     else this.counts[action] += 1;
     if (action === 'Skip') this.unsettled += 1;
-    for (const sink of this.sinks) {
-      try {
-        sink.decision(decision);
-      } catch (error) {
-        this.onSinkError(error);
-      }
-    }
+    deliver(this.sinks, decision);
   }
 
   /** The pass result's counts: `counts`, `failed` and `alreadyGone`. */
@@ -74,8 +73,8 @@ export class DecisionRecorder {
       this.sinks.map(async (sink) => {
         try {
           await sink.passFinished(result);
-        } catch (error) {
-          this.onSinkError(error);
+        } catch {
+          // Delivery is best effort: a sink never fails the pass.
         }
       }),
     );

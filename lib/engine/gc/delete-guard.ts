@@ -14,6 +14,18 @@ import { TenantClusterKeys } from '../names/metadata.js';
 import type { DeleteGuardPolicy } from '../policy/policy.js';
 import type { GcCandidate } from './candidates.js';
 
+/** What the guard weighs: one kind's planned deletions against its managed copies. */
+export interface GuardInput {
+  tenant: string;
+  kind: string;
+  candidates: readonly GcCandidate[];
+  /** The tenant's copies of the kind on the host. */
+  managedCopies: number;
+  guard: DeleteGuardPolicy;
+  /** The one-shot confirmations on the TenantCluster. */
+  confirmed: ReadonlySet<string>;
+}
+
 /** The confirmation token of a set of deletions: stable for the same set, different for any other. */
 export function confirmationToken(candidates: readonly GcCandidate[]): string {
   const uids = candidates.map((c) => c.object.metadata.uid ?? c.object.metadata.name).sort();
@@ -31,14 +43,8 @@ export interface GuardVerdict {
  * Splits a kind's GC candidates into what may be deleted now and what the guard holds.
  * `managedCopies` is how many copies of the kind the tenant has in the host namespace.
  */
-export function guardDeletes(
-  tenant: string,
-  kind: string,
-  candidates: readonly GcCandidate[],
-  managedCopies: number,
-  guard: DeleteGuardPolicy,
-  confirmed: ReadonlySet<string>,
-): GuardVerdict {
+export function guardDeletes(input: GuardInput): GuardVerdict {
+  const { tenant, kind, candidates, managedCopies, guard, confirmed } = input;
   const vanished = candidates.filter((c) => c.vanished);
   const limit = (guard.maxPercent / 100) * managedCopies;
   if (managedCopies < guard.minCopies || vanished.length <= limit)

@@ -117,14 +117,14 @@ export async function collectGarbage(
     return { ran: false, candidates: 0 };
   }
   const managed = hostObjects.filter((o) => isOurCopy(o, listing)).length;
-  const verdict = guardDeletes(
-    ctx.scope.tenant,
-    rule.kind,
-    planned,
-    managed,
-    ctx.scope.deleteGuard,
-    ctx.memory.confirmedDeletes,
-  );
+  const verdict = guardDeletes({
+    tenant: ctx.scope.tenant,
+    kind: rule.kind,
+    candidates: planned,
+    managedCopies: managed,
+    guard: ctx.scope.deleteGuard,
+    confirmed: ctx.memory.confirmedDeletes,
+  });
   if (verdict.held) {
     ctx.ledger.errors.kindIncomplete(rule, verdict.held.reason);
     ctx.ledger.warn(verdict.held.warning);

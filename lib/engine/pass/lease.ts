@@ -5,7 +5,7 @@
  * made, and the end of the pass only once the lease has said whether the pass stands.
  */
 import type { Clock, ClusterApi, Decision, DecisionSink, PassResult } from '../../ports/index.js';
-import { DecisionRecorder } from '../context/decisions.js';
+import { DecisionRecorder, deliver } from '../context/decisions.js';
 import { leaseGuarded } from '../tenant/lease-guard.js';
 import { LeaseHeldError, TenantLease } from '../tenant/tenant-lease.js';
 import { leaseHeldResult } from './result.js';
@@ -14,13 +14,7 @@ import { leaseHeldResult } from './result.js';
 class DeferredEnd implements DecisionSink {
   constructor(private readonly sinks: readonly DecisionSink[]) {}
   decision(decision: Decision): void {
-    for (const sink of this.sinks) {
-      try {
-        sink.decision(decision);
-      } catch {
-        // A sink never throws into the pass.
-      }
-    }
+    deliver(this.sinks, decision);
   }
   async passFinished(): Promise<void> {}
   finish(result: PassResult): Promise<void> {

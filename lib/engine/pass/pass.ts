@@ -119,8 +119,13 @@ async function story(options: StoryOptions): Promise<PassResult> {
     const resume = ctx.memory.resume.statusFields(policy.toHost);
     const retries = convergenceStatus(ctx);
     const more = statusPatch(retries, resume.must);
-    const interval = options.statusReportIntervalMs;
-    await reportStatus(hostApi, tenantCluster.status, result, interval, more, resume.withOthers);
+    await reportStatus(hostApi, {
+      recordedStatus: tenantCluster.status,
+      result,
+      intervalMs: options.statusReportIntervalMs,
+      ...(more ? { more } : {}),
+      ...(resume.withOthers ? { alongside: resume.withOthers } : {}),
+    });
   }
   await outcome.release?.();
   await ctx.ledger.recorder.finish(result);

@@ -76,20 +76,27 @@ export function statusReportDue(
   return !Number.isFinite(finishedAt) || nowMs - finishedAt >= intervalMs;
 }
 
+/** What one status report writes, and what it compares against. */
+export interface StatusReport {
+  /** The status as the pass read it. */
+  recordedStatus: unknown;
+  result: PassResult;
+  /** How old `lastPass` may grow before an unchanged pass rewrites it. */
+  intervalMs: number | undefined;
+  /** Fields whose owners must write them this pass (retries, resume points). */
+  more?: TenantClusterStatusPatch;
+  /** Fields written only alongside a write that happens anyway. */
+  alongside?: TenantClusterStatusPatch;
+}
+
 /**
  * Writes `status.lastPass` when it is due, or when the conditions or `observedGeneration` changed
  * (then with them; see `conditions.ts`), or when `more` (other status fields, e.g. the retry
  * memory of `retry-backoff.ts`) is given; sets `result.statusWritten`. A failed write is an error
  * of the pass, not a failure of it: the pass's work is done either way.
  */
-export async function reportStatus(
-  hostApi: ClusterApi,
-  recordedStatus: unknown,
-  result: PassResult,
-  intervalMs: number | undefined,
-  more?: TenantClusterStatusPatch,
-  alongside?: TenantClusterStatusPatch,
-): Promise<void> {
+export async function reportStatus(hostApi: ClusterApi, report: StatusReport): Promise<void> {
+  const { recordedStatus, result, intervalMs, more, alongside } = report;
   result.statusWritten = false;
   const lastPass = lastPassStatus(result);
   const recorded = readTenantClusterStatus({ status: recordedStatus }).lastPass;

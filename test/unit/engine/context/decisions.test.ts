@@ -87,15 +87,13 @@ describe('DecisionRecorder', () => {
     expect(first.results).toEqual([]);
   });
 
-  it('contains a sink that throws: the others still get the decision, the error is reported', () => {
+  it('contains a sink that throws: the others still get the decision', () => {
     const boom = new Error('sink down');
-    const reported: unknown[] = [];
     const after = new RecordingSink();
-    const recorder = new DecisionRecorder([throwing(boom), after], (e) => reported.push(e));
+    const recorder = new DecisionRecorder([throwing(boom), after]);
     expect(() => recorder.record(decision('Create', 'a'))).not.toThrow();
     expect(after.decisions.map((d) => d.tenantRef.name)).toEqual(['a']);
     expect(recorder.counts.Create).toBe(1);
-    expect(reported).toEqual([boom]);
   });
 
   it('contains a throwing sink without an error handler too', async () => {
@@ -107,11 +105,9 @@ describe('DecisionRecorder', () => {
 
   it('finish calls passFinished once on every sink and contains a failing one', async () => {
     const boom = new Error('flush failed');
-    const reported: unknown[] = [];
     const ok = new RecordingSink();
-    const recorder = new DecisionRecorder([throwing(boom), ok], (e) => reported.push(e));
-    await recorder.finish(RESULT);
+    const recorder = new DecisionRecorder([throwing(boom), ok]);
+    await expect(recorder.finish(RESULT)).resolves.toBeUndefined();
     expect(ok.results).toEqual([RESULT]);
-    expect(reported).toEqual([boom]);
   });
 });

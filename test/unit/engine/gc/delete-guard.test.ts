@@ -135,14 +135,14 @@ describe('guardDeletes', () => {
     },
   ];
   it.each(cases)('$name', ({ candidates, managed, guard, expectedAllowed, expectedHeld }) => {
-    const verdict = guardDeletes(
-      TENANT,
-      'ConfigMap',
-      candidates,
-      managed,
-      guard ?? GUARD,
-      new Set(),
-    );
+    const verdict = guardDeletes({
+      tenant: TENANT,
+      kind: 'ConfigMap',
+      candidates: candidates,
+      managedCopies: managed,
+      guard: guard ?? GUARD,
+      confirmed: new Set(),
+    });
     expect(verdict.allowed).toHaveLength(expectedAllowed);
     expect(verdict.held?.count).toBe(expectedHeld);
     if (expectedHeld !== undefined) expect(verdict.allowed.every((c) => !c.vanished)).toBe(true);
@@ -150,14 +150,14 @@ describe('guardDeletes', () => {
 
   it('names the count and the kubectl annotate command with the token', () => {
     const vanished = many(15);
-    const verdict = guardDeletes(
-      TENANT,
-      'ConfigMap',
-      [...vanished, candidate('kept', false)],
-      24,
-      GUARD,
-      new Set(),
-    );
+    const verdict = guardDeletes({
+      tenant: TENANT,
+      kind: 'ConfigMap',
+      candidates: [...vanished, candidate('kept', false)],
+      managedCopies: 24,
+      guard: GUARD,
+      confirmed: new Set(),
+    });
     const token = `ConfigMap:${confirmationToken(vanished)}`;
     expect(verdict.held?.reason).toContain('delete 15 of the 24 ConfigMap copies');
     expect(verdict.held?.reason).toContain(
@@ -174,7 +174,14 @@ describe('guardDeletes', () => {
     const vanished = many(15);
     const all = [...vanished, candidate('kept', false)];
     const token = `ConfigMap:${confirmationToken([...vanished].reverse())}`;
-    const verdict = guardDeletes(TENANT, 'ConfigMap', all, 24, GUARD, new Set([token]));
+    const verdict = guardDeletes({
+      tenant: TENANT,
+      kind: 'ConfigMap',
+      candidates: all,
+      managedCopies: 24,
+      guard: GUARD,
+      confirmed: new Set([token]),
+    });
     expect(verdict.held).toBeUndefined();
     expect(names(verdict.allowed)).toEqual(names(all));
   });
@@ -182,14 +189,14 @@ describe('guardDeletes', () => {
   it('a stale confirmation (of another set) does not', () => {
     const stale = `ConfigMap:${confirmationToken(many(14))}`;
     const otherKind = `Secret:${confirmationToken(many(15))}`;
-    const verdict = guardDeletes(
-      TENANT,
-      'ConfigMap',
-      many(15),
-      24,
-      GUARD,
-      new Set([stale, otherKind]),
-    );
+    const verdict = guardDeletes({
+      tenant: TENANT,
+      kind: 'ConfigMap',
+      candidates: many(15),
+      managedCopies: 24,
+      guard: GUARD,
+      confirmed: new Set([stale, otherKind]),
+    });
     expect(verdict.held?.count).toBe(15);
     expect(verdict.allowed).toEqual([]);
   });
@@ -210,9 +217,16 @@ describe('resumedPassFallback: the resumed path inside the mass-delete guard', (
           // Whatever the kind's full count, the bound's deletions are never held.
           const deletes = many(resumableDeletes(guard));
           const managed = deletes.length + extra;
-          expect(guardDeletes(TENANT, 'ConfigMap', deletes, managed, guard, new Set()).held).toBe(
-            undefined,
-          );
+          expect(
+            guardDeletes({
+              tenant: TENANT,
+              kind: 'ConfigMap',
+              candidates: deletes,
+              managedCopies: managed,
+              guard: guard,
+              confirmed: new Set(),
+            }).held,
+          ).toBe(undefined);
         },
       ),
     );
