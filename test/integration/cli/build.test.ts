@@ -38,7 +38,7 @@ describe('the built tenantplane command', () => {
     expect(first).toEqual({ code: 0, stdout: 'nginx-x-default-x-dev\n', stderr: '' });
     const stamp = await stampOf();
     expect(stamp.files).toHaveProperty(['lib/cli/program.ts']);
-    expect(stamp.files).toHaveProperty(['lib/engine/naming.ts']);
+    expect(stamp.files).toHaveProperty(['lib/engine/names/naming.ts']);
     const second = await tenantplane(['--version']);
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
@@ -60,7 +60,7 @@ describe('the built tenantplane command', () => {
     };
     await visit('main.mjs');
     const startup = await Promise.all([...loaded].map((f) => readFile(join(dir, f), 'utf8')));
-    expect(startup.join('\n')).toContain('lib/engine/naming.ts');
+    expect(startup.join('\n')).toContain('lib/engine/names/naming.ts');
     expect(startup.join('\n')).not.toContain('node_modules/@kubernetes/client-node');
     expect(startup.join('\n')).not.toContain('node_modules/@aws-sdk/');
     // ...while the build does hold it, for the commands that load it.
@@ -88,7 +88,7 @@ describe('the built tenantplane command', () => {
   });
 
   it('fails with exit 1 and the compiler message when a source does not compile', async () => {
-    const naming = join(copy, 'lib/engine/naming.ts');
+    const naming = join(copy, 'lib/engine/names/naming.ts');
     const text = await readFile(naming, 'utf8');
     await writeFile(naming, `${text}\nexport const broken = ;\n`);
     const run = await tenantplane(['name', 'a', 'b', 'c']);
