@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { isRecord, tenantNameProblem } from '../lib/common/index.js';
+import { crossTenantProblems, type Problem, tenantLabel } from './config-rules.js';
 
 /** CloudWatch Logs accepts only these retention periods. */
 export const LOG_RETENTION_DAYS = [
@@ -89,6 +90,11 @@ const tenantSchema = mapping(
     schedule: judged((s) => scheduleProblem(s.trim())).transform((s) => s.trim()),
     /** Secrets Manager secret (name or ARN) with the tenant cluster's kubeconfig. */
     tenantSecretId: secretId,
+    /**
+     * Secrets Manager secret (name or ARN) with this tenant's own host kubeconfig: the identity
+     * `deploy/rbac/` grants rights in this tenant's host namespace only. Never shared.
+     */
+    hostSecretId: secretId,
     memoryMiB: int(128, 10240).optional(),
     budget: mapping(
       {
@@ -101,9 +107,9 @@ const tenantSchema = mapping(
       'must be a mapping',
     ).optional(),
   },
-  'must be a mapping with name, schedule and tenantSecretId',
+  'must be a mapping with name, schedule, tenantSecretId and hostSecretId',
   // The order the fields are written in; the shape's order is the order problems are reported.
-  ['name', 'schedule', 'tenantSecretId', 'budget', 'memoryMiB'],
+  ['name', 'schedule', 'tenantSecretId', 'hostSecretId', 'budget', 'memoryMiB'],
 );
 
 const alarmsSchema = mapping(
@@ -133,9 +139,13 @@ const alarmsSchema = mapping(
 
 const retentionHint = hint(`must be one of ${LOG_RETENTION_DAYS.join(', ')}`);
 
+/** The one host secret of every tenant was `global.hostSecretId`: say where it went. */
+const MOVED_HOST_SECRET =
+  'moved: give each tenant its own host secret as tenants[].hostSecretId (one host identity per tenant, see deploy/rbac/)';
+
 const globalSchema = mapping(
   {
-    hostSecretId: secretId,
+    hostSecretId: z.undefined({ error: MOVED_HOST_SECRET }).optional(),
     eventBusName: stringWhere(
       (v) => /^[A-Za-z0-9._-]{1,256}$/.test(v),
       'must be an EventBridge bus name',
@@ -148,8 +158,9 @@ const globalSchema = mapping(
       .default(30),
     alarms: alarmsSchema.prefault({}),
   },
-  'is required (a mapping with hostSecretId)',
-);
+  'must be a mapping',
+  ['eventBusName', 'logRetentionDays', 'alarms'],
+).prefault({});
 
 const configSchema = mapping(
   {
@@ -180,47 +191,17 @@ export class TenantsConfigError extends Error {
   }
 }
 
-interface Problem {
-  path: PropertyKey[];
-  message: string;
-}
-
-/**
- * Rules across tenants, checked on the raw document rather than in the schema so that they are
- * reported even when some other field is wrong.
- */
-function crossTenantProblems(doc: unknown): Problem[] {
-  const found: Problem[] = [];
-  if (!isRecord(doc) || !Array.isArray(doc.tenants)) return found;
-  const host = isRecord(doc.global) ? doc.global.hostSecretId : undefined;
-  const seen = new Map<unknown, number>();
-  doc.tenants.forEach((raw: unknown, index) => {
-    if (!isRecord(raw)) return;
-    const first = seen.get(raw.name);
-    if (first !== undefined)
-      found.push({ path: ['tenants', index, 'name'], message: `duplicate of tenants[${first}]` });
-    else if (typeof raw.name === 'string') seen.set(raw.name, index);
-    if (typeof host === 'string' && raw.tenantSecretId === host)
-      found.push({
-        path: ['tenants', index, 'tenantSecretId'],
-        message: 'must not be the host secret',
-      });
-  });
-  return found;
-}
-
 /** The tenant a problem is about, so each tenant's problems read together; -1 for the rest. */
 const tenantIndex = ({ path }: Problem) =>
   path[0] === 'tenants' && typeof path[1] === 'number' ? path[1] : -1;
 
-/** `tenants[2] (qa): budget.maxWrites: ...`, `global: hostSecretId: ...`, `config: tenants: ...` */
+/** `tenants[2] (qa): budget.maxWrites: ...`, `global: eventBusName: ...`, `config: tenants: ...` */
 function describeProblem(doc: unknown, problem: Problem): string {
   const { path, message } = problem;
   const index = tenantIndex(problem);
   if (index >= 0) {
     const raw = isRecord(doc) && Array.isArray(doc.tenants) ? doc.tenants[index] : undefined;
-    const label = isRecord(raw) && typeof raw.name === 'string' && raw.name ? ` (${raw.name})` : '';
-    return `tenants[${index}]${label}: ${path.slice(2).join('.') || '(entry)'}: ${message}`;
+    return `${tenantLabel(raw, index)}: ${path.slice(2).join('.') || '(entry)'}: ${message}`;
   }
   if (path[0] === 'global' && path.length > 1)
     return `global: ${path.slice(1).join('.')}: ${message}`;

@@ -1,7 +1,8 @@
 /**
  * Everything one tenant cluster needs to be synced: the function (one bounded pass per
  * invocation), its log group, its schedule, its manual-trigger rule, read access to exactly its
- * two kubeconfig secrets, saved log queries and alarms.
+ * two kubeconfig secrets (its tenant cluster's and its own host identity's), saved log queries and
+ * alarms.
  */
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -84,7 +85,9 @@ export class TenantSyncFunction extends Construct {
       retention: global.logRetentionDays as logs.RetentionDays,
     });
 
-    // Least privilege, inline (one resource): write its own log group, read its two secrets.
+    // Least privilege, inline (one resource): write its own log group, read its two secrets. The
+    // host secret is this tenant's own (config validation refuses a shared one), so no function
+    // can read the host identity of another tenant.
     const role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `tenantplane sync of tenant ${tenant.name}`,
@@ -96,7 +99,7 @@ export class TenantSyncFunction extends Construct {
               actions: ['secretsmanager:GetSecretValue'],
               resources: [
                 secretResourceArn(this, tenant.tenantSecretId),
-                secretResourceArn(this, global.hostSecretId),
+                secretResourceArn(this, tenant.hostSecretId),
               ],
             }),
             new iam.PolicyStatement({
@@ -112,7 +115,7 @@ export class TenantSyncFunction extends Construct {
     const environment: Record<string, string> = {
       [SyncEnv.Tenant]: tenant.name,
       [SyncEnv.TenantSecretId]: tenant.tenantSecretId,
-      [SyncEnv.HostSecretId]: global.hostSecretId,
+      [SyncEnv.HostSecretId]: tenant.hostSecretId,
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
     };

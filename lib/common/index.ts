@@ -3,7 +3,14 @@
  * this folder imports nothing else of the product, so the engine may depend on it.
  */
 export { isRecord } from './guards.js';
-export { cloneJson, jsonDigest, jsonEqual, stableJson } from './json.js';
+export {
+  cloneJson,
+  JsonDepthError,
+  jsonDigest,
+  jsonEqual,
+  MAX_JSON_DEPTH,
+  stableJson,
+} from './json.js';
 export { runPool } from './pool.js';
 export {
   isDnsLabel,

@@ -69,3 +69,23 @@ export class TenantClusterChangedError extends PassError {
     this.observedId = observedId;
   }
 }
+
+/**
+ * The tenant kubeconfig reaches the host cluster itself (a host kubeconfig pasted as the tenant's):
+ * a pass would copy every host object it can read, other tenants' copies included, into this
+ * tenant's host namespace, and copy the copies at the next pass. The pass writes nothing.
+ */
+export class TenantClusterIsHostError extends PassError {
+  readonly tenant: string;
+  /** What shows that the tenant cluster is the host. */
+  readonly evidence: string;
+
+  constructor(tenant: string, evidence: string) {
+    super(
+      `TenantCluster "${tenant}": the tenant kubeconfig reaches the host cluster (${evidence}); nothing was written. Give the tenant the kubeconfig of its own tenant cluster.`,
+    );
+    this.name = 'TenantClusterIsHostError';
+    this.tenant = tenant;
+    this.evidence = evidence;
+  }
+}

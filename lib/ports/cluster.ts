@@ -119,6 +119,11 @@ export interface ClusterApi {
   watchChanges?(kind: KindRef, options: WatchOptions): Promise<WatchOutcome>;
   /** Requests this client has made so far (reads and writes). */
   requestCount(): RequestCount;
+  /**
+   * The API server URL this client talks to, when it has one: compared, never dialled, so a
+   * pass can refuse a tenant kubeconfig that names the host's own server.
+   */
+  readonly server?: string;
 }
 
 export interface RequestCount {

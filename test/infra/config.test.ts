@@ -25,6 +25,11 @@ describe('tenants config', () => {
     );
     expect(config.tenants.map((t) => t.name)).toEqual(['dev', 'staging']);
     expect(config.global.eventBusName).toBe('tenantplane');
+    // Each tenant its own host identity.
+    expect(config.tenants.map((t) => t.hostSecretId)).toEqual([
+      'tenantplane/host/dev/kubeconfig',
+      'tenantplane/host/staging/kubeconfig',
+    ]);
     expect(config.tenants[0]!.budget).toEqual({
       maxWrites: 500,
       pageSize: 250,
@@ -35,10 +40,9 @@ describe('tenants config', () => {
 
   it('applies defaults for the bus, retention and alarms', () => {
     const config = parseTenantsConfig(
-      'global: {hostSecretId: host}\ntenants:\n  - {name: a, schedule: rate(1 minute), tenantSecretId: a}\n',
+      'tenants:\n  - {name: a, schedule: rate(1 minute), tenantSecretId: a, hostSecretId: host-a}\n',
     );
     expect(config.global).toEqual({
-      hostSecretId: 'host',
       eventBusName: 'tenantplane',
       logRetentionDays: 30,
       alarms: {
@@ -54,9 +58,9 @@ describe('tenants config', () => {
   it('names the tenant and the field of every problem, all at once', () => {
     const found = problems(
       tenantsYaml([
-        '{name: dev, schedule: "every 5m", tenantSecretId: "tp/dev"}',
-        '{name: Bad_Name, schedule: "rate(5 minutes)", tenantSecretId: "tp/x"}',
-        '{name: qa, schedule: "rate(5 minutes)", budget: {maxWrites: -1, concurrency: 1000}, memoryMiB: 64}',
+        '{name: dev, schedule: "every 5m", tenantSecretId: "tp/dev", hostSecretId: "tp/host/dev"}',
+        '{name: Bad_Name, schedule: "rate(5 minutes)", tenantSecretId: "tp/x", hostSecretId: "tp/host/x"}',
+        '{name: qa, schedule: "rate(5 minutes)", hostSecretId: "tp/host/qa", budget: {maxWrites: -1, concurrency: 1000}, memoryMiB: 64}',
         '{name: dev, schedule: "cron(0 * * * ? *)", tenantSecretId: "tp/dev2", colour: blue}',
       ]),
     );
@@ -67,7 +71,8 @@ describe('tenants config', () => {
       'tenants[2] (qa): memoryMiB: must be an integer from 128 to 10240, got 64',
       'tenants[2] (qa): budget.maxWrites: must be an integer from 1 to 1000000, got -1',
       'tenants[2] (qa): budget.concurrency: must be an integer from 1 to 64, got 1000',
-      'tenants[3] (dev): colour: unknown field (known: name, schedule, tenantSecretId, budget, memoryMiB)',
+      'tenants[3] (dev): hostSecretId: is required',
+      'tenants[3] (dev): colour: unknown field (known: name, schedule, tenantSecretId, hostSecretId, budget, memoryMiB)',
       'tenants[3] (dev): name: duplicate of tenants[0]',
     ]);
   });
@@ -75,26 +80,57 @@ describe('tenants config', () => {
   it('validates the global section', () => {
     expect(
       problems(
-        'global: {eventBusName: default, logRetentionDays: 10, alarms: {topicName: a, topicArn: "arn:aws:sns:eu-west-1:123456789012:b"}}\ntenants:\n  - {name: a, schedule: rate(1 minute), tenantSecretId: a}\n',
+        'global: {eventBusName: default, logRetentionDays: 10, alarms: {topicName: a, topicArn: "arn:aws:sns:eu-west-1:123456789012:b"}}\ntenants:\n  - {name: a, schedule: rate(1 minute), tenantSecretId: a, hostSecretId: h}\n',
       ),
     ).toEqual([
-      'global: hostSecretId: is required',
       'global: eventBusName: must be a custom bus, not default',
       expect.stringMatching(/^global: logRetentionDays: must be one of 1, 3, 5, .*got 10$/),
       'global: alarms: set topicName (create a topic) or topicArn (use one), not both',
     ]);
-    expect(problems('global: {hostSecretId: h}\ntenants: []\n')).toEqual([
+    expect(problems('global: {}\ntenants: []\n')).toEqual([
       'config: tenants: is required (a non-empty list)',
     ]);
     expect(problems('tenants: [: bad')).toEqual([expect.stringMatching(/^not valid YAML/)]);
   });
 
-  it('refuses a tenant that reads the host secret as its own', () => {
+  it('refuses a tenant that reads a host secret as its own tenant kubeconfig', () => {
     expect(
       problems(
-        'global: {hostSecretId: h}\ntenants:\n  - {name: a, schedule: rate(1 minute), tenantSecretId: h}\n',
+        'tenants:\n  - {name: a, schedule: rate(1 minute), tenantSecretId: h, hostSecretId: h}\n  - {name: b, schedule: rate(1 minute), tenantSecretId: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:h-AbCdEf", hostSecretId: hb}\n',
       ),
-    ).toEqual(['tenants[0] (a): tenantSecretId: must not be the host secret']);
+    ).toEqual([
+      'tenants[0] (a): tenantSecretId: must not be a host secret (it is the hostSecretId of tenants[0] (a))',
+      'tenants[1] (b): tenantSecretId: must not be a host secret (it is the hostSecretId of tenants[0] (a))',
+    ]);
+  });
+
+  it('gives each tenant its own host credentials: a shared host secret is refused', () => {
+    expect(
+      problems(
+        [
+          'tenants:',
+          '  - {name: a, schedule: rate(1 minute), tenantSecretId: ta, hostSecretId: tp/host}',
+          '  - {name: b, schedule: rate(1 minute), tenantSecretId: tb, hostSecretId: tp/host-b}',
+          '  - {name: c, schedule: rate(1 minute), tenantSecretId: tc, hostSecretId: tp/host}',
+          // The same secret by its ARN (Secrets Manager appends a 6-character suffix to names).
+          '  - {name: d, schedule: rate(1 minute), tenantSecretId: td, hostSecretId: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tp/host-b-Xy12Zw"}',
+          '',
+        ].join('\n'),
+      ),
+    ).toEqual([
+      'tenants[2] (c): hostSecretId: is already the host secret of tenants[0] (a): each tenant needs its own host credentials',
+      'tenants[3] (d): hostSecretId: is already the host secret of tenants[1] (b): each tenant needs its own host credentials',
+    ]);
+  });
+
+  it('says where the one global host secret went', () => {
+    expect(
+      problems(
+        'global: {hostSecretId: h}\ntenants:\n  - {name: a, schedule: rate(1 minute), tenantSecretId: a, hostSecretId: ha}\n',
+      ),
+    ).toEqual([
+      'global: hostSecretId: moved: give each tenant its own host secret as tenants[].hostSecretId (one host identity per tenant, see deploy/rbac/)',
+    ]);
   });
 
   it('checks schedule expressions the way EventBridge Scheduler reads them', () => {
@@ -126,7 +162,9 @@ describe('tenants config', () => {
     function configAccepts(name: string): boolean {
       try {
         parseTenantsConfig(
-          tenantsYaml([`{name: "${name}", schedule: "rate(5 minutes)", tenantSecretId: "tp/t"}`]),
+          tenantsYaml([
+            `{name: "${name}", schedule: "rate(5 minutes)", tenantSecretId: "tp/t", hostSecretId: "tp/h"}`,
+          ]),
         );
         return true;
       } catch (error) {
@@ -153,13 +191,17 @@ describe('tenants config', () => {
     it('says why, naming the tenant and the field', () => {
       expect(
         problems(
-          tenantsYaml([`{name: "team.dev", schedule: "rate(5 minutes)", tenantSecretId: "tp/t"}`]),
+          tenantsYaml([
+            `{name: "team.dev", schedule: "rate(5 minutes)", tenantSecretId: "tp/t", hostSecretId: "tp/h"}`,
+          ]),
         ),
       ).toEqual([`tenants[0] (team.dev): name: ${tenantNameProblem('team.dev')}`]);
       const tooLong = `${longest}a`;
       expect(
         problems(
-          tenantsYaml([`{name: ${tooLong}, schedule: "rate(1 minute)", tenantSecretId: t}`]),
+          tenantsYaml([
+            `{name: ${tooLong}, schedule: "rate(1 minute)", tenantSecretId: t, hostSecretId: h}`,
+          ]),
         ),
       ).toEqual([`tenants[0] (${tooLong}): name: ${tenantNameProblem(tooLong)}`]);
     });
@@ -168,12 +210,12 @@ describe('tenants config', () => {
   it('reports malformed sections and unknown fields where they are', () => {
     expect(
       problems(
-        'global: {hostSecretId: h, alarms: 5}\ncolour: blue\ntenants:\n  - 7\n  - {name: b, schedule: rate(1 minute), tenantSecretId: b, budget: {maxWrite: 5}}\n',
+        'global: {alarms: 5}\ncolour: blue\ntenants:\n  - 7\n  - {name: b, schedule: rate(1 minute), tenantSecretId: b, hostSecretId: hb, budget: {maxWrite: 5}}\n',
       ),
     ).toEqual([
       'global: alarms: must be a mapping',
       'config: colour: unknown field (known: global, tenants)',
-      'tenants[0]: (entry): must be a mapping with name, schedule and tenantSecretId',
+      'tenants[0]: (entry): must be a mapping with name, schedule, tenantSecretId and hostSecretId',
       'tenants[1] (b): budget.maxWrite: unknown field (known: maxWrites, pageSize, concurrency, timeoutSeconds)',
     ]);
     expect(problems('[1, 2]')).toEqual(['config: must be a mapping with global and tenants']);

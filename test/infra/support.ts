@@ -8,11 +8,12 @@ import { bundleSyncHandler, REPO_ROOT } from '../../infra/bundle.js';
 import { parseTenantsConfig, type TenantsConfig } from '../../infra/config.js';
 import { addTenantplane, type Tenantplane } from '../../infra/stacks.js';
 
-export const HOST_SECRET = 'tenantplane/host/kubeconfig';
+/** The host secret of tenant `name` in these tests: each tenant has its own. */
+export const hostSecretOf = (name: string) => `tenantplane/host/${name}/kubeconfig`;
 
 export function tenantsYaml(tenants: string[], extraGlobal = ''): string {
   const entries = tenants.map((t) => `  - ${t}`).join('\n');
-  return `global:\n  hostSecretId: ${HOST_SECRET}\n  eventBusName: tenantplane\n  logRetentionDays: 14\n${extraGlobal}tenants:\n${entries}\n`;
+  return `global:\n  eventBusName: tenantplane\n  logRetentionDays: 14\n${extraGlobal}tenants:\n${entries}\n`;
 }
 
 export function manyTenants(n: number): TenantsConfig {
@@ -21,7 +22,7 @@ export function manyTenants(n: number): TenantsConfig {
       Array.from(
         { length: n },
         (_, i) =>
-          `{name: tenant-${i}, schedule: "rate(5 minutes)", tenantSecretId: "tenantplane/tenants/tenant-${i}"}`,
+          `{name: tenant-${i}, schedule: "rate(5 minutes)", tenantSecretId: "tenantplane/tenants/tenant-${i}", hostSecretId: "${hostSecretOf(`tenant-${i}`)}"}`,
       ),
     ),
   );
@@ -87,11 +88,14 @@ export interface Statement {
 
 export const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 
-/** Two tenants with every option the config has: budgets, a full secret ARN, alarms and a topic. */
+/**
+ * Two tenants with every option the config has: budgets, full secret ARNs, alarms and a topic;
+ * each with its own host secret.
+ */
 export const TWO_TENANTS_YAML = tenantsYaml(
   [
-    '{name: dev, schedule: "rate(5 minutes)", tenantSecretId: tenantplane/tenants/dev/kubeconfig, memoryMiB: 1024, budget: {maxWrites: 500, pageSize: 250, concurrency: 8, timeoutSeconds: 300}}',
-    '{name: staging, schedule: "cron(0/10 * * * ? *)", tenantSecretId: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:staging-kc-AbCdEf"}',
+    `{name: dev, schedule: "rate(5 minutes)", tenantSecretId: tenantplane/tenants/dev/kubeconfig, hostSecretId: ${hostSecretOf('dev')}, memoryMiB: 1024, budget: {maxWrites: 500, pageSize: 250, concurrency: 8, timeoutSeconds: 300}}`,
+    '{name: staging, schedule: "cron(0/10 * * * ? *)", tenantSecretId: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:staging-kc-AbCdEf", hostSecretId: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:staging-host-kc-GhIjKl"}',
   ],
   '  alarms: {periodMinutes: 10, evaluationPeriods: 2, failedInvocationsThreshold: 1, incompletePassesThreshold: 4, skipsThreshold: 2, topicName: tp-alarms}\n',
 );

@@ -8,8 +8,8 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { parseTenantsConfig } from '../../infra/config.js';
 import {
   asArray,
-  HOST_SECRET,
   handlerBundleDir,
+  hostSecretOf,
   logicalIdOf,
   render,
   type Statement,
@@ -67,7 +67,7 @@ describe('TenantSyncFunction', () => {
         Variables: {
           TENANT: 'dev',
           TENANT_KUBECONFIG_SECRET_ID: 'tenantplane/tenants/dev/kubeconfig',
-          HOST_KUBECONFIG_SECRET_ID: HOST_SECRET,
+          HOST_KUBECONFIG_SECRET_ID: hostSecretOf('dev'),
           MAX_WRITES: '500',
           PAGE_SIZE: '250',
           CONCURRENCY: '8',
@@ -183,15 +183,15 @@ describe('TenantSyncFunction', () => {
     }
   });
 
-  it('may read exactly its own tenant secret and the host secret, nothing broader', () => {
+  it('may read exactly its own tenant secret and its own host secret, nothing broader', () => {
     const expected: Record<string, string[]> = {
       dev: [
         `${SECRET_PREFIX}tenantplane/tenants/dev/kubeconfig-??????`,
-        `${SECRET_PREFIX}${HOST_SECRET}-??????`,
+        `${SECRET_PREFIX}${hostSecretOf('dev')}-??????`,
       ],
       staging: [
         'arn:aws:secretsmanager:eu-west-1:123456789012:secret:staging-kc-AbCdEf',
-        `${SECRET_PREFIX}${HOST_SECRET}-??????`,
+        'arn:aws:secretsmanager:eu-west-1:123456789012:secret:staging-host-kc-GhIjKl',
       ],
     };
     const roles = tenants.findResources('AWS::IAM::Role');
@@ -231,5 +231,30 @@ describe('TenantSyncFunction', () => {
         `\${${logicalIdOf(tenants, 'AWS::Logs::LogGroup', { LogGroupName: `/tenantplane/sync/${tenant}` })}.Arn}`,
       ]);
     }
+  });
+
+  it("gives each function its own host identity: no role may read another tenant's host secret", () => {
+    tenants.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: 'tenantplane-sync-staging',
+      Environment: {
+        Variables: Match.objectLike({
+          HOST_KUBECONFIG_SECRET_ID:
+            'arn:aws:secretsmanager:eu-west-1:123456789012:secret:staging-host-kc-GhIjKl',
+        }),
+      },
+    });
+    const readers = new Map<string, string[]>();
+    for (const [id, role] of Object.entries(tenants.findResources('AWS::IAM::Role'))) {
+      const policies =
+        (role as { Properties: { Policies?: { PolicyDocument: { Statement: Statement[] } }[] } })
+          .Properties.Policies ?? [];
+      for (const s of policies.flatMap((p) => p.PolicyDocument.Statement))
+        if (asArray(s.Action).includes('secretsmanager:GetSecretValue'))
+          for (const resource of asArray(s.Resource).map(render))
+            readers.set(resource, [...(readers.get(resource) ?? []), id]);
+    }
+    const hostReaders = [...readers].filter(([arn]) => arn.includes('host'));
+    expect(hostReaders).toHaveLength(2);
+    for (const [, roles] of hostReaders) expect(roles).toHaveLength(1);
   });
 });

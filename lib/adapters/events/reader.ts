@@ -79,15 +79,17 @@ export function tenantClusterEvents(hostApi: ClusterApi, tenant: string): Promis
 }
 
 /**
- * Events of every TenantCluster that are about the host object `hostRef`, latest first: what an
- * operator needs when the object itself is gone (which tenant it belonged to is then unknown).
+ * Events of every TenantCluster that are about the host object `hostRef` of `kind`, latest
+ * first: what an operator needs when the object itself is gone (which tenant it belonged to is
+ * then unknown).
  */
 export async function hostObjectEvents(
   hostApi: ClusterApi,
   hostRef: ObjectRef,
+  kind?: string,
 ): Promise<EventView[]> {
   const events = await listEvents(hostApi, `involvedObject.kind=${TENANT_CLUSTER.kind}`);
-  return events.filter((e) => eventMentions(e, hostRef));
+  return events.filter((e) => eventMentions(e, hostRef, kind));
 }
 
 function escapeRegExp(text: string): string {
@@ -95,11 +97,15 @@ function escapeRegExp(text: string): string {
 }
 
 /**
- * True when the Event is about the host object `hostRef`: its host-ref annotation (written by
- * the Events sink) names it, or, for Events without that annotation, the message names it as
- * `<namespace>/<name>`.
+ * True when the Event is about the host object `hostRef` (of `kind`, when given): its host-ref
+ * annotation (written by the Events sink) names it, or, for Events without that annotation, the
+ * message names it as `<namespace>/<name>`. A name alone is not an object: a Pod and a Service
+ * of one source share their host name, so an Event whose kind annotation names another kind is
+ * about another object.
  */
-export function eventMentions(event: EventView, hostRef: ObjectRef): boolean {
+export function eventMentions(event: EventView, hostRef: ObjectRef, kind?: string): boolean {
+  const annotatedKind = event.annotations[EventAnnotations.Kind];
+  if (kind !== undefined && annotatedKind !== undefined && annotatedKind !== kind) return false;
   const full = `${hostRef.namespace}/${hostRef.name}`;
   const annotated = event.annotations[EventAnnotations.HostRef];
   if (annotated !== undefined) return annotated === full;

@@ -3,8 +3,10 @@
  * (default 300) so warm Lambda invocations reuse them.
  *
  * The secret's `SecretString` is either the kubeconfig YAML itself or JSON
- * `{"kubeconfig": "<yaml>"}`. Failures are {@link KubeconfigSourceError}s naming the role and
- * the secret id; they never contain the secret's content.
+ * `{"kubeconfig": "<yaml>"}`. Its users must carry their credentials: `exec`, auth providers and
+ * credential file paths are refused ({@link storedCredentialsProblem}). Failures are
+ * {@link KubeconfigSourceError}s naming the role and the secret id; they never contain the
+ * secret's content.
  */
 
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
@@ -12,6 +14,7 @@ import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { isRecord } from '../../common/index.js';
 import type { ClusterRole, KubeconfigSource, KubeconfigText } from '../../ports/index.js';
 import { KubeconfigSourceError } from './errors.js';
+import { storedCredentialsProblem } from './stored-credentials.js';
 
 /** Default cache lifetime of a fetched secret. */
 export const DEFAULT_SECRETS_MAX_AGE_SECONDS = 300;
@@ -117,6 +120,8 @@ export class SecretsManagerKubeconfigSource implements KubeconfigSource {
         'is JSON without a non-empty string field "kubeconfig"',
       );
     }
+    const refused = storedCredentialsProblem(text);
+    if (refused !== undefined) throw new KubeconfigSourceError(role, origin, refused);
     return { text, origin };
   }
 

@@ -13,6 +13,7 @@
 import { isRecord, jsonEqual } from '../../common/index.js';
 import { ClusterError, type KindRef, type ObjectRef } from '../../ports/index.js';
 import { resourceKey, sameKind } from '../names/resource-key.js';
+import { FoldedRetries, type RetryGroup } from './retry-overflow.js';
 
 /** Back-off delays: `baseMs` after the first failure, doubling up to `maxMs`. */
 export interface BackoffPolicy {
@@ -26,7 +27,10 @@ export const DEFAULT_BACKOFF: Readonly<BackoffPolicy> = Object.freeze({
   maxMs: 60 * 60_000,
 });
 
-/** At most this many objects are remembered; beyond it the soonest retries are forgotten. */
+/**
+ * At most this many objects are remembered in detail; beyond it the soonest retries are folded
+ * into digest groups (`retry-overflow.ts`), so they keep backing off.
+ */
 export const MAX_RETRIES_REMEMBERED = 200;
 
 /** 4xx answers that pass by themselves: the next pass retries them as usual. */
@@ -79,8 +83,7 @@ export interface RetryKey {
 }
 
 /** One object's key in the memory: its kind by resource key, so two groups' Kinds never mix. */
-function keyOf(key: RetryKey): string {
-  const { kind, op, object } = key;
+function keyOf({ kind, op, object }: RetryKey): string {
   return `${resourceKey(kind)}|${op}|${object.namespace}/${object.name}`;
 }
 
@@ -117,6 +120,8 @@ export type RetryCheck = { due: true; replace?: string[] } | { due: false; entry
 export class RetryMemory {
   private readonly entries = new Map<string, RetryEntry>();
   private readonly recorded: RetryEntry[];
+  /** The memory past {@link MAX_RETRIES_REMEMBERED} entries, folded (`retry-overflow.ts`). */
+  private readonly folded: FoldedRetries;
 
   private nowMs: number | undefined;
 
@@ -129,8 +134,15 @@ export class RetryMemory {
     private readonly clock: () => number,
     private readonly policy: BackoffPolicy = DEFAULT_BACKOFF,
   ) {
-    this.recorded = readRetryEntries(isRecord(recordedStatus) ? recordedStatus.retries : undefined);
+    const status = isRecord(recordedStatus) ? recordedStatus : {};
+    this.recorded = readRetryEntries(status.retries);
     for (const entry of this.recorded) this.entries.set(entryKey(entry), entry);
+    this.folded = new FoldedRetries(status.retryOverflow);
+  }
+
+  /** Whether the object failed before at this very `version`: an attempt now is a retry. */
+  failedBefore(key: RetryKey, version: string): boolean {
+    return (this.entries.get(keyOf(key)) ?? this.folded.entry(key, version))?.version === version;
   }
 
   private now(): number {
@@ -138,14 +150,14 @@ export class RetryMemory {
     return this.nowMs;
   }
 
-  /** Objects currently remembered. */
+  /** Objects currently remembered (in detail, or folded). */
   get size(): number {
-    return this.entries.size;
+    return this.entries.size + this.folded.size;
   }
 
-  /** Whether anything is remembered about the object (cheap: no version needed). */
+  /** Whether anything may be remembered about the object: an entry, or a group of its kind. */
   has(key: RetryKey): boolean {
-    return this.entries.has(keyOf(key));
+    return this.entries.has(keyOf(key)) || this.folded.has(key);
   }
 
   /**
@@ -153,7 +165,7 @@ export class RetryMemory {
    * the failed one (its source changed: retry at once), or once `retryAfter` has passed.
    */
   check(key: RetryKey, version: string): RetryCheck {
-    const entry = this.entries.get(keyOf(key));
+    const entry = this.entries.get(keyOf(key)) ?? this.folded.entry(key, version);
     if (!entry || entry.version !== version) return { due: true };
     if (Date.parse(entry.retryAfter) <= this.now()) {
       return entry.replace ? { due: true, replace: entry.replace } : { due: true };
@@ -177,7 +189,7 @@ export class RetryMemory {
       return;
     }
     const reason = error instanceof ClusterError ? error.reason : 'Unknown';
-    const previous = this.entries.get(keyOf(key));
+    const previous = this.entries.get(keyOf(key)) ?? this.folded.entry(key, version);
     const again = previous?.version === version && previous.reason === reason;
     const failures = again ? previous.failures + 1 : 1;
     const delay = replace
@@ -214,23 +226,41 @@ export class RetryMemory {
     for (const [key, entry] of this.entries) {
       if (!wanted.has(resourceKey(entry))) this.entries.delete(key);
     }
+    this.folded.retainKinds(wanted);
+  }
+
+  /** The detailed entries, latest retries first. */
+  private byRetry(): RetryEntry[] {
+    return [...this.entries.values()].sort(
+      (a, b) => b.retryAfter.localeCompare(a.retryAfter) || entryKey(a).localeCompare(entryKey(b)),
+    );
   }
 
   /** The list to record: the latest retries kept when there are too many, in a stable order. */
   list(): RetryEntry[] {
-    return [...this.entries.values()]
-      .sort(
-        (a, b) =>
-          b.retryAfter.localeCompare(a.retryAfter) || entryKey(a).localeCompare(entryKey(b)),
-      )
+    return this.byRetry()
       .slice(0, MAX_RETRIES_REMEMBERED)
       .sort((a, b) => entryKey(a).localeCompare(entryKey(b)));
   }
 
-  /** `{retries}` for the status patch when the memory changed; `undefined` when it did not. */
-  statusPatch(): { retries: RetryEntry[] } | undefined {
+  /** The folded groups to record: the entries {@link list} leaves out, and the groups waiting. */
+  overflow(): RetryGroup[] {
+    return this.folded.fold(this.byRetry().slice(MAX_RETRIES_REMEMBERED), this.now());
+  }
+
+  /**
+   * `{retries, retryOverflow}` for the status patch when the memory changed; `undefined` when it
+   * did not. An empty overflow that was never recorded is not written.
+   */
+  statusPatch(): { retries: RetryEntry[]; retryOverflow?: RetryGroup[] } | undefined {
     const next = this.list();
     const before = [...this.recorded].sort((a, b) => entryKey(a).localeCompare(entryKey(b)));
-    return jsonEqual(next, before) ? undefined : { retries: next };
+    const overflow = this.folded.size > 0 || this.entries.size > MAX_RETRIES_REMEMBERED;
+    const groups = overflow ? this.overflow() : [];
+    const { recorded } = this.folded;
+    if (jsonEqual(next, before) && jsonEqual(groups, recorded)) return undefined;
+    return groups.length > 0 || recorded.length > 0
+      ? { retries: next, retryOverflow: groups }
+      : { retries: next };
   }
 }

@@ -38,7 +38,7 @@ export function newConvergence(
 /** The status fields the convergence state wants written (`retries`), when they changed. */
 export function convergenceStatus(
   ctx: ConvergenceScope,
-): Pick<TenantClusterStatusPatch, 'retries'> | undefined {
+): Pick<TenantClusterStatusPatch, 'retries' | 'retryOverflow'> | undefined {
   return ctx.scope.dryRun ? undefined : ctx.memory.convergence?.retries.statusPatch();
 }
 

@@ -21,6 +21,8 @@ export function dryRunClient(api: ClusterApi): ClusterApi {
       status,
     }),
     requestCount: () => api.requestCount(),
+    // An identity, not a write: the check that the tenant is not the host compares it.
+    ...(api.server === undefined ? {} : { server: api.server }),
   };
   if (api.namespaced) client.namespaced = (kind) => api.namespaced?.(kind) ?? Promise.resolve(true);
   if (api.watchChanges) {

@@ -1,12 +1,16 @@
 /**
  * The mass-delete guard. A complete tenant listing that suddenly lacks most of a kind's sources
  * (a wiped tenant, an aggregated API answering 200 with no items) would otherwise garbage-collect
- * most of the tenant's copies in one pass. Above the threshold the pass deletes none of those,
- * stays incomplete, and asks for a one-shot confirmation (like Argo CD's prune confirmation): a
- * token naming exactly this set of deletions, so a confirmation never covers a later, different
- * set. Deliberate deletions (excluded sources, a kind leaving the policy, a host namespace change,
- * a deleted TenantCluster) are their own confirmation and never held. A resumed pass, which does
- * not see every copy, stays inside the guard by {@link resumedPassFallback}.
+ * most of the tenant's copies in one pass; so would a policy edit whose exclusion matches more
+ * than meant (`labelSelector: "sync!=off"` excludes every object not labelled `sync=off`). The
+ * guard weighs every deletion GC plans for a kind, vanished sources and excluded ones together:
+ * above the threshold the pass deletes none of them, records each as a Skip that says so (what
+ * `tenantplane plan` lists before anyone confirms), stays incomplete, and asks for a one-shot
+ * confirmation (like Argo CD's prune confirmation): a token naming exactly this set of deletions,
+ * so a confirmation never covers a later, different set. Deletions that are their own
+ * confirmation (a kind leaving the policy, a host namespace change, a deleted TenantCluster) are
+ * `retire.ts`'s and never held. A resumed pass, which does not see every copy, stays inside the
+ * guard by {@link resumedPassFallback}.
  */
 import { createHash } from 'node:crypto';
 import type { PassWarning } from '../../ports/index.js';
@@ -36,26 +40,58 @@ export function confirmationToken(candidates: readonly GcCandidate[]): string {
 export interface GuardVerdict {
   allowed: GcCandidate[];
   /** Set when the guard held back deletions: the pass is incomplete for this kind. */
-  held?: { count: number; reason: string; warning: PassWarning };
+  held?: {
+    count: number;
+    reason: string;
+    warning: PassWarning;
+    /** The deletions held, each to be recorded as a Skip saying why. */
+    candidates: GcCandidate[];
+    /** Why one held deletion was not made, to follow its own GC reason. */
+    skipNote: string;
+  };
+}
+
+/** `15 of the 24 ConfigMap copies of ... whose sources vanished`, `... that the sync policy now excludes`, or both. */
+function heldWhat(input: GuardInput, vanished: number, excluded: number): string {
+  const { tenant, kind, managedCopies } = input;
+  const of = `${vanished + excluded} of the ${managedCopies} ${kind} copies of tenant cluster "${tenant}"`;
+  if (excluded === 0) return `${of} whose sources vanished`;
+  if (vanished === 0) return `${of} that the sync policy now excludes`;
+  return `${of} (${vanished} whose sources vanished, ${excluded} that the sync policy now excludes)`;
 }
 
 /**
- * Splits a kind's GC candidates into what may be deleted now and what the guard holds.
- * `managedCopies` is how many copies of the kind the tenant has in the host namespace.
+ * Splits a kind's GC candidates into what may be deleted now and what the guard holds: all of
+ * them or none, because every deletion of the kind counts toward the threshold, whether its
+ * source vanished or an exclusion now leaves it out. `managedCopies` is how many copies of the
+ * kind the tenant has in the host namespace.
  */
 export function guardDeletes(input: GuardInput): GuardVerdict {
   const { tenant, kind, candidates, managedCopies, guard, confirmed } = input;
-  const vanished = candidates.filter((c) => c.vanished);
   const limit = (guard.maxPercent / 100) * managedCopies;
-  if (managedCopies < guard.minCopies || vanished.length <= limit)
+  if (managedCopies < guard.minCopies || candidates.length <= limit)
     return { allowed: [...candidates] };
-  const token = `${kind}:${confirmationToken(vanished)}`;
+  const token = `${kind}:${confirmationToken(candidates)}`;
   if (confirmed.has(token)) return { allowed: [...candidates] };
-  const count = vanished.length;
-  const reason = `the pass would delete ${count} of the ${managedCopies} ${kind} copies of tenant cluster "${tenant}" whose sources vanished (more than ${guard.maxPercent}%), so it deleted none of them; if the tenant really lost them, confirm once with: kubectl annotate tenantcluster ${tenant} ${TenantClusterKeys.ConfirmDeletes}=${token} --overwrite`;
+  const count = candidates.length;
+  const vanished = candidates.filter((c) => c.vanished).length;
+  const excluded = count - vanished;
+  const what = heldWhat(input, vanished, excluded);
+  const meant =
+    excluded === 0
+      ? 'if the tenant really lost them'
+      : `\`tenantplane plan ${tenant}\` lists them; if ${vanished === 0 ? 'the policy edit is' : 'both are'} meant`;
+  const reason = `the pass would delete ${what} (more than ${guard.maxPercent}%), so it deleted none of them; ${meant}, confirm once with: kubectl annotate tenantcluster ${tenant} ${TenantClusterKeys.ConfirmDeletes}=${token} --overwrite`;
+  const skipNote = `not deleted: the mass-delete guard holds the ${count} ${kind} deletions of this pass (more than ${guard.maxPercent}% of ${managedCopies} copies) until they are confirmed with ${TenantClusterKeys.ConfirmDeletes}=${token}`;
   return {
-    allowed: candidates.filter((c) => !c.vanished),
-    held: { count, reason, warning: { reason: 'MassDeleteGuard', message: reason } },
+    allowed: [],
+    held: {
+      count,
+      reason,
+      warning: { reason: 'MassDeleteGuard', message: reason },
+      candidates: [...candidates],
+      skipNote,
+    },
   };
 }
 

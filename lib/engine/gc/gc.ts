@@ -128,6 +128,19 @@ export async function collectGarbage(
   if (verdict.held) {
     ctx.ledger.errors.kindIncomplete(rule, verdict.held.reason);
     ctx.ledger.warn(verdict.held.warning);
+    // Each held deletion is a Skip that says why the copy stays, so `tenantplane plan` lists
+    // what a confirmation would delete and `tenantplane explain` answers for each copy.
+    for (const held of verdict.held.candidates)
+      ctx.ledger.decide({
+        action: 'Skip',
+        rule,
+        tenantRef: { namespace: held.ref.virtualNamespace, name: held.ref.virtualName },
+        hostRef: {
+          namespace: held.object.metadata.namespace ?? ctx.scope.hostNamespace,
+          name: held.object.metadata.name,
+        },
+        reason: `${held.reason}; ${verdict.held.skipNote}`,
+      });
   }
   // Oldest first, so under a write budget no orphan waits behind newer ones (README "Bounds").
   const candidates = oldestFirst(verdict.allowed);

@@ -4,8 +4,9 @@
  * TenantCluster being deleted. Each is a deliberate act of the operator, so each delete is made
  * (with uid and resourceVersion preconditions) and explained, never held by the mass-delete guard.
  */
-import { errorMessage, runPool } from '../../common/index.js';
+import { runPool } from '../../common/index.js';
 import { isClusterError, type KindRef, type KubeObject } from '../../ports/index.js';
+import { errorText } from '../context/error-text.js';
 import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
 import { listHostObjects } from '../listing/host-listing.js';
@@ -32,7 +33,7 @@ export interface RetireResult {
  */
 export async function retireCopies(
   ctx: PassContext,
-  kind: KindRef,
+  kind: KindRef & { sensitive?: boolean },
   namespace: string,
   why: string,
 ): Promise<RetireResult> {
@@ -110,14 +111,24 @@ export async function retireCopies(
   return { clean: left === 0 && !ctx.scope.bounds.stopReason, left };
 }
 
-/** What to grant or delete by hand when the host refuses to let the pass retire copies. */
-function retireHint(ctx: PassContext, kind: KindRef, namespace: string, error: unknown): string {
+/**
+ * What to grant or delete by hand when the host refuses to let the pass retire copies. The
+ * server's words go through {@link errorText} like every error about an object: a refusal may
+ * quote the copy (an admission policy's `messageExpression` over `oldObject`), and for a
+ * sensitive kind that would put its data in the Decision, the Event, the status and the logs.
+ */
+function retireHint(
+  ctx: PassContext,
+  kind: KindRef & { sensitive?: boolean },
+  namespace: string,
+  error: unknown,
+): string {
   const selector = equalitySelector({
     [Labels.ManagedBy]: MANAGED_BY_VALUE,
     [Labels.Tenant]: ctx.scope.tenant,
     [Labels.Kind]: kind.kind,
   });
-  return `could not remove ${kind.kind} copies of tenant cluster "${ctx.scope.tenant}" from host namespace ${namespace}: ${errorMessage(error)}; grant this tenant's host identity list and delete on ${kind.kind} there, or delete them by hand: kubectl delete ${kind.kind.toLowerCase()} -n ${namespace} -l ${selector}`;
+  return `could not remove ${kind.kind} copies of tenant cluster "${ctx.scope.tenant}" from host namespace ${namespace}: ${errorText(kind, error)}; grant this tenant's host identity list and delete on ${kind.kind} there, or delete them by hand: kubectl delete ${kind.kind.toLowerCase()} -n ${namespace} -l ${selector}`;
 }
 
 /**

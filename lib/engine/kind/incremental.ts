@@ -65,6 +65,13 @@ export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRul
     const outcome = await withRequestDeadline(workDeadline(ctx.scope.bounds.budget), () =>
       resumeKind(ctx, compiled, plan.resume),
     );
+    if ('stalled' in outcome) {
+      // Nothing was synced, so the kind did not resume (ResumeHit counts only kinds that did);
+      // the next pass lists it in full.
+      book.took(rule, 'full', outcome.stalled);
+      book.clear(rule);
+      return;
+    }
     if ('resourceVersion' in outcome) {
       book.took(rule, 'resumed');
       if (untroubled(before, kindTrouble(ctx))) {
@@ -128,7 +135,10 @@ function kindTrouble(ctx: PassContext): KindTrouble {
   };
 }
 
-type ResumeOutcome = { resourceVersion: string; changes: number } | { fallback: string };
+type ResumeOutcome =
+  | { resourceVersion: string; changes: number }
+  | { fallback: string }
+  | { stalled: string };
 
 async function resumeKind(
   ctx: PassContext,
@@ -142,7 +152,7 @@ async function resumeKind(
   } catch (error) {
     // A stalled tenant: listing in full would only wait again (the pass stops early).
     ctx.ledger.errors.listingFailed(rule, 'tenant', error, 'resuming its watch failed');
-    return { resourceVersion: point.resourceVersion, changes: 0 };
+    return { stalled: 'resuming its watch failed; nothing was synced' };
   }
   if (!watched.resumed) return { fallback: `the resume failed: ${watched.reason}` };
   ctx.ledger.startKind(rule);

@@ -7,8 +7,8 @@
  * writes as the kind's share of the budget are held (the rest are counted as deferred), so memory
  * stays bounded by the budget.
  *
- * Every object's attempt also goes through the retry memory: an object that keeps failing for the
- * same reason with the same desired state backs off instead of spending the budget on every pass.
+ * Every attempt goes through the retry memory: an object that keeps failing for the same reason
+ * with the same desired state backs off, and its retries never crowd out the kind's other writes.
  */
 import { runPool } from '../../common/index.js';
 import type { KindRef, KubeObject, ObjectRef } from '../../ports/index.js';
@@ -21,20 +21,24 @@ import { sourceKey } from '../names/provenance.js';
 import { ourCopySource } from '../names/reverse-mapping.js';
 import { type ApplyOutcome, applyObject, planApply } from '../object/apply.js';
 import { desiredHash } from '../object/write-record.js';
+import { missingReference } from './references.js';
 import type { ApplyItem } from './tenant-view.js';
 
-interface Refs {
-  tenantRef: ObjectRef;
-  hostRef: ObjectRef;
-}
+type Refs = { tenantRef: ObjectRef; hostRef: ObjectRef };
+
+/** A write held for {@link KindWriter.flush}, with the writes it is expected to take. */
+type HeldWrite = { item: ApplyItem; cost: number };
 
 /** {@link KindWriter.writesNeeded} of an object with nothing to do and nothing to record. */
 const IN_SYNC = -1;
 
 /** The writes of one kind in one pass (see the module doc). */
 export class KindWriter {
-  private readonly held: ApplyItem[] = [];
+  /** Held writes that are not retries, and their writes; then the retries, apart. */
+  private readonly held: HeldWrite[] = [];
   private heldWrites = 0;
+  private readonly heldRetries: HeldWrite[] = [];
+  private heldRetryWrites = 0;
   /** True without a write budget: apply as pages come, GC after. */
   readonly streaming: boolean;
 
@@ -60,22 +64,50 @@ export class KindWriter {
     const { bounds } = this.ctx.scope;
     const now: ApplyItem[] = [];
     for (const item of work) {
-      const cost = this.streaming ? this.streamingCost(item) : this.writesNeeded(item);
+      const cost = this.costOf(item);
       if (cost === IN_SYNC) continue;
       if (cost === 0) now.push(item);
-      else if (bounds.fits(cost, this.heldWrites)) {
-        this.held.push(item);
+      else if (this.isRetry(item)) {
+        // A retry (its back-off is over): held apart, so failures listed early cannot fill the
+        // kind's share before the writes listed after them (flush).
+        if (bounds.fits(cost, this.heldRetryWrites)) {
+          this.heldRetries.push({ item, cost });
+          this.heldRetryWrites += cost;
+        } else bounds.defer(cost);
+      } else if (bounds.fits(cost, this.heldWrites)) {
+        this.held.push({ item, cost });
         this.heldWrites += cost;
       } else bounds.defer(cost);
     }
     await this.run(now);
   }
 
-  /** Makes the held writes, after the kind's garbage collection. */
+  /**
+   * Makes the held writes, after the kind's garbage collection: the writes that are not retries
+   * first, then the retries. While other writes wait, retries get at most half of what the kind
+   * may still write (all of it when nothing else waits), so objects the host keeps refusing can
+   * neither starve the rest of the kind nor be starved by it.
+   */
   async flush(): Promise<void> {
-    const held = this.held.splice(0);
+    const fresh = this.held.splice(0);
+    const retries = this.heldRetries.splice(0);
     this.heldWrites = 0;
-    await this.run(held);
+    this.heldRetryWrites = 0;
+    const { bounds } = this.ctx.scope;
+    const left = bounds.writesLeft;
+    const retryWrites = retries.reduce((total, held) => total + held.cost, 0);
+    const retryRoom = Math.min(retryWrites, Math.floor(left / 2));
+    const freshRoom = fresh.length === 0 ? 0 : left - retryRoom;
+    const now: ApplyItem[] = [];
+    let planned = 0;
+    for (const { item, cost } of fresh) {
+      if (planned + cost <= freshRoom || planned === 0) {
+        now.push(item);
+        planned += cost;
+      } else bounds.defer(cost);
+    }
+    await this.run(now);
+    await this.run(retries.map((held) => held.item));
   }
 
   /**
@@ -124,28 +156,37 @@ export class KindWriter {
     return plan.action === 'Create' || plan.action === 'Update' ? 1 : 0;
   }
 
-  /** Streaming applies everything now (0) but what is in sync; a plan that throws is apply's to record. */
-  private streamingCost(item: ApplyItem): 0 | typeof IN_SYNC {
+  /**
+   * What {@link offer} counts for an item: streaming applies everything now (0) but what is in
+   * sync; under a budget, {@link writesNeeded}. A plan that throws (an object nested too deeply to
+   * compare, a garbled copy) costs 0 on both paths, so apply records it as that object's error:
+   * one object never stops the kind or the pass.
+   */
+  private costOf(item: ApplyItem): number {
     try {
-      return this.writesNeeded(item) === IN_SYNC ? IN_SYNC : 0;
+      const needed = this.writesNeeded(item);
+      return this.streaming && needed !== IN_SYNC ? 0 : needed;
     } catch {
       return 0;
     }
   }
 
-  private key(item: ApplyItem): RetryKey {
-    const { source } = item;
-    return {
-      kind: this.kind,
-      op: 'apply',
-      object: { namespace: source.virtualNamespace, name: source.virtualName },
-    };
+  private key({ source }: ApplyItem): RetryKey {
+    const object = { namespace: source.virtualNamespace, name: source.virtualName };
+    return { kind: this.kind, op: 'apply', object };
   }
 
   /** Whether the retry memory holds the object; an empty memory (the steady state) is asked nothing. */
   private remembered(item: ApplyItem): boolean {
     const retries = this.ctx.memory.convergence?.retries;
     return retries !== undefined && retries.size > 0 && retries.has(this.key(item));
+  }
+
+  /** Whether the item failed before as it is now (its back-off over): a retry, not a new write. */
+  private isRetry(item: ApplyItem): boolean {
+    const retries = this.ctx.memory.convergence?.retries;
+    if (!retries || !this.remembered(item)) return false;
+    return retries.failedBefore(this.key(item), desiredHash(item.desired));
   }
 
   /** What the retry memory says; the desired digest is computed only for a remembered object. */
@@ -172,20 +213,22 @@ export class KindWriter {
       tenantRef: { namespace: source.virtualNamespace, name: source.virtualName },
       hostRef: { namespace: ctx.scope.hostNamespace, name: desired.metadata.name },
     };
-    const check = this.check(item);
-    if (!check.due) {
-      const plan = planApply(desired, observedView(desired, observed).observed, source);
-      if (plan.action !== 'InSync' && plan.action !== 'Skip') {
-        recordBackingOff(ctx, kind, refs, check.entry);
-        return;
-      }
-    }
     const applyContext = {
       hostApi: ctx.scope.hostApi,
       reserveWrite: (count?: number) => ctx.scope.bounds.reserveWrite(count),
     };
-    const hints = check.due ? check.hints : {};
     try {
+      // Inside the try: the retry check digests the object and the plan compares it, and either
+      // may throw for this object alone (JsonDepthError).
+      const check = this.check(item);
+      if (!check.due) {
+        const plan = planApply(desired, observedView(desired, observed).observed, source);
+        if (plan.action !== 'InSync' && plan.action !== 'Skip') {
+          recordBackingOff(ctx, kind, refs, check.entry);
+          return;
+        }
+      }
+      const hints = check.due ? check.hints : {};
       // A large field held as a digest that differs: the whole copy is read (host-view.ts).
       const current = await observedForApply(
         ctx.scope.hostApi,
@@ -193,11 +236,16 @@ export class KindWriter {
         observed,
         ctx.scope.dryRun,
       );
-      const outcome = await applyObject(applyContext, desired, current, source, hints);
+      // A create whose required reference has no host copy waits (references.ts).
+      const missing = current || !item.requires ? undefined : await missingReference(ctx, item);
+      const outcome: ApplyOutcome = missing
+        ? { result: 'decided', action: 'Skip', reason: missing }
+        : await applyObject(applyContext, desired, current, source, hints);
       this.record(item, outcome, refs);
     } catch (error) {
       if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
-      // Only a read (the race re-read, the whole copy) can throw; the object stays undecided and the next pass retries it.
+      // A read (the race re-read, the whole copy) or a plan that cannot be made: the object stays
+      // undecided, an error of its own, and the next pass retries it.
       ctx.ledger.errors.add(kind, error, refs.tenantRef, refs.hostRef);
     }
   }

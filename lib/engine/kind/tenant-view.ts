@@ -5,15 +5,18 @@
  */
 import type { KubeObject } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
+import { hostName } from '../names/naming.js';
 import { sourceKey } from '../names/provenance.js';
 import type { TenantSource } from '../names/reverse-mapping.js';
-import { toHostObject } from '../object/transform.js';
+import { type ObjectReference, referencesOf, translate } from '../object/kinds/registry.js';
 import { type CompiledKindRule, isExcluded } from '../policy/scope.js';
 
 /** One tenant object to apply: its desired host object and where it came from. */
 export interface ApplyItem {
   desired: KubeObject;
   source: TenantSource;
+  /** What it refers to and must exist on the host before it is created (`references.ts`). */
+  requires?: ObjectReference[];
 }
 
 /** What the tenant listing of one kind has shown so far. */
@@ -65,23 +68,51 @@ export class TenantView {
         // The rule, not the listed item, says what is written: an aggregated API in the tenant
         // controls what its items claim to be.
         const item = { ...object, apiVersion: rule.apiVersion, kind: rule.kind };
-        const desired = toHostObject(item, {
+        const translation = translate(item, {
           tenant: ctx.scope.tenant,
           hostNamespace: ctx.scope.hostNamespace,
           excludeKeys: this.compiled.excludeKeys,
+          ...(ctx.scope.policy.workloads ? { workloads: ctx.scope.policy.workloads } : {}),
         });
+        if ('refused' in translation) {
+          // Not wanted on the host at all: a copy made before the policy said so is collected.
+          this.desired.delete(key);
+          this.refuse(object, translation.refused);
+          continue;
+        }
         const source = {
           tenant: ctx.scope.tenant,
           kind: rule.kind,
           virtualNamespace: namespace,
           virtualName: name,
         };
-        work.push({ desired, source });
+        const requires = referencesOf(item).filter((ref) => !ref.optional);
+        work.push({
+          desired: translation.host,
+          source,
+          ...(requires.length > 0 ? { requires } : {}),
+        });
       } catch (error) {
         ctx.ledger.errors.add(rule, error, { namespace, name });
       }
     }
     return work;
+  }
+
+  /** A Skip for an object its kind's translator refuses (a Pod asking for host access). */
+  private refuse(object: KubeObject, reason: string): void {
+    const { ctx } = this;
+    const { namespace = '', name } = object.metadata;
+    this.ctx.ledger.decide({
+      action: 'Skip',
+      rule: this.compiled.rule,
+      tenantRef: { namespace, name },
+      hostRef: {
+        namespace: ctx.scope.hostNamespace,
+        name: hostName(name, namespace, ctx.scope.tenant),
+      },
+      reason,
+    });
   }
 
   /** An item that claims another apiVersion or kind than its rule is an error, never a write. */

@@ -13,7 +13,7 @@
  * keeps what the host owns. A dry run makes no request: it plans from the view.
  */
 import { createHash } from 'node:crypto';
-import { stableJson } from '../../common/index.js';
+import { JsonDepthError, MAX_JSON_DEPTH, stableJson } from '../../common/index.js';
 import type { ClusterApi, KubeObject } from '../../ports/index.js';
 import { NON_CONTENT_FIELDS } from '../object/transform.js';
 
@@ -35,9 +35,11 @@ const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
  * An upper bound of `stableJson(value).length` without printing it (every listed host object is
  * weighed, nearly all far below {@link INLINE_FIELD_BYTES}): exact unless a string needs escaping
  * (then each of its characters counts as a 6-character escape). Infinite for anything but plain
- * JSON, so the caller prints it. Stops adding up once past `limit`.
+ * JSON, so the caller prints it. Stops adding up once past `limit`, and descends no deeper than
+ * {@link MAX_JSON_DEPTH} (a foreign host object may nest without bound).
  */
-function jsonLengthBound(value: unknown, limit: number): number {
+function jsonLengthBound(value: unknown, limit: number, depth = 0): number {
+  if (depth > MAX_JSON_DEPTH) return Number.POSITIVE_INFINITY;
   if (typeof value === 'string') return (ESCAPED.test(value) ? 6 : 1) * value.length + 2;
   if (typeof value === 'number') return Number.isFinite(value) ? String(value).length : 4;
   if (typeof value === 'boolean') return value ? 4 : 5;
@@ -46,7 +48,7 @@ function jsonLengthBound(value: unknown, limit: number): number {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length && length <= limit; i += 1) {
       if (!(i in value)) return Number.POSITIVE_INFINITY;
-      length += jsonLengthBound(value[i], limit) + 1;
+      length += jsonLengthBound(value[i], limit, depth + 1) + 1;
     }
     return Math.max(length, 2);
   }
@@ -56,7 +58,7 @@ function jsonLengthBound(value: unknown, limit: number): number {
   for (const key of Object.keys(record)) {
     const member = record[key];
     if (member === undefined) continue;
-    length += jsonLengthBound(key, limit) + 1 + jsonLengthBound(member, limit) + 1;
+    length += jsonLengthBound(key, limit) + 1 + jsonLengthBound(member, limit, depth + 1) + 1;
     if (length > limit) return length;
   }
   return Math.max(length, 2);
@@ -80,7 +82,8 @@ export function compactHostObject(object: KubeObject): KubeObject {
     const value = view[field];
     if (NON_CONTENT_FIELDS.has(field) || value === null || typeof value !== 'object') continue;
     if (jsonLengthBound(value, INLINE_FIELD_BYTES) <= INLINE_FIELD_BYTES) continue;
-    const json = stableJson(value);
+    const json = printed(value);
+    if (json === undefined) continue; // too deep to print: held whole, compared as it is
     if (json.length <= INLINE_FIELD_BYTES) continue;
     digests ??= new Map();
     digests.set(field, digest(json));
@@ -88,6 +91,16 @@ export function compactHostObject(object: KubeObject): KubeObject {
   }
   if (digests) elided.set(view, digests);
   return view;
+}
+
+/** `stableJson(value)`, or undefined for a value nested too deeply to print. */
+function printed(value: unknown): string | undefined {
+  try {
+    return stableJson(value);
+  } catch (error) {
+    if (error instanceof JsonDepthError) return undefined;
+    throw error;
+  }
 }
 
 /** The fields held as digests (field -> digest); empty for a whole object. */

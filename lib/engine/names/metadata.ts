@@ -28,6 +28,11 @@ export const Annotations = {
   AppliedHash: 'tenantplane.io/applied-hash',
   /** Digest of the copy's content as the host stored that desired object (`write-record.ts`). */
   StoredHash: 'tenantplane.io/stored-hash',
+  /**
+   * A host Pod's tenant service account: its host `serviceAccountName` is the host's, so the
+   * downward API reads the tenant's from here.
+   */
+  ServiceAccountName: 'tenantplane.io/service-account-name',
 } as const;
 
 /**
@@ -92,3 +97,40 @@ export const TenantClusterKeys = {
   /** `<Kind>:<token>[,...]`: confirms one mass delete the guard stopped (the token names the set). */
   ConfirmDeletes: 'tenantplane.io/confirm-deletes',
 } as const;
+
+/**
+ * Where tenant labels under a reserved key (`app.kubernetes.io/managed-by: Helm`) are carried on
+ * host Pods: `<prefix>.carried.tenantplane.io/<name>`. Carried, not dropped, so a tenant selector
+ * on such a key still matches once the same key function scopes it (`object/kinds/selectors.ts`);
+ * under the reserved domain, so a tenant can never write one of the engine's own keys through it.
+ */
+export const CARRIED_KEY_DOMAIN = `carried.${RESERVED_DOMAIN}`;
+
+/** Kubernetes' own keys that the workload translators read or rewrite (`object/kinds/`). */
+export const KubernetesKeys = {
+  /** Label tying an EndpointSlice to its Service: on the host, the Service's host name. */
+  ServiceName: 'kubernetes.io/service-name',
+  /** Label naming the controller that manages an EndpointSlice. */
+  EndpointSliceManagedBy: 'endpointslice.kubernetes.io/managed-by',
+  /** Label every namespace carries with its own name (what namespace selectors usually match). */
+  NamespaceName: 'kubernetes.io/metadata.name',
+} as const;
+
+/** The tenant's EndpointSlice controller: its slices are remade on the host from host Pods. */
+export const ENDPOINT_SLICE_CONTROLLER = 'endpointslice-controller.k8s.io';
+
+/**
+ * The manager written on synced EndpointSlices, replacing the tenant's: a host controller that
+ * finds its own name on a slice it did not make deletes it (the mirroring controller does).
+ */
+export const ENDPOINT_SLICE_MANAGER = 'endpointslice-sync.tenantplane.io';
+
+/**
+ * Ingress annotations of common controllers that name a Secret (`name` or `namespace/name`) in
+ * the Ingress's namespace: renamed to the Secret's host copy.
+ */
+export const INGRESS_SECRET_ANNOTATIONS: readonly string[] = [
+  'nginx.ingress.kubernetes.io/auth-secret',
+  'nginx.ingress.kubernetes.io/auth-tls-secret',
+  'nginx.ingress.kubernetes.io/proxy-ssl-secret',
+];

@@ -33,13 +33,20 @@ export function provenance(hostObject: KubeObject, source: TenantSource): Proven
   return ref ? { holder: 'other-source', ref } : { holder: 'foreign' };
 }
 
-/** Plain words for who occupies a host name, for Skip reasons. */
-export function describeOccupant(p: Provenance): string {
+/**
+ * Plain words for who occupies a host name, for the Skip reasons of `source`. A copy of another
+ * tenant is "an object of another tenant": the reason lands in this tenant's Events, status and
+ * logs, and must not tell it another tenant's name, namespaces or object names (in a shared host
+ * namespace the collision is visible, whose it is is not this tenant's business).
+ */
+export function describeOccupant(p: Provenance, source: Pick<TenantSource, 'tenant'>): string {
   switch (p.holder) {
     case 'same-source':
       return 'this same tenant source';
     case 'other-source':
-      return `${p.ref.kind} ${p.ref.virtualNamespace}/${p.ref.virtualName} of tenant cluster "${p.ref.tenant}" (a name collision)`;
+      return p.ref.tenant === source.tenant
+        ? `${p.ref.kind} ${p.ref.virtualNamespace}/${p.ref.virtualName} of tenant cluster "${p.ref.tenant}" (a name collision)`
+        : 'an object of another tenant (a name collision)';
     case 'foreign':
       return 'an object tenantplane does not manage (a foreign object)';
   }

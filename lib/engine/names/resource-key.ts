@@ -24,3 +24,15 @@ export function resourceKey(kind: KindRef): ResourceKey {
 export function sameKind(a: KindRef, b: KindRef): boolean {
   return a.apiVersion === b.apiVersion && a.kind === b.kind;
 }
+
+/**
+ * The group and Kind of a kind without its version, `autoscaling/HorizontalPodAutoscaler` (the
+ * core group: `/ConfigMap`). One resource served under two versions (`autoscaling/v1` and
+ * `autoscaling/v2`, a CRD with two served versions) is one set of objects and one set of host
+ * copies, so two rules of it would each collect the copies the other writes: the policy allows
+ * one rule per group and Kind.
+ */
+export function groupKind(kind: KindRef): string {
+  const slash = kind.apiVersion.lastIndexOf('/');
+  return `${slash < 0 ? '' : kind.apiVersion.slice(0, slash)}/${kind.kind}`;
+}

@@ -51,7 +51,7 @@ export function planApply(
     const { namespace, name } = desired.metadata;
     return {
       action: 'Skip',
-      reason: `host name ${namespace}/${name} is occupied by ${describeOccupant(p)}; left it untouched`,
+      reason: `host name ${namespace}/${name} is occupied by ${describeOccupant(p, source)}; left it untouched`,
     };
   }
   const update = planUpdate(desired, observed);

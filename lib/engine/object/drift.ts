@@ -6,7 +6,8 @@
 import { cloneJson, isRecord, jsonEqual } from '../../common/index.js';
 import type { KubeObject, ObjectMeta } from '../../ports/index.js';
 import { Annotations, isReservedKey } from '../names/metadata.js';
-import { NON_CONTENT_FIELDS, ownedKeysOf, restoreHostOwnedFields } from './transform.js';
+import { ownedKeysOf, ownsAllOfASide } from './owned-keys.js';
+import { NON_CONTENT_FIELDS, restoreHostOwnedFields } from './transform.js';
 
 /**
  * True when every field of `desired` is present in `observed` with the same value; arrays must
@@ -62,7 +63,8 @@ function ownedOf(observed: KubeObject): OwnedSets {
   if (remembered) return remembered;
   const owned = ownedKeysOf(observed);
   const sets = { labels: new Set(owned.labels), annotations: new Set(owned.annotations) };
-  if (typeof text === 'string') {
+  // A side recorded as "*" owns the keys of this very copy: not shared by the text alone.
+  if (typeof text === 'string' && !ownsAllOfASide(text)) {
     if (ownedSets.size >= OWNED_SETS_REMEMBERED) ownedSets.clear();
     ownedSets.set(text, sets);
   }

@@ -9,6 +9,8 @@ import { hostName } from '../names/naming.js';
 import { resourceKey } from '../names/resource-key.js';
 import { reverseMappingAnnotations, reverseMappingLabels } from '../names/reverse-mapping.js';
 import type { KeyExclusions } from '../policy/key-exclusions.js';
+import type { WorkloadPolicy } from '../policy/workloads.js';
+import { fitAnnotations, type OwnedKeys, ownedKeysText } from './owned-keys.js';
 
 /**
  * Top-level fields that are identity or host state, not content the engine owns: identity is
@@ -48,7 +50,7 @@ function simpleSpecFields(fields: readonly string[]): HostOwnedFields {
       const seen = specOf(observed);
       if (!spec || !seen) return;
       for (const f of fields) {
-        if (seen[f] !== undefined && spec[f] === undefined) spec[f] = structuredClone(seen[f]);
+        if (seen[f] !== undefined && spec[f] === undefined) spec[f] = cloneJson(seen[f]);
       }
     },
   };
@@ -59,6 +61,7 @@ const serviceFields = simpleSpecFields([
   'clusterIPs',
   'healthCheckNodePort',
   'ipFamilies',
+  'ipFamilyPolicy',
 ]);
 
 const SERVICE: HostOwnedFields = {
@@ -86,7 +89,7 @@ const SERVICE: HostOwnedFields = {
 /** Host-owned fields by resource key (`names/resource-key.ts`). */
 const HOST_OWNED: ReadonlyMap<string, HostOwnedFields> = new Map([
   ['v1/Service', SERVICE],
-  ['v1/PersistentVolumeClaim', simpleSpecFields(['volumeName'])],
+  ['v1/PersistentVolumeClaim', simpleSpecFields(['volumeName', 'selector'])],
   ['v1/Pod', simpleSpecFields(['nodeName'])],
 ]);
 
@@ -99,27 +102,7 @@ export function restoreHostOwnedFields(body: KubeObject, observed: KubeObject): 
   hostOwnedFields(body)?.restore(body as Json, observed as Json);
 }
 
-/** The tenant-derived label and annotation keys the engine owns on a host object. */
-export interface OwnedKeys {
-  labels: string[];
-  annotations: string[];
-}
-
-/** Reads the owned-keys annotation; a missing or garbled one owns nothing (safe: keeps keys). */
-export function ownedKeysOf(hostObject: KubeObject): OwnedKeys {
-  const text = hostObject.metadata.annotations?.[Annotations.OwnedKeys];
-  if (!text) return { labels: [], annotations: [] };
-  try {
-    const parsed: unknown = JSON.parse(text);
-    const list = (v: unknown) =>
-      Array.isArray(v) ? v.filter((k): k is string => typeof k === 'string') : [];
-    return isRecord(parsed)
-      ? { labels: list(parsed.labels), annotations: list(parsed.annotations) }
-      : { labels: [], annotations: [] };
-  } catch {
-    return { labels: [], annotations: [] };
-  }
-}
+export { type OwnedKeys, ownedKeysOf } from './owned-keys.js';
 
 function tenantKeys(
   map: Record<string, string> | undefined,
@@ -141,6 +124,8 @@ export interface TransformTarget {
   hostNamespace: string;
   /** Tenant label and annotation keys the policy keeps off the host (`key-exclusions.ts`). */
   excludeKeys?: KeyExclusions;
+  /** What tenant Pods may have on the host; read by the Pod translator (`kinds/pod.ts`). */
+  workloads?: WorkloadPolicy;
 }
 
 /**
@@ -150,7 +135,8 @@ export interface TransformTarget {
  * other server or host field never reach it);
  * tenant-supplied reserved keys dropped (anti-spoofing) before the reverse-mapping labels and
  * annotations are merged in; the owned-keys annotation records the tenant keys carried over, so a
- * later update can remove the ones the tenant removed while keeping keys host controllers add.
+ * later update can remove the ones the tenant removed while keeping keys host controllers add
+ * (bounded, so the engine's annotations fit the host's limit: `owned-keys.ts`).
  * Never mutates `source`.
  */
 export function toHostObject(source: KubeObject, target: TransformTarget): KubeObject {
@@ -170,7 +156,7 @@ export function toHostObject(source: KubeObject, target: TransformTarget): KubeO
   // The kept maps hold no reserved key, so the engine's keys go on after them (no copies).
   Object.assign(labels, reverseMappingLabels(target.tenant, source.kind, vns));
   Object.assign(annotations, reverseMappingAnnotations(vns, name, source.metadata.uid));
-  annotations[Annotations.OwnedKeys] = JSON.stringify(owned);
+  annotations[Annotations.OwnedKeys] = ownedKeysText(owned);
   const desired: KubeObject = {
     apiVersion: source.apiVersion,
     kind: source.kind,
@@ -187,6 +173,17 @@ export function toHostObject(source: KubeObject, target: TransformTarget): KubeO
     desired[field] = cloneJson(value);
   }
   hostOwnedFields(desired)?.strip(desired as Json);
+  withSpecHash(desired);
+  // Never the engine's own annotations push a valid tenant object over the host's limit.
+  fitAnnotations(desired, owned);
+  return desired;
+}
+
+/**
+ * Sets the spec-hash annotation from `desired.spec` (in place). A per-kind translator changes the
+ * spec after {@link toHostObject}, so the registry sets it again over the translated spec.
+ */
+export function withSpecHash(desired: KubeObject): KubeObject {
   if (desired.spec !== undefined) {
     desired.metadata.annotations = {
       ...desired.metadata.annotations,

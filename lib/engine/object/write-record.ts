@@ -18,10 +18,11 @@
  * that records the stored digest. managedFields is not needed (and a pure removal by another
  * client leaves no trace there anyway).
  */
-import { isRecord, jsonDigest } from '../../common/index.js';
+import { cloneJson, isRecord, jsonDigest } from '../../common/index.js';
 import type { KubeObject } from '../../ports/index.js';
 import { Annotations } from '../names/metadata.js';
-import { bodyFor, driftOf } from './drift.js';
+import { bodyFor, type Drift, driftOf } from './drift.js';
+import { translatorFor } from './kinds/registry.js';
 import { NON_CONTENT_FIELDS } from './transform.js';
 
 /** The annotations of this module; the drift comparison leaves them out. */
@@ -97,6 +98,15 @@ export type UpdatePlan =
   | { action: 'InSync'; normalised: boolean }
   | { action: 'Update'; body: KubeObject; changed: string[]; sameDesired: boolean };
 
+/** A translator's body with the engine's merged labels and annotations (managedFields left out). */
+function withMetadataOf(body: KubeObject, drift: Drift): KubeObject {
+  const { managedFields: _managedFields, ...metadata } = body.metadata;
+  return {
+    ...body,
+    metadata: { ...metadata, labels: drift.labels, annotations: drift.annotations },
+  };
+}
+
 /**
  * Plans the update of a same-source copy: in sync when nothing the engine owns differs, or when
  * the difference is the host's recorded rewrite of this very desired object (`normalised`);
@@ -108,9 +118,15 @@ export function planUpdate(desired: KubeObject, observed: KubeObject): UpdatePla
   const plain = withRecord(observed, {});
   // What differs first: a copy in sync (a steady pass's every copy) needs no update body.
   const drift = driftOf(desired, plain);
-  const { changed } = drift;
+  const partial = translatorFor(desired)?.updateBody;
+  // A kind the host lets change only in part (a Pod): only what may change counts, and the body
+  // is the host's copy with just that overwritten.
+  const translated = partial ? partial(desired, plain) : undefined;
+  const changed = translated
+    ? [...drift.changed.filter((f) => f === 'labels' || f === 'annotations'), ...translated.changed]
+    : drift.changed;
   if (changed.length === 0) return { action: 'InSync', normalised: false };
-  const body = bodyFor(desired, plain, drift);
+  const body = translated ? withMetadataOf(translated.body, drift) : bodyFor(desired, plain, drift);
   const applied = desiredHash(desired);
   const recorded = observed.metadata.annotations ?? {};
   const sameDesired = recorded[Annotations.AppliedHash] === applied;
@@ -136,7 +152,7 @@ export function recordOnly(
   observed: KubeObject,
   fields: readonly string[],
 ): KubeObject {
-  const body = structuredClone(plan.body);
+  const body = cloneJson(plan.body);
   for (const field of fields) {
     const path = field.split('.');
     let from: unknown = observed;
@@ -146,7 +162,7 @@ export function recordOnly(
       const value = from[key];
       if (i === path.length - 1) {
         if (value === undefined) delete to[key];
-        else to[key] = structuredClone(value);
+        else to[key] = cloneJson(value);
       } else if (isRecord(to[key])) {
         to = to[key] as Record<string, unknown>;
         from = value;

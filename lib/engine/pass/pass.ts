@@ -19,6 +19,7 @@ import { dryRunClient } from '../context/dry-run.js';
 import { newPassContext } from '../context/pass-context.js';
 import { retireStale } from '../gc/retire.js';
 import { prefetchResumes, syncKindByPath } from '../kind/incremental.js';
+import { applyOrder } from '../kind/references.js';
 import { TenantLister } from '../listing/tenant-listing.js';
 import { parseSyncPolicy } from '../policy/policy.js';
 import { compileKindRule } from '../policy/scope.js';
@@ -27,7 +28,6 @@ import { reportStatus } from '../report/status-report.js';
 import { readRemembered } from '../tenant/lifecycle.js';
 import { statusPatch } from '../tenant/status.js';
 import { readTenantCluster, tenantClusterFacts } from '../tenant/tenant-cluster.js';
-import { readTenantClusterId } from '../tenant/tenant-identity.js';
 import { withTenantLease } from './lease.js';
 import type { PassOptions } from './options.js';
 import { passResult } from './result.js';
@@ -90,12 +90,10 @@ async function story(options: StoryOptions): Promise<PassResult> {
   } else if (tenantCluster.metadata.deletionTimestamp) {
     outcome = await cleanUp(ctx, tenantCluster, remembered);
   } else {
-    const recorded = await prepareTenant(ctx, tenantCluster, remembered, () =>
-      readTenantClusterId(tenantApi),
-    );
+    const recorded = await prepareTenant(ctx, tenantCluster, remembered, tenantApi);
     const next = await retireStale(ctx, policy, recorded);
     if (!bounds.isStopped()) prefetchResumes(ctx, policy.toHost);
-    for (const rule of policy.toHost) {
+    for (const rule of applyOrder(policy.toHost)) {
       if (bounds.isStopped()) break;
       await syncKindByPath(ctx, compileKindRule(rule));
     }

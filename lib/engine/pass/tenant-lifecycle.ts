@@ -7,11 +7,17 @@
  * finalizer, so `kubectl delete tenantcluster` completes once a pass has run.
  */
 import { errorMessage, jsonEqual } from '../../common/index.js';
-import { isClusterError, type KubeObject, TENANT_CLUSTER } from '../../ports/index.js';
+import {
+  type ClusterApi,
+  isClusterError,
+  type KubeObject,
+  TENANT_CLUSTER,
+} from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
 import { InvalidPolicyError } from '../errors.js';
 import { retireTenant } from '../gc/retire.js';
 import type { SyncPolicy } from '../policy/policy.js';
+import { refuseHostAsTenant } from '../tenant/host-as-tenant.js';
 import {
   ensureFinalizer,
   type Remembered,
@@ -20,7 +26,7 @@ import {
   writeRemembered,
 } from '../tenant/lifecycle.js';
 import { patchTenantClusterStatus, readTenantClusterStatus } from '../tenant/status.js';
-import { checkTenantClusterId } from '../tenant/tenant-identity.js';
+import { checkTenantClusterId, readTenantClusterId } from '../tenant/tenant-identity.js';
 
 /** What the pass does after reporting, for a deleted TenantCluster whose copies are all gone. */
 export interface LifecycleOutcome {
@@ -84,24 +90,34 @@ export async function cleanUp(
 }
 
 /**
- * Before the kinds: the tenant cluster is the one synced before, every rule's kind is namespaced
- * on the host, the finalizer is in place, and every kind and namespace is remembered before the
- * first write into it. Throws the pass-level failures (an unreachable tenant, a different tenant
- * cluster, a rule whose kind is cluster-scoped on the host).
+ * Before the kinds: the tenant cluster is the one synced before and not the host itself, every
+ * rule's kind is namespaced on the host, the finalizer is in place, and every kind and namespace is remembered before the first write into
+ * it. Throws the pass-level failures (an unreachable tenant, a different tenant cluster, a tenant
+ * kubeconfig that reaches the host, a rule whose kind is cluster-scoped on the host).
  * @returns what is remembered now, for {@link rememberSynced} after the kinds.
  */
 export async function prepareTenant(
   ctx: PassContext,
   tenantCluster: KubeObject,
   remembered: Remembered,
-  readTenantId: () => Promise<string | undefined>,
+  tenantApi: ClusterApi,
 ): Promise<Remembered> {
   const { policy } = ctx.scope;
+  const observed = await readTenantClusterId(tenantApi);
+  // Before the identity check: a host kubeconfig pasted as the tenant's is that, not just a
+  // different tenant cluster.
+  await refuseHostAsTenant({
+    tenant: ctx.scope.tenant,
+    policy,
+    tenantApi,
+    hostApi: ctx.scope.hostApi,
+    newIdentity: observed !== undefined && observed !== remembered.tenantClusterId,
+  });
   const id = checkTenantClusterId(
     ctx.scope.tenant,
     tenantCluster,
     remembered.tenantClusterId,
-    await readTenantId(),
+    observed,
   );
   await checkHostScope(ctx, policy);
   const recorded: Remembered = {

@@ -4,9 +4,10 @@
  */
 import { isDnsLabel, isRecord, tenantNameProblem } from '../../common/index.js';
 import { InvalidPolicyError } from '../errors.js';
-import { type ResourceKey, resourceKey } from '../names/resource-key.js';
+import { groupKind } from '../names/resource-key.js';
 import { parseKeyExclusions } from './key-exclusions.js';
 import { LabelSelectorError, parseLabelSelector } from './label-selector.js';
+import { parseWorkloadPolicy, type WorkloadPolicy } from './workloads.js';
 
 /** Per-kind exclusions: a tenant object matching any of them is silently not synced. */
 export interface KindExclusions {
@@ -39,6 +40,8 @@ export interface SyncPolicy {
   deleteGuard?: DeleteGuardPolicy;
   /** Kinds to copy, in the order a pass processes them. */
   toHost: KindRule[];
+  /** What tenant Pods may have on the host (`workloads.ts`); absent: the hardened default. */
+  workloads?: WorkloadPolicy;
 }
 
 /**
@@ -181,6 +184,8 @@ export function parseSyncPolicy(tenant: string, spec: unknown): SyncPolicy {
   const { hostNamespace, paused, toHost } = spec;
   const deleteGuard =
     spec.deleteGuard === undefined ? undefined : parseDeleteGuard(spec.deleteGuard, problems);
+  const workloads =
+    spec.workloads === undefined ? undefined : parseWorkloadPolicy(spec.workloads, problems);
   if (typeof hostNamespace !== 'string' || !isDnsLabel(hostNamespace)) {
     problems.push(`spec.hostNamespace must be a DNS-1123 label, got ${describe(hostNamespace)}`);
   }
@@ -195,16 +200,20 @@ export function parseSyncPolicy(tenant: string, spec: unknown): SyncPolicy {
       problems.push(`spec.toHost has ${toHost.length} kinds; at most ${MAX_KINDS} are allowed`);
     } else {
       rules = [];
-      const seen = new Set<ResourceKey>();
+      // Duplicates by group and Kind, not by apiVersion: see `groupKind`.
+      const seen = new Map<string, { index: number; rule: KindRule }>();
       toHost.forEach((entry, index) => {
         const rule = parseRule(entry, index, problems);
         if (!rule) return;
-        const key = resourceKey(rule);
-        if (seen.has(key)) {
-          problems.push(`spec.toHost[${index}] repeats ${rule.kind} (${rule.apiVersion})`);
+        const key = groupKind(rule);
+        const first = seen.get(key);
+        if (first) {
+          problems.push(
+            `spec.toHost[${index}] repeats ${rule.kind} (${rule.apiVersion}) of spec.toHost[${first.index}] (${first.rule.apiVersion}): one rule per API group and kind, whatever the version`,
+          );
           return;
         }
-        seen.add(key);
+        seen.set(key, { index, rule });
         rules.push(rule);
       });
     }
@@ -216,5 +225,6 @@ export function parseSyncPolicy(tenant: string, spec: unknown): SyncPolicy {
     toHost: rules,
   };
   if (deleteGuard) policy.deleteGuard = deleteGuard;
+  if (workloads) policy.workloads = workloads;
   return policy;
 }

@@ -18,6 +18,7 @@ import { parseSyncPolicy, type SyncPolicy } from '../policy/policy.js';
 import {
   patchTenantClusterStatus,
   readTenantClusterStatus,
+  type SyncedKind,
   type TenantClusterStatus,
   type TenantClusterStatusPatch,
 } from './status.js';
@@ -36,12 +37,22 @@ export function readRemembered(tenantCluster: KubeObject): Remembered {
     : { syncedKinds, hostNamespaces, tenantClusterId };
 }
 
-/** The union of two kind lists, first list's order first (a kind once: by its resource key). */
-export function unionKinds(a: readonly KindRef[], b: readonly KindRef[]): KindRef[] {
-  const seen = new Map<ResourceKey, KindRef>();
+/**
+ * The union of two kind lists, first list's order first (a kind once: by its resource key). A
+ * kind is sensitive when either list says so: sensitivity is what keeps a server's message about
+ * its objects (which may quote their data) out of Decisions, Events, status and logs, so it is
+ * never lost by merging what is remembered with what the policy says.
+ */
+export function unionKinds(
+  a: readonly (KindRef & { sensitive?: boolean })[],
+  b: readonly (KindRef & { sensitive?: boolean })[],
+): SyncedKind[] {
+  const seen = new Map<ResourceKey, SyncedKind>();
   for (const k of [...a, ...b]) {
     const key = resourceKey(k);
-    if (!seen.has(key)) seen.set(key, { apiVersion: k.apiVersion, kind: k.kind });
+    const kind = seen.get(key) ?? { apiVersion: k.apiVersion, kind: k.kind };
+    if (k.sensitive === true) kind.sensitive = true;
+    seen.set(key, kind);
   }
   return [...seen.values()];
 }

@@ -16,6 +16,7 @@ import {
   TENANT_CLUSTER,
 } from '../../ports/index.js';
 import { type RetryEntry, readRetryEntries } from '../bounds/retry-backoff.js';
+import { type RetryGroup, readRetryGroups } from '../bounds/retry-overflow.js';
 
 /** One kind's resume point in `status.resume` (owner: `resume-point.ts`). */
 export interface ResumePoint {
@@ -28,6 +29,13 @@ export interface ResumePoint {
   /** Digest of the rule and host namespace the point holds for. */
   policy: string;
 }
+
+/**
+ * A kind the tenant has copies of, as `status.syncedKinds` records it: `sensitive` is kept (only
+ * when true) so the retire and cleanup paths, which run after the kind left the policy or the
+ * TenantCluster is gone, still withhold server messages about its objects (`error-text.ts`).
+ */
+export type SyncedKind = KindRef & { sensitive?: true };
 
 /** `metav1.ConditionStatus`. */
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -81,7 +89,7 @@ export type RecordedLastPass = Partial<LastPassStatus>;
 /** The whole status, as read (every field as {@link readTenantClusterStatus} leaves it). */
 export interface TenantClusterStatus {
   /** Kinds the tenant has copies of (owner: `lifecycle.ts`). */
-  syncedKinds: KindRef[];
+  syncedKinds: SyncedKind[];
   /** Host namespaces the tenant has copies in (owner: `lifecycle.ts`). */
   hostNamespaces: string[];
   /** uid of the tenant cluster's kube-system namespace (owner: `tenant-identity.ts`). */
@@ -90,6 +98,8 @@ export interface TenantClusterStatus {
   resume: Record<string, ResumePoint>;
   /** The retry memory (owner: `retry-backoff.ts`). */
   retries: RetryEntry[];
+  /** The retry memory past its detailed entries, folded (owner: `retry-backoff.ts`). */
+  retryOverflow: RetryGroup[];
   /** While the TenantCluster is being deleted, the copies left (owner: the pass's cleanup). */
   cleanup?: { copiesLeft: number };
   /** `metadata.generation` the latest reported pass read (owner: `conditions.ts`). */
@@ -105,11 +115,12 @@ export interface TenantClusterStatus {
  * `null` removes it; in `resume`, a kind's `null` removes that kind's point.
  */
 export type TenantClusterStatusPatch = {
-  syncedKinds?: KindRef[];
+  syncedKinds?: SyncedKind[];
   hostNamespaces?: string[];
   tenantClusterId?: string | null;
   resume?: Record<string, ResumePoint | null>;
   retries?: RetryEntry[];
+  retryOverflow?: RetryGroup[];
   cleanup?: { copiesLeft: number };
   observedGeneration?: number;
   conditions?: Condition[];
@@ -132,9 +143,11 @@ function listOf<T>(value: unknown, keep: (item: unknown) => T | undefined): T[] 
   return items;
 }
 
-function kindRef(value: unknown): KindRef | undefined {
+function syncedKind(value: unknown): SyncedKind | undefined {
   if (!isRecord(value) || !isString(value.apiVersion) || !isString(value.kind)) return undefined;
-  return { apiVersion: value.apiVersion, kind: value.kind };
+  const kind: SyncedKind = { apiVersion: value.apiVersion, kind: value.kind };
+  if (value.sensitive === true) kind.sensitive = true;
+  return kind;
 }
 
 function resumePoints(value: unknown): Record<string, ResumePoint> {
@@ -208,10 +221,11 @@ export function readTenantClusterStatus(
 ): TenantClusterStatus {
   const status = isRecord(tenantCluster?.status) ? tenantCluster.status : {};
   const read: TenantClusterStatus = {
-    syncedKinds: listOf(status.syncedKinds, kindRef),
+    syncedKinds: listOf(status.syncedKinds, syncedKind),
     hostNamespaces: listOf(status.hostNamespaces, (n) => (isString(n) ? n : undefined)),
     resume: resumePoints(status.resume),
     retries: readRetryEntries(status.retries),
+    retryOverflow: readRetryGroups(status.retryOverflow),
     conditions: listOf(status.conditions, condition),
   };
   if (isString(status.tenantClusterId)) read.tenantClusterId = status.tenantClusterId;

@@ -183,7 +183,10 @@ describe('lifecycle on the real clusters', () => {
     }
     const before = await snapshot(t);
     const held = await pass(t);
-    expect(held.result.decisions).toEqual([]);
+    // Each held deletion is a Skip saying so; none is a Delete.
+    expect(held.result.decisions.map((d) => d.action)).toEqual(Array(20).fill('Skip'));
+    for (const d of held.result.decisions)
+      expect(d.reason).toMatch(/no longer exists; not deleted: the mass-delete guard holds/);
     expect(held.result.complete).toBe(false);
     expect(held.result.incompleteReason).toMatch(/would delete 20 of the 24 ConfigMap copies/);
     expect(held.result.warnings?.map((w) => w.reason)).toEqual(['MassDeleteGuard']);

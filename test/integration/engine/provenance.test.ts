@@ -85,10 +85,13 @@ describe('provenance', () => {
     await expectSkippedUntouched(
       t,
       occupant,
-      new RegExp(
-        `ConfigMap ${t.vns.a}/app of tenant cluster "other-${RUN}" \\(a name collision\\)`,
-      ),
+      // Named as another tenant's, never by that tenant's name, namespace or object.
+      /^host name [^ ]+ is occupied by an object of another tenant \(a name collision\); left it untouched$/,
     );
+    // Nor does the Event this tenant's TenantCluster shows.
+    const messages = (await tenantEvents(t)).map((e) => String(e.message));
+    expect(messages.some((m) => m.includes('an object of another tenant'))).toBe(true);
+    expect(messages.filter((m) => m.includes(`other-${RUN}`))).toEqual([]);
   });
 
   it('a foreign object at the name: Skip, untouched', async () => {

@@ -14,6 +14,7 @@ import {
   admissionPolicy,
   CONFIGMAP,
   createTenant,
+  ensureNamespace,
   kubectl,
   pass,
   SECRET,
@@ -117,4 +118,107 @@ describe('no data in error text', () => {
       }
     }
   });
+
+  // The retire and cleanup paths lost `sensitive` (issue 20, finding 4): a copy whose delete the
+  // host refused with a message quoting it put its data in the Decision, the DeleteFailed Event,
+  // the status and the log. A Forbidden refusal of a Secret leaked through the retire hint; an
+  // Invalid one of a ConfigMap the policy marks sensitive leaked once the rule was gone.
+  const paths: Array<{
+    name: string;
+    base: string;
+    reason: 'Forbidden' | 'Invalid';
+    retire: (t: Tenant) => Promise<void>;
+  }> = [
+    {
+      name: 'the sensitive kinds leave the policy',
+      base: 'sret-kind',
+      reason: 'Invalid',
+      retire: (t) => patchSpec(t, (spec) => ({ ...spec, toHost: [] })),
+    },
+    {
+      name: 'the host namespace moves',
+      base: 'sret-ns',
+      reason: 'Forbidden',
+      retire: async (t) => {
+        await ensureNamespace(t.hostApi, `${t.hostNamespace}-moved`);
+        await patchSpec(t, (spec) => ({ ...spec, hostNamespace: `${t.hostNamespace}-moved` }));
+      },
+    },
+    {
+      name: 'the TenantCluster is deleted',
+      base: 'sret-del',
+      reason: 'Forbidden',
+      retire: async (t) => {
+        const tc = (await t.hostApi.get(TENANT_CLUSTER, undefined, t.name)) as KubeObject;
+        await t.hostApi.delete(TENANT_CLUSTER, undefined, t.name, {
+          uid: tc.metadata.uid as string,
+        });
+      },
+    },
+  ];
+  it.each(paths)(
+    '$name: a refused delete quoting the copy is reduced everywhere ($reason)',
+    async ({ base, reason, retire }) => {
+      const t = await createTenant(apis(), base, {
+        toHost: [CONFIGMAP, SECRET],
+      });
+      await patchSpec(t, (spec) => ({
+        ...spec,
+        toHost: (spec.toHost as Record<string, unknown>[]).map((r) => ({ ...r, sensitive: true })),
+      }));
+      await t.tenantApi.create(
+        tenantObject(t, SECRET, t.vns.a, 'db', {
+          type: 'Opaque',
+          stringData: { password: CANARY },
+        }),
+      );
+      await t.tenantApi.create(tenantConfigMap(t, t.vns.a, 'cfg', { password: CANARY }));
+      const first = await pass(t);
+      expect(first.result.errors).toEqual([]);
+      const admission = await admissionPolicy(t, {
+        name: `echo-del-${t.name}`,
+        operations: ['DELETE'],
+        resources: ['secrets', 'configmaps'],
+        validation: {
+          expression: "!has(oldObject.data) || !('password' in oldObject.data)",
+          messageExpression:
+            "'refusing to delete password ' + (oldObject.kind == 'Secret' ? string(oldObject.data['password']) : oldObject.data['password'])",
+          reason,
+        },
+        probeData: { password: 'probe' },
+        denial: 'refusing to delete password',
+      });
+      try {
+        await retire(t);
+        const { result, logs } = await pass(t);
+        const refused = result.decisions.filter((d) => d.action === 'Delete' && d.error);
+        expect(refused.map((d) => d.kind).sort()).toEqual(['ConfigMap', 'Secret']);
+        expect(result.errors.length).toBeGreaterThanOrEqual(2);
+        const everywhere = JSON.stringify({
+          result,
+          logs,
+          status: (await t.hostApi.get(TENANT_CLUSTER, undefined, t.name))?.status,
+          describe: await kubectl(['describe', 'tenantcluster', t.name]),
+          events: await kubectl(['get', 'events', '-n', 'default', '-o', 'json']),
+        });
+        expect(everywhere).toContain('its message is withheld');
+        expect(everywhere).not.toContain(CANARY);
+        expect(everywhere).not.toContain(Buffer.from(CANARY).toString('base64'));
+      } finally {
+        for (const object of admission.reverse()) {
+          await t.hostApi.delete(object, undefined, object.metadata.name, {
+            uid: object.metadata.uid as string,
+          });
+        }
+      }
+    },
+  );
 });
+
+async function patchSpec(
+  t: Tenant,
+  change: (spec: Record<string, unknown>) => Record<string, unknown>,
+): Promise<void> {
+  const tc = (await t.hostApi.get(TENANT_CLUSTER, undefined, t.name)) as KubeObject;
+  await t.hostApi.update({ ...tc, spec: change(tc.spec as Record<string, unknown>) });
+}

@@ -5,6 +5,9 @@
  * Nothing the function writes to stdout/stderr may contain either.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   GetSecretValueCommand,
   ResourceNotFoundException,
@@ -203,6 +206,45 @@ describe('sync handler against real clusters', () => {
     expect(error?.message).not.toContain(CANARY);
     expect(await hostState()).toBe(before);
     expectNoSecretMaterial(out);
+  });
+
+  it('refuses a stored tenant kubeconfig whose user runs a command (exec): nothing runs, nothing written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tp-exec-'));
+    const marker = join(dir, 'ran');
+    // The tenant's own kubeconfig, its current user an exec plugin that would run in the function.
+    const doc = parse(tenantKubeconfig) as {
+      contexts: { context: { user: string } }[];
+      users: unknown[];
+    };
+    const userName = doc.contexts[0]!.context.user;
+    doc.users = [
+      {
+        name: userName,
+        user: {
+          exec: {
+            apiVersion: 'client.authentication.k8s.io/v1',
+            command: '/bin/sh',
+            args: ['-c', `touch ${marker}; echo '{}'`],
+            interactiveMode: 'Never',
+          },
+        },
+      },
+    ];
+    secretsManager
+      .on(GetSecretValueCommand, { SecretId: TENANT_SECRET })
+      .resolves({ Name: TENANT_SECRET, SecretString: stringify(doc) });
+    const handler = createHandler({ env: ENV });
+    const before = await hostState();
+
+    const { out, error } = await captured(() => handler({ tenant: TENANT }, lambdaContext()));
+
+    expect(error?.message).toBe(
+      `tenant kubeconfig from secret ${TENANT_SECRET}: user ${JSON.stringify(userName)} runs a command (exec); a kubeconfig read from Secrets Manager must carry its credentials inline (a token or an embedded client certificate)`,
+    );
+    expect(existsSync(marker)).toBe(false);
+    expect(await hostState()).toBe(before);
+    expectNoSecretMaterial(out);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('runs a real pass: host objects and Events appear, logs are JSON without secret material', async () => {

@@ -36,10 +36,8 @@ export function shippedFunction(options: {
 }): ShippedFunction {
   const config = parseTenantsConfig(
     [
-      'global:',
-      `  hostSecretId: ${JSON.stringify(options.hostSecretId)}`,
       'tenants:',
-      `  - {name: ${options.tenant}, schedule: "rate(5 minutes)", tenantSecretId: ${JSON.stringify(options.tenantSecretId)}}`,
+      `  - {name: ${options.tenant}, schedule: "rate(5 minutes)", tenantSecretId: ${JSON.stringify(options.tenantSecretId)}, hostSecretId: ${JSON.stringify(options.hostSecretId)}}`,
       '',
     ].join('\n'),
   );

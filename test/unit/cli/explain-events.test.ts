@@ -100,6 +100,18 @@ describe('eventMentions', () => {
     ).toBe(false);
   });
 
+  it('matches by kind and name: a Service of the same host name is another object', () => {
+    const about = (kind: string) =>
+      view(`${kind} shop/web -> host tenant-dev/app-x-default-x-dev: created`, {
+        'tenantplane.io/host-ref': 'tenant-dev/app-x-default-x-dev',
+        'tenantplane.io/kind': kind,
+      });
+    expect(eventMentions(about('Pod'), hostRef, 'Pod')).toBe(true);
+    expect(eventMentions(about('Service'), hostRef, 'Pod')).toBe(false);
+    // An Event without the kind annotation is judged by its name alone.
+    expect(eventMentions(view('host tenant-dev/app-x-default-x-dev.'), hostRef, 'Pod')).toBe(true);
+  });
+
   it('reads the message of the Events sink', () => {
     expect(
       eventMentions(

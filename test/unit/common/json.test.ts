@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { cloneJson, jsonEqual, stableJson } from '../../../lib/common/index.js';
+import {
+  cloneJson,
+  JsonDepthError,
+  jsonDigest,
+  jsonEqual,
+  MAX_JSON_DEPTH,
+  stableJson,
+} from '../../../lib/common/index.js';
 
 describe('stableJson', () => {
   const cases: Array<{ name: string; value: unknown; expected: string }> = [
@@ -158,5 +165,51 @@ describe('cloneJson', () => {
     expect(copy.at).not.toBe(date);
     expect(copy.map.get('k')).toBe(1);
     expect(() => cloneJson({ f: () => 1 })).toThrow();
+  });
+});
+
+/** `{"a":{"a":...1}}` nested `levels` objects deep, as JSON.parse makes it (the apiserver's answer). */
+function nested(levels: number, list = false): unknown {
+  const open = list ? '[' : '{"a":';
+  const close = list ? ']' : '}';
+  return JSON.parse(`${open.repeat(levels)}1${close.repeat(levels)}`);
+}
+
+// A custom resource that preserves unknown fields may nest 10,000 levels (the apiserver's limit);
+// recursing that deep overflowed the stack (`Maximum call stack size exceeded`) and stopped passes.
+describe('the JSON helpers recurse no deeper than MAX_JSON_DEPTH', () => {
+  const helpers: Array<{ name: string; run: (value: unknown, twin: unknown) => unknown }> = [
+    { name: 'stableJson', run: (value) => stableJson(value) },
+    { name: 'jsonDigest', run: (value) => jsonDigest(value) },
+    { name: 'cloneJson', run: (value) => cloneJson(value) },
+    { name: 'jsonEqual', run: (value, twin) => jsonEqual(value, twin) },
+  ];
+  const depths = [
+    { levels: MAX_JSON_DEPTH, list: false, fails: false },
+    { levels: MAX_JSON_DEPTH, list: true, fails: false },
+    { levels: MAX_JSON_DEPTH + 1, list: false, fails: true },
+    { levels: 3_500, list: false, fails: true },
+    { levels: 10_000, list: true, fails: true },
+  ];
+  const cases = helpers.flatMap((h) =>
+    depths.map((d) => ({
+      ...d,
+      ...h,
+      title: `${h.name}, ${d.levels} levels of ${d.list ? 'lists' : 'objects'}`,
+    })),
+  );
+  it.each(cases)('$title', ({ run, levels, list, fails }) => {
+    // Two separately parsed values, so jsonEqual walks both.
+    const value = nested(levels, list);
+    const twin = nested(levels, list);
+    if (fails) {
+      expect(() => run(value, twin)).toThrow(JsonDepthError);
+      expect(() => run(value, twin)).toThrow(`more than ${MAX_JSON_DEPTH} levels deep`);
+    } else expect(() => run(value, twin)).not.toThrow();
+  });
+
+  it('jsonEqual of a deep value and a shallow one answers without walking the deep one', () => {
+    expect(jsonEqual(nested(10_000), { a: 2 })).toBe(false);
+    expect(jsonEqual({ a: 2 }, nested(10_000, true))).toBe(false);
   });
 });

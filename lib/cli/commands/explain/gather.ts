@@ -144,7 +144,7 @@ async function goneHostObject(
 ): Promise<GoneHostObject> {
   let decisions: EventView[] = [];
   try {
-    decisions = (await hostObjectEvents(hostApi, hostRef)).slice(0, LATEST_DECISIONS);
+    decisions = (await hostObjectEvents(hostApi, hostRef, kind.kind)).slice(0, LATEST_DECISIONS);
   } catch {
     // The history is a courtesy; the missing object is the answer.
   }
@@ -196,7 +196,7 @@ export async function gatherExplanation(
   try {
     const events = await tenantClusterEvents(hostApi, ref.tenant);
     explanation.decisions = events
-      .filter((e) => eventMentions(e, hostRef))
+      .filter((e) => eventMentions(e, hostRef, kind.kind))
       .slice(0, LATEST_DECISIONS);
   } catch (error) {
     explanation.eventsError = errorText(error);

@@ -138,6 +138,45 @@ describe('SecretsManagerKubeconfigSource', () => {
       /JSON without a non-empty string field "kubeconfig"/,
     );
   });
+
+  const refusals = [
+    {
+      name: 'exec (runs a command in the function)',
+      user: `{exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/sh, args: ["-c", "echo ${CANARY}"]}}`,
+      says: 'user "u" runs a command (exec)',
+    },
+    {
+      name: 'an auth provider (gcp runs its cmd-path)',
+      user: `{auth-provider: {name: gcp, config: {cmd-path: /bin/${CANARY}}}}`,
+      says: 'user "u" runs an auth provider (auth-provider)',
+    },
+    {
+      name: 'a token file (would send /proc/self/environ as the token)',
+      user: '{token-file: /proc/self/environ}',
+      says: 'user "u" reads its token from a file (token-file)',
+    },
+    {
+      name: 'a client key file',
+      user: `{client-certificate-data: ${CANARY}, client-key: /var/task/key.pem}`,
+      says: 'user "u" reads its client key from a file (client-key)',
+    },
+  ];
+
+  it.each(refusals)('refuses a stored kubeconfig whose user uses $name', async ({ user, says }) => {
+    // The refused user is not the current context's: every user of a stored kubeconfig counts.
+    const text = `apiVersion: v1\nkind: Config\nusers:\n- name: ok\n  user: {token: t}\n- name: u\n  user: ${user}\n`;
+    sm.on(GetSecretValueCommand).resolves({ SecretString: JSON.stringify({ kubeconfig: text }) });
+    const error = await sourceError(source().load('tenant'));
+    expect(error.message).toBe(
+      `tenant kubeconfig secret tenantplane/dev/tenant: ${says}; a kubeconfig read from Secrets Manager must carry its credentials inline (a token or an embedded client certificate)`,
+    );
+  });
+
+  it('accepts a stored kubeconfig that carries its credentials', async () => {
+    const text = `users:\n- name: a\n  user: {token: ${CANARY}}\n- name: b\n  user: {client-certificate-data: x, client-key-data: y}\n`;
+    sm.on(GetSecretValueCommand).resolves({ SecretString: text });
+    expect((await source().load('host')).text).toBe(text);
+  });
 });
 
 describe('kubeconfigFromSecretString', () => {

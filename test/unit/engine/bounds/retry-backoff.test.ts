@@ -205,6 +205,34 @@ describe('RetryMemory', () => {
     expect(memory.list()).toHaveLength(MAX_RETRIES_REMEMBERED);
   });
 
+  // Past the detailed 200, the forgotten ones were retried every pass (issue 20, finding 2):
+  // N failures cost N - 200 writes per pass. Folded, every one of them keeps backing off.
+  const overflowCases = [
+    { name: `${MAX_RETRIES_REMEMBERED + 50} failing`, failing: MAX_RETRIES_REMEMBERED + 50 },
+    { name: '1,000 failing', failing: 1_000 },
+  ];
+  it.each(overflowCases)('$name: a full memory keeps every one backing off', ({ failing }) => {
+    const now = { t: T0 };
+    const memory = memoryAt(now);
+    for (let i = 0; i < failing; i++) memory.failed(key(`o${i}`), 'v', denied);
+    const recorded = memory.statusPatch();
+    expect(recorded?.retries).toHaveLength(MAX_RETRIES_REMEMBERED);
+    expect(recorded?.retryOverflow?.[0]?.objects).toHaveLength(failing - MAX_RETRIES_REMEMBERED);
+    now.t += 5 * MIN;
+    const next = memoryAt(now, recorded);
+    const due = Array.from({ length: failing }, (_, i) => next.check(key(`o${i}`), 'v').due);
+    expect(due.filter(Boolean)).toHaveLength(0);
+    // Nothing changed: no status write.
+    expect(next.statusPatch()).toBeUndefined();
+    // A changed version is due at once, folded or not.
+    expect(next.check(key(`o${failing - 1}`), 'v2').due).toBe(true);
+    expect(next.failedBefore(key(`o${failing - 1}`), 'v')).toBe(true);
+    // Once the group's time has come its objects are due, and the group is dropped.
+    now.t += DEFAULT_BACKOFF.maxMs;
+    const later = memoryAt(now, recorded);
+    expect(later.check(key(`o${failing - 1}`), 'v').due).toBe(true);
+  });
+
   it('ignores garbage in the recorded status', () => {
     const memory = memoryAt({ t: T0 }, { retries: [{ kind: 'x' }, 'nope', null] });
     expect(memory.size).toBe(0);

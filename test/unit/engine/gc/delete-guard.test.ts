@@ -1,6 +1,7 @@
 /**
  * The mass-delete guard: a confirmation token names exactly one set of deletions; above the
- * threshold only vanished sources are held, and only a confirmation of that very set lets them go.
+ * threshold every deletion of the kind is held, vanished and excluded sources alike (a policy edit
+ * can delete as much as a wiped tenant), and only a confirmation of that very set lets them go.
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
@@ -106,10 +107,24 @@ describe('guardDeletes', () => {
       expectedAllowed: 5,
     },
     {
-      name: 'excluded sources do not count toward the threshold',
-      candidates: [...many(10), ...many(10, 'x', false)],
+      name: 'excluded sources count toward the threshold, with the vanished ones',
+      candidates: [...many(6), ...many(5, 'x', false)],
       managed: 20,
-      expectedAllowed: 20,
+      expectedAllowed: 0,
+      expectedHeld: 11,
+    },
+    {
+      name: 'a policy edit that excludes most copies is held like vanished sources',
+      candidates: many(24, 'x', false),
+      managed: 24,
+      expectedAllowed: 0,
+      expectedHeld: 24,
+    },
+    {
+      name: 'a policy edit that excludes up to maxPercent is not held',
+      candidates: many(12, 'x', false),
+      managed: 24,
+      expectedAllowed: 12,
     },
     {
       name: 'above maxPercent holds the vanished ones',
@@ -119,11 +134,11 @@ describe('guardDeletes', () => {
       expectedHeld: 11,
     },
     {
-      name: 'above maxPercent still lets excluded ones through',
+      name: 'above maxPercent holds the excluded ones too',
       candidates: [...many(15), ...many(3, 'x', false)],
       managed: 24,
-      expectedAllowed: 3,
-      expectedHeld: 15,
+      expectedAllowed: 0,
+      expectedHeld: 18,
     },
     {
       name: 'a stricter guard holds less',
@@ -145,7 +160,7 @@ describe('guardDeletes', () => {
     });
     expect(verdict.allowed).toHaveLength(expectedAllowed);
     expect(verdict.held?.count).toBe(expectedHeld);
-    if (expectedHeld !== undefined) expect(verdict.allowed.every((c) => !c.vanished)).toBe(true);
+    expect(verdict.held?.candidates.length).toBe(expectedHeld);
   });
 
   it('names the count and the kubectl annotate command with the token', () => {
@@ -153,7 +168,7 @@ describe('guardDeletes', () => {
     const verdict = guardDeletes({
       tenant: TENANT,
       kind: 'ConfigMap',
-      candidates: [...vanished, candidate('kept', false)],
+      candidates: vanished,
       managedCopies: 24,
       guard: GUARD,
       confirmed: new Set(),
@@ -167,13 +182,36 @@ describe('guardDeletes', () => {
       reason: 'MassDeleteGuard',
       message: verdict.held?.reason,
     });
-    expect(names(verdict.allowed)).toEqual(['kept']);
+    expect(verdict.allowed).toEqual([]);
+  });
+
+  it('says which deletions a policy edit caused and that `tenantplane plan` lists them', () => {
+    const edit = (candidates: GcCandidate[]) =>
+      guardDeletes({
+        tenant: TENANT,
+        kind: 'ConfigMap',
+        candidates,
+        managedCopies: 24,
+        guard: GUARD,
+        confirmed: new Set(),
+      }).held;
+    const excluded = many(24, 'x', false);
+    const token = `ConfigMap:${confirmationToken(excluded)}`;
+    expect(edit(excluded)?.reason).toBe(
+      `the pass would delete 24 of the 24 ConfigMap copies of tenant cluster "${TENANT}" that the sync policy now excludes (more than 50%), so it deleted none of them; \`tenantplane plan ${TENANT}\` lists them; if the policy edit is meant, confirm once with: kubectl annotate tenantcluster ${TENANT} ${TenantClusterKeys.ConfirmDeletes}=${token} --overwrite`,
+    );
+    expect(edit(excluded)?.skipNote).toBe(
+      `not deleted: the mass-delete guard holds the 24 ConfigMap deletions of this pass (more than 50% of 24 copies) until they are confirmed with ${TenantClusterKeys.ConfirmDeletes}=${token}`,
+    );
+    expect(edit([...many(10), ...many(3, 'x', false)])?.reason).toContain(
+      '13 of the 24 ConfigMap copies of tenant cluster "dev" (10 whose sources vanished, 3 that the sync policy now excludes) (more than 50%)',
+    );
   });
 
   it('a matching confirmation lets all through', () => {
     const vanished = many(15);
-    const all = [...vanished, candidate('kept', false)];
-    const token = `ConfigMap:${confirmationToken([...vanished].reverse())}`;
+    const all = [...vanished, candidate('gone', false)];
+    const token = `ConfigMap:${confirmationToken([...all].reverse())}`;
     const verdict = guardDeletes({
       tenant: TENANT,
       kind: 'ConfigMap',

@@ -194,6 +194,68 @@ describe('retireCopies', () => {
     },
   );
 
+  // A refusal that quotes the copy (an admission policy's messageExpression over oldObject) was
+  // embedded raw in the retire hint (issue 20, finding 4). Every path reduces it now.
+  const CANARY = 'canary-s3cr3t';
+  const quoting =
+    (reason: 'Forbidden' | 'Invalid', method: FakeCall['method']) => (call: FakeCall) =>
+      call.method === method
+        ? new ClusterError(reason, `denied: password is ${CANARY}`, {
+            status: reason === 'Forbidden' ? 403 : 422,
+          })
+        : undefined;
+  const sensitiveCases = [
+    {
+      name: 'a Secret, Forbidden delete',
+      kind: SECRET,
+      source: secret('default', 's'),
+      reason: 'Forbidden',
+      method: 'delete',
+    },
+    {
+      name: 'a Secret, Forbidden listing',
+      kind: SECRET,
+      source: secret('default', 's'),
+      reason: 'Forbidden',
+      method: 'list',
+    },
+    {
+      name: 'a sensitive ConfigMap, Invalid delete',
+      kind: { ...CONFIGMAP, sensitive: true },
+      source: a,
+      reason: 'Invalid',
+      method: 'delete',
+    },
+    {
+      name: 'a sensitive ConfigMap, Forbidden delete',
+      kind: { ...CONFIGMAP, sensitive: true },
+      source: a,
+      reason: 'Forbidden',
+      method: 'delete',
+    },
+  ] as const;
+  it.each(sensitiveCases)(
+    '$name: the server’s message is withheld from errors and Decisions',
+    async ({ kind, source, reason, method }) => {
+      const { hostApi, ctx } = setup([hostCopyOf(source)]);
+      hostApi.failWhen(quoting(reason, method));
+      await retireCopies(ctx, kind, HOST_NS, 'because');
+      const recorded = JSON.stringify({
+        errors: ctx.ledger.errors.errors,
+        decisions: ctx.ledger.recorder.decisions,
+      });
+      expect(recorded).not.toContain(CANARY);
+      expect(recorded).toContain('its message is withheld');
+    },
+  );
+
+  it('a kind that is not sensitive keeps the server’s words in the hint', async () => {
+    const { hostApi, ctx } = setup([hostCopyOf(a)]);
+    hostApi.failWhen(quoting('Forbidden', 'delete'));
+    await retireCopies(ctx, CONFIGMAP, HOST_NS, 'because');
+    expect(ctx.ledger.errors.errors[0]?.message).toContain(`password is ${CANARY}`);
+  });
+
   it('stops at the write budget, leaving the rest', async () => {
     const { hostApi, ctx } = setup([hostCopyOf(a), hostCopyOf(b), hostCopyOf(cm('x', 'c'))], {
       budget: { maxWrites: 1, concurrency: 1 },
@@ -241,6 +303,25 @@ describe('retireStale', () => {
     expect(ctx.ledger.recorder.decisions[0]?.reason).toMatch(
       /kind Secret \(v1\) left the sync policy/,
     );
+  });
+
+  it('a sensitive kind that left toHost is retired with its messages withheld, and stays sensitive while remembered', async () => {
+    const { hostApi, ctx } = setup([
+      hostCopyOf(cm('default', 'a')),
+      hostCopyOf(cm('default', 'b')),
+    ]);
+    hostApi.failWhen((call) =>
+      call.method === 'delete' && call.name === hn('default', 'b')
+        ? new ClusterError('Invalid', 'denied: password is canary-s3cr3t', { status: 422 })
+        : undefined,
+    );
+    const secretsOnly = parseSyncPolicy(TENANT, { hostNamespace: HOST_NS, toHost: [SECRET] });
+    const next = await retireStale(ctx, secretsOnly, {
+      syncedKinds: [{ ...CONFIGMAP, sensitive: true }],
+      hostNamespaces: [HOST_NS],
+    });
+    expect(JSON.stringify(ctx.ledger.recorder.decisions)).not.toContain('canary-s3cr3t');
+    expect(next.syncedKinds).toEqual([SECRET, { ...CONFIGMAP, sensitive: true }]);
   });
 
   it('remembers a kind it could not retire', async () => {

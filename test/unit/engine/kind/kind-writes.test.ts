@@ -4,6 +4,7 @@
  * costing nothing, and without a budget the plain streaming order (apply per page, GC after).
  */
 import { describe, expect, it } from '@jest/globals';
+import { MAX_JSON_DEPTH } from '../../../../lib/common/index.js';
 import { PassBounds } from '../../../../lib/engine/bounds/budget.js';
 import { runPass } from '../../../../lib/engine/index.js';
 import { KindWriter } from '../../../../lib/engine/kind/kind-writes.js';
@@ -207,6 +208,38 @@ describe('under a write budget', () => {
   });
 });
 
+describe('retries never take the share of the writes listed after them', () => {
+  // Objects the host keeps refusing, listed first, were retried as soon as their back-off ended and
+  // used the kind's share before anything after them (issue 20, finding 2): with 12x the share of
+  // failures a kind starved for good on a 5-minute schedule.
+  const cases = [
+    { name: 'B=2, 24 failing listed first', budget: 2, failing: 24, ok: 5, passes: 40 },
+    { name: 'B=4, 48 failing listed first', budget: 4, failing: 48, ok: 10, passes: 40 },
+  ];
+  it.each(cases)('$name: every other object is created', async (c) => {
+    const now = { t: Date.parse('2030-01-01T00:00:00Z') };
+    const clock = { now: () => now.t };
+    const { tenantApi, hostApi } = clusters(
+      [...many(c.failing, 'a-bad'), ...many(c.ok, 'z-ok')],
+      [],
+      {
+        toHost: [CONFIGMAP],
+      },
+    );
+    hostApi.failWhen((call) =>
+      call.method === 'create' && call.name?.startsWith('a-bad')
+        ? new ClusterError('Forbidden', 'denied by an admission policy', { status: 403 })
+        : undefined,
+    );
+    const budget = { maxWrites: c.budget };
+    for (let pass = 0; pass < c.passes; pass++) {
+      await runPass({ tenant: TENANT, tenantApi, hostApi, clock, budget });
+      now.t += 5 * 60_000;
+    }
+    expect(hostApi.objects(CONFIGMAP)).toHaveLength(c.ok);
+  });
+});
+
 describe('the progress guarantee under churn and permanent failures', () => {
   const cases = [
     { name: 'B=3, N=4 failing, T=1 churning', budget: 3, failing: 4, churn: 1 },
@@ -280,42 +313,94 @@ describe('without a write budget', () => {
   });
 });
 
-describe('a page offered while streaming', () => {
+describe('a page offered, streaming or under a budget', () => {
   const source = (name: string) => ({
     desired: hostCopyOf(cm('default', name)),
     source: { tenant: TENANT, kind: 'ConfigMap', virtualNamespace: 'default', virtualName: name },
   });
 
-  it('plans an in-sync copy once and goes no further; a plan that throws is that object’s error', async () => {
-    const ctx = passContext();
-    const inSync = source('same');
-    const broken = source('broken');
-    // A copy whose labels cannot be read: planning it throws, here and in apply alike.
-    const unreadable: KubeObject = {
-      ...broken.desired,
-      metadata: {
-        ...broken.desired.metadata,
-        get labels(): Record<string, string> {
-          throw new Error('labels unreadable');
+  // Under a budget the plan ran outside any try (issue 20, finding 6): one object stopped the pass.
+  const paths = [
+    { name: 'streaming', budget: {}, streaming: true },
+    { name: 'under a write budget', budget: { maxWrites: 10 }, streaming: false },
+  ];
+  it.each(paths)(
+    '$name: plans an in-sync copy once and goes no further; a plan that throws is that object’s error',
+    async ({ budget, streaming }) => {
+      const ctx = passContext({ budget });
+      const inSync = source('same');
+      const broken = source('broken');
+      const fresh = source('fresh');
+      // A copy whose labels cannot be read: planning it throws, here and in apply alike.
+      const unreadable: KubeObject = {
+        ...broken.desired,
+        metadata: {
+          ...broken.desired.metadata,
+          get labels(): Record<string, string> {
+            throw new Error('labels unreadable');
+          },
         },
-      },
-    };
-    const byName = new Map([
-      [inSync.desired.metadata.name, createBody(inSync.desired)],
-      [broken.desired.metadata.name, unreadable],
-    ]);
-    const writer = new KindWriter(ctx, CONFIGMAP, byName);
-    expect(writer.streaming).toBe(true);
-    await writer.offer([inSync, broken]);
-    expect(ctx.ledger.recorder.decisions).toEqual([]);
-    expect(ctx.ledger.errors.errors).toEqual([
-      {
-        kind: 'ConfigMap',
-        tenantRef: { namespace: 'default', name: 'broken' },
-        hostRef: { namespace: HOST_NS, name: hn('default', 'broken') },
-        message: 'labels unreadable',
-      },
-    ]);
-    expect((ctx.scope.hostApi as MemoryCluster).calls).toEqual([]);
-  });
+      };
+      const byName = new Map([
+        [inSync.desired.metadata.name, createBody(inSync.desired)],
+        [broken.desired.metadata.name, unreadable],
+      ]);
+      const writer = new KindWriter(ctx, CONFIGMAP, byName);
+      expect(writer.streaming).toBe(streaming);
+      await writer.offer([inSync, broken, fresh]);
+      await writer.flush();
+      expect(decisionLines(ctx.ledger.recorder.decisions)).toEqual([
+        `Create ConfigMap default/fresh -> ${hn('default', 'fresh')}`,
+      ]);
+      expect(ctx.ledger.errors.errors).toEqual([
+        {
+          kind: 'ConfigMap',
+          tenantRef: { namespace: 'default', name: 'broken' },
+          hostRef: { namespace: HOST_NS, name: hn('default', 'broken') },
+          message: 'labels unreadable',
+        },
+      ]);
+      const calls = (ctx.scope.hostApi as MemoryCluster).calls;
+      expect(calls.map((c) => `${c.method} ${c.name}`)).toEqual([
+        `create ${hn('default', 'fresh')}`,
+      ]);
+    },
+  );
+});
+
+describe('a tenant object nested deeper than MAX_JSON_DEPTH', () => {
+  // Just past the bound: the in-memory fake copies objects with structuredClone, which overflows
+  // at about 1,600 levels (the real clusters' test nests 3,500).
+  const deep = (levels: number) =>
+    JSON.parse(`${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`) as Record<string, unknown>;
+  const cases = [
+    { name: 'streaming', budget: {} },
+    { name: 'under a write budget', budget: { maxWrites: 10 } },
+  ];
+  it.each(cases)(
+    '$name: that object’s error, every other object and kind synced',
+    async ({ budget }) => {
+      const { tenantApi, hostApi } = clusters(
+        [
+          { ...cm('default', 'deep'), spec: deep(MAX_JSON_DEPTH + 100) },
+          cm('default', 'plain'),
+          secret('default', 's'),
+        ],
+        [],
+        { toHost: [CONFIGMAP, SECRET] },
+      );
+      const result = await runPass({ tenant: TENANT, tenantApi, hostApi, budget });
+      expect(result.errors).toEqual([
+        expect.objectContaining({
+          kind: 'ConfigMap',
+          tenantRef: { namespace: 'default', name: 'deep' },
+          message: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels deep`),
+        }),
+      ]);
+      expect(hostApi.objects(CONFIGMAP).map((o) => o.metadata.name)).toEqual([
+        hn('default', 'plain'),
+      ]);
+      expect(hostApi.objects(SECRET)).toHaveLength(1);
+    },
+  );
 });

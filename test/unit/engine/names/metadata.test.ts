@@ -73,6 +73,7 @@ describe('metadata constants', () => {
       SpecHash: 'tenantplane.io/spec-hash',
       AppliedHash: 'tenantplane.io/applied-hash',
       StoredHash: 'tenantplane.io/stored-hash',
+      ServiceAccountName: 'tenantplane.io/service-account-name',
     });
   });
 

@@ -134,12 +134,20 @@ describe('describeOccupant', () => {
       expected: 'this same tenant source',
     },
     {
-      name: 'other source',
+      name: 'another source of this tenant',
+      provenance: {
+        holder: 'other-source',
+        ref: { tenant: 'dev', kind: 'Secret', virtualNamespace: 'team', virtualName: 'db' },
+      },
+      expected: 'Secret team/db of tenant cluster "dev" (a name collision)',
+    },
+    {
+      name: "another tenant's copy: named as such, never by its tenant, namespace or name",
       provenance: {
         holder: 'other-source',
         ref: { tenant: 'prod', kind: 'Secret', virtualNamespace: 'team', virtualName: 'db' },
       },
-      expected: 'Secret team/db of tenant cluster "prod" (a name collision)',
+      expected: 'an object of another tenant (a name collision)',
     },
     {
       name: 'foreign',
@@ -148,6 +156,6 @@ describe('describeOccupant', () => {
     },
   ];
   it.each(cases)('$name', ({ provenance: p, expected }) => {
-    expect(describeOccupant(p)).toBe(expected);
+    expect(describeOccupant(p, { tenant: 'dev' })).toBe(expected);
   });
 });

@@ -68,7 +68,8 @@ describe('an occupied host name', () => {
     expect(decisionLines(result.decisions)).toEqual([
       'Skip ConfigMap default/app -> app-x-default-x-dev',
     ]);
-    expect(result.decisions[0]?.reason).toMatch(/tenant cluster "prod" \(a name collision\)/);
+    expect(result.decisions[0]?.reason).toMatch(/an object of another tenant \(a name collision\)/);
+    expect(result.decisions[0]?.reason).not.toMatch(/prod/);
     expect(result.requests.host.writes).toBe(0);
     expect(hostApi.objects(CONFIGMAP)).toEqual(before);
   });
@@ -220,7 +221,7 @@ describe('planApply', () => {
       observed: listed(otherTenantAtApp()),
       expectedAction: 'Skip',
       expectedReason:
-        /^host name tenant-dev\/app-x-default-x-dev is occupied by ConfigMap default\/app of tenant cluster "prod" \(a name collision\); left it untouched$/,
+        /^host name tenant-dev\/app-x-default-x-dev is occupied by an object of another tenant \(a name collision\); left it untouched$/,
     },
     {
       name: 'another source of this tenant',
@@ -338,7 +339,7 @@ const APPLY_CASES: ApplyCase[] = [
     expectedOutcome: {
       result: 'decided',
       action: 'Skip',
-      reason: matching(/tenant cluster "prod" \(a name collision\)/),
+      reason: matching(/an object of another tenant \(a name collision\)/),
     },
     expectedCalls: [],
     expectedReservations: 0,
@@ -456,7 +457,7 @@ const APPLY_CASES: ApplyCase[] = [
     expectedOutcome: {
       result: 'decided',
       action: 'Skip',
-      reason: matching(/tenant cluster "prod"/),
+      reason: matching(/an object of another tenant/),
     },
     expectedCalls: [`create ${APP}`, `get ${APP}`],
     expectedReservations: 1,

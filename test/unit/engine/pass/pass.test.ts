@@ -5,6 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Labels, requestDelta, runPass } from '../../../../lib/engine/index.js';
 import { Annotations } from '../../../../lib/engine/names/metadata.js';
+import { translate } from '../../../../lib/engine/object/kinds/registry.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
 import {
   CONFIGMAP,
@@ -141,7 +142,7 @@ const CASES: Case[] = [
     expectedHostState: [{ ref: 'ConfigMap app-x-default-x-dev', data: { k: 'v' } }],
     expectedDecisions: ['Skip ConfigMap default/app -> app-x-default-x-dev'],
     expectedReasons: [
-      /occupied by ConfigMap default\/app of tenant cluster "prod" \(a name collision\); left it untouched/,
+      /occupied by an object of another tenant \(a name collision\); left it untouched/,
     ],
   },
   {
@@ -340,7 +341,10 @@ describe('metadata on the host', () => {
         selector: { app: 'web' },
       },
     };
-    const hostCopy = hostCopyOf(service);
+    // The copy a previous pass wrote: the Service translator's (its selector scoped).
+    const translation = translate(service, { tenant: 'dev', hostNamespace: HOST_NS });
+    if (!('host' in translation)) throw new Error(translation.refused);
+    const hostCopy = translation.host;
     hostCopy.spec = {
       ...(hostCopy.spec as object),
       clusterIP: '10.96.0.9',
@@ -366,7 +370,11 @@ describe('metadata on the host', () => {
     ).toMatchObject({
       clusterIP: '10.96.0.9',
       clusterIPs: ['10.96.0.9'],
-      selector: { app: 'web2' },
+      selector: {
+        app: 'web2',
+        [Labels.Tenant]: 'dev',
+        [Labels.VirtualNamespace]: 'default',
+      },
     });
 
     // A field the tenant removes from spec is noticed although the host keeps server defaults.

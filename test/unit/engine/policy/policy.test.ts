@@ -101,6 +101,45 @@ describe('parseSyncPolicy', () => {
     );
   });
 
+  it.each([
+    {
+      name: 'autoscaling/v1 and autoscaling/v2 HorizontalPodAutoscaler',
+      rules: [
+        { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler' },
+        {
+          apiVersion: 'autoscaling/v2',
+          kind: 'HorizontalPodAutoscaler',
+          exclude: { names: ['web'] },
+        },
+      ],
+      problem:
+        'spec.toHost[1] repeats HorizontalPodAutoscaler (autoscaling/v2) of spec.toHost[0] (autoscaling/v1): one rule per API group and kind, whatever the version',
+    },
+    {
+      name: 'a CRD served under two versions',
+      rules: [
+        { apiVersion: 'example.com/v1', kind: 'Widget' },
+        { apiVersion: 'v1', kind: 'ConfigMap' },
+        { apiVersion: 'example.com/v1beta1', kind: 'Widget' },
+      ],
+      problem:
+        'spec.toHost[2] repeats Widget (example.com/v1beta1) of spec.toHost[0] (example.com/v1): one rule per API group and kind, whatever the version',
+    },
+  ])('refuses one resource under two versions: $name', ({ rules, problem }) => {
+    expect(problemsOf({ hostNamespace: 'h', toHost: rules })).toEqual([problem]);
+  });
+
+  it('accepts the same Kind in different API groups', () => {
+    const policy = parseSyncPolicy('dev', {
+      hostNamespace: 'h',
+      toHost: [
+        { apiVersion: 'example.com/v1', kind: 'Widget' },
+        { apiVersion: 'other.example.org/v1', kind: 'Widget' },
+      ],
+    });
+    expect(policy.toHost).toHaveLength(2);
+  });
+
   it('rejects a tenant name that cannot be a label value', () => {
     expect(problemsOf({ hostNamespace: 'h' }, 'x'.repeat(64)).join()).toMatch(/TenantCluster name/);
   });

@@ -82,6 +82,51 @@ describe('unionKinds', () => {
   });
 });
 
+describe('unionKinds keeps sensitivity', () => {
+  const SENSITIVE_CM = { ...CONFIGMAP, sensitive: true as const };
+  // It rebuilt kinds as {apiVersion, kind} (issue 20, finding 4): a sensitive kind that left the
+  // policy was retired with the server's raw messages.
+  const cases = [
+    {
+      name: 'remembered sensitive, policy silent',
+      a: [SENSITIVE_CM],
+      b: [CONFIGMAP],
+      sensitive: true,
+    },
+    { name: 'policy sensitive, nothing remembered', a: [], b: [SENSITIVE_CM], sensitive: true },
+    {
+      name: 'remembered only (the kind left the policy)',
+      a: [SENSITIVE_CM],
+      b: [],
+      sensitive: true,
+    },
+    {
+      name: 'policy says sensitive: false',
+      a: [],
+      b: [{ ...CONFIGMAP, sensitive: false }],
+      sensitive: false,
+    },
+    { name: 'neither', a: [CONFIGMAP], b: [CONFIGMAP], sensitive: false },
+  ];
+  it.each(cases)('$name', ({ a, b, sensitive }) => {
+    expect(unionKinds(a, b)).toEqual([sensitive ? SENSITIVE_CM : CONFIGMAP]);
+  });
+
+  it('is read back from status, and only `true` counts', () => {
+    const status = {
+      syncedKinds: [
+        { ...CONFIGMAP, sensitive: true },
+        { apiVersion: 'v1', kind: 'Other', sensitive: 'yes' },
+      ],
+      hostNamespaces: [HOST_NS],
+    };
+    expect(readRemembered(withStatus(status)).syncedKinds).toEqual([
+      SENSITIVE_CM,
+      { apiVersion: 'v1', kind: 'Other' },
+    ]);
+  });
+});
+
 describe('rememberedPatch', () => {
   const base: Remembered = {
     syncedKinds: [CONFIGMAP],

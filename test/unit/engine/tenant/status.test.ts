@@ -17,9 +17,18 @@ const EMPTY = {
   hostNamespaces: [],
   resume: {},
   retries: [],
+  retryOverflow: [],
   conditions: [],
 };
 
+const GROUP = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  op: 'apply',
+  reason: 'Forbidden',
+  failures: 2,
+  retryAfter: '2030-01-01T00:00:00.000Z',
+};
 const POINT = { resourceVersion: '7', at: 'a', fullAt: 'f', policy: 'p' };
 const RETRY = {
   apiVersion: 'v1',
@@ -72,6 +81,7 @@ describe('readTenantClusterStatus', () => {
         tenantClusterId: 'ks-1',
         resume: { 'v1/ConfigMap': POINT, 'v1/Secret': { resourceVersion: 1 } },
         retries: [RETRY, { ...RETRY, op: 'patch' }],
+        retryOverflow: [{ ...GROUP, objects: ['d1', 2] }, { kind: 'ConfigMap' }],
         cleanup: { copiesLeft: 2 },
         observedGeneration: 4,
         conditions: [READY, { type: 'Degraded', status: 'Maybe' }],
@@ -84,6 +94,7 @@ describe('readTenantClusterStatus', () => {
       tenantClusterId: 'ks-1',
       resume: { 'v1/ConfigMap': POINT },
       retries: [RETRY],
+      retryOverflow: [{ ...GROUP, objects: ['d1'] }],
       cleanup: { copiesLeft: 2 },
       observedGeneration: 4,
       conditions: [READY],

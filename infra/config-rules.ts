@@ -1,0 +1,72 @@
+/**
+ * The rules of `config/tenants.yaml` across tenants (`config.ts` checks each field): unique names,
+ * and each tenant's own host credentials.
+ */
+import { isRecord } from '../lib/common/index.js';
+
+/** One problem of the config: where (the path in the document) and what. */
+export interface Problem {
+  path: PropertyKey[];
+  message: string;
+}
+
+/**
+ * Which secret an id names, so that a name and an ARN of the same secret compare equal: the name
+ * inside an ARN, without the `-XXXXXX` suffix Secrets Manager appends. Conservative on purpose:
+ * two ids that might be one secret are treated as one.
+ */
+export function secretKey(id: string): string {
+  const arn = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:(.+)$/.exec(id);
+  return arn ? arn[1]!.replace(/-[A-Za-z0-9]{6}$/, '') : id;
+}
+
+/** `tenants[3] (qa)`, naming the tenant when it has a name. */
+export function tenantLabel(raw: unknown, index: number): string {
+  return isRecord(raw) && typeof raw.name === 'string' && raw.name
+    ? `tenants[${index}] (${raw.name})`
+    : `tenants[${index}]`;
+}
+
+/**
+ * Rules across tenants, checked on the raw document rather than in the schema so that they are
+ * reported even when some other field is wrong. Each tenant has its own host credentials: a host
+ * secret shared by two tenants would give one identity both tenants' rights on the host (and the
+ * per-namespace RBAC of `deploy/rbac/` cannot be deployed), and a tenant secret that is a host
+ * secret would hand the host identity to a tenant cluster's pass.
+ */
+export function crossTenantProblems(doc: unknown): Problem[] {
+  const found: Problem[] = [];
+  if (!isRecord(doc) || !Array.isArray(doc.tenants)) return found;
+  const tenants: unknown[] = doc.tenants;
+  const names = new Map<unknown, number>();
+  const hostSecrets = new Map<string, number>();
+  tenants.forEach((raw, index) => {
+    if (!isRecord(raw) || typeof raw.hostSecretId !== 'string') return;
+    const key = secretKey(raw.hostSecretId);
+    if (!hostSecrets.has(key)) hostSecrets.set(key, index);
+  });
+  tenants.forEach((raw, index) => {
+    if (!isRecord(raw)) return;
+    const first = names.get(raw.name);
+    if (first !== undefined)
+      found.push({ path: ['tenants', index, 'name'], message: `duplicate of tenants[${first}]` });
+    else if (typeof raw.name === 'string') names.set(raw.name, index);
+    if (typeof raw.tenantSecretId === 'string') {
+      const owner = hostSecrets.get(secretKey(raw.tenantSecretId));
+      if (owner !== undefined)
+        found.push({
+          path: ['tenants', index, 'tenantSecretId'],
+          message: `must not be a host secret (it is the hostSecretId of ${tenantLabel(tenants[owner], owner)})`,
+        });
+    }
+    if (typeof raw.hostSecretId === 'string') {
+      const owner = hostSecrets.get(secretKey(raw.hostSecretId))!;
+      if (owner !== index)
+        found.push({
+          path: ['tenants', index, 'hostSecretId'],
+          message: `is already the host secret of ${tenantLabel(tenants[owner], owner)}: each tenant needs its own host credentials`,
+        });
+    }
+  });
+  return found;
+}

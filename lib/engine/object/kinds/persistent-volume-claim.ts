@@ -1,0 +1,64 @@
+/**
+ * The PersistentVolumeClaim translator. A claim's spec is immutable once created except for
+ * `spec.resources.requests` (expansion), and the host fills in what it binds and defaults
+ * (`volumeName`, a default `storageClassName`, `volumeMode`): so an update is the host's claim with
+ * only the requests overwritten, and a claim never fights its binding (nor is it ever replaced:
+ * a replaced claim would lose its data). `volumeName` and `selector` name the tenant's volumes,
+ * which mean nothing on the host: host-owned (`../transform.ts`). `storageClassName` is kept: the
+ * host's classes are what a tenant's claim asks for. A data source (`dataSource`,
+ * `dataSourceRef`: a claim to clone, a snapshot, a populator's object) is an object of the
+ * tenant's, so it names its host copy.
+ */
+import { cloneJson, isRecord, jsonEqual } from '../../../common/index.js';
+import type { KubeObject } from '../../../ports/index.js';
+import { hostName } from '../../names/naming.js';
+import type { KindTranslator, TranslatedUpdate, TranslateTarget } from './translator.js';
+
+function renameSource(ref: unknown, target: TranslateTarget): void {
+  if (!isRecord(ref) || typeof ref.name !== 'string') return;
+  // A cross-namespace source (`dataSourceRef.namespace`) is still the tenant's: its copy lives in
+  // the one host namespace too.
+  const namespace = typeof ref.namespace === 'string' ? ref.namespace : target.virtualNamespace;
+  ref.name = hostName(ref.name, namespace, target.tenant);
+  delete ref.namespace;
+}
+
+/** The host claim: data sources renamed (host-owned fields are stripped by the generic transform). */
+export function claimToHost(object: KubeObject, target: TranslateTarget): KubeObject {
+  const spec = object.spec;
+  if (!isRecord(spec)) return object;
+  renameSource(spec.dataSource, target);
+  renameSource(spec.dataSourceRef, target);
+  return object;
+}
+
+function requestsOf(object: KubeObject): unknown {
+  const spec = object.spec;
+  return isRecord(spec) && isRecord(spec.resources) ? spec.resources.requests : undefined;
+}
+
+/**
+ * The update: the host's claim as observed, its `spec.resources.requests` set to the desired
+ * ones. A shrink is sent as asked, and the host's refusal ("can not be less than previous
+ * value") is that claim's error, in the host's words.
+ */
+export function claimUpdateBody(desired: KubeObject, observed: KubeObject): TranslatedUpdate {
+  const { managedFields: _managedFields, ...metadata } = observed.metadata;
+  const body: KubeObject = { ...cloneJson(observed), metadata: cloneJson(metadata) };
+  delete body.status;
+  const want = requestsOf(desired);
+  if (want === undefined || jsonEqual(want, requestsOf(observed))) return { body, changed: [] };
+  const spec = isRecord(body.spec) ? body.spec : {};
+  const resources = isRecord(spec.resources) ? spec.resources : {};
+  resources.requests = cloneJson(want);
+  spec.resources = resources;
+  body.spec = spec;
+  return { body, changed: ['spec.resources.requests'] };
+}
+
+/** Claims: data sources renamed; an update changes only the requests. */
+export const PERSISTENT_VOLUME_CLAIM_TRANSLATOR: KindTranslator = {
+  kind: { apiVersion: 'v1', kind: 'PersistentVolumeClaim' },
+  toHost: claimToHost,
+  updateBody: claimUpdateBody,
+};

@@ -1,0 +1,91 @@
+/**
+ * The Pod translator: a tenant Pod becomes a host Pod that works there and stays inside its
+ * tenant and virtual namespace. Every reference names the host copy of what it refers to (by
+ * {@link hostName}); the Pod is refused when it asks for host access the policy does not allow;
+ * it carries no host credentials; it reads its tenant identity through the downward API; its
+ * affinity and topology spread selectors stay inside its tenant (`pod-affinity.ts`); its labels
+ * under reserved keys are carried under the key function's key (`selectors.ts`); and an update
+ * touches only what a running Pod lets change (`pod-update.ts`).
+ */
+import { isRecord } from '../../../common/index.js';
+import type { KubeObject } from '../../../ports/index.js';
+import { Annotations } from '../../names/metadata.js';
+import { hostName } from '../../names/naming.js';
+import { podSelectorFields, podSelectorRefusal } from './pod-affinity.js';
+import {
+  dropTokenSources,
+  hardenSpec,
+  hostAccessRefusal,
+  tenantFieldRefs,
+} from './pod-hardening.js';
+import { POD_REFERENCED_KINDS, walkPodReferences } from './pod-references.js';
+import { podUpdateBody } from './pod-update.js';
+import { carriedLabels } from './selectors.js';
+import type { KindTranslator, ObjectReference, TranslateTarget } from './translator.js';
+
+/**
+ * The host Pod spec of a tenant Pod spec (changed in place: it is the transform's own copy).
+ * Token sources go first, so the tenant CA beside them is no reference to rename.
+ */
+function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, name: string) {
+  const { virtualNamespace: vns, tenant } = target;
+  dropTokenSources(spec);
+  // The registry asks for the refusal first, so a Pod whose affinity cannot be scoped never gets here.
+  const scoped = podSelectorFields(spec, { tenant, virtualNamespace: vns });
+  if ('fields' in scoped) Object.assign(spec, scoped.fields);
+  walkPodReferences(spec, (ref) => ref.set(hostName(ref.name, vns, tenant)));
+  tenantFieldRefs(spec);
+  // The Pod's DNS name is `<hostname>.<subdomain>`: the subdomain is a headless Service of the
+  // virtual namespace, whose host copy has the host name.
+  if (typeof spec.subdomain === 'string' && spec.subdomain !== '') {
+    spec.subdomain = hostName(spec.subdomain, vns, tenant);
+  }
+  return hardenSpec(spec, name, target.workloads);
+}
+
+/** Pods: see the module doc. */
+export const POD_TRANSLATOR: KindTranslator = {
+  kind: { apiVersion: 'v1', kind: 'Pod' },
+  referencedKinds: POD_REFERENCED_KINDS,
+
+  refusal(source, target) {
+    const scope = { tenant: target.tenant, virtualNamespace: target.virtualNamespace };
+    return (
+      hostAccessRefusal(source.spec, target.workloads) ?? podSelectorRefusal(source.spec, scope)
+    );
+  },
+
+  toHost(object, target) {
+    // The generic transform drops tenant labels under reserved keys (the engine's own values go
+    // there); a Pod carries them under the key function's key, so a selector on one (a Helm
+    // chart's `app.kubernetes.io/managed-by: Helm`), scoped by the same function, still finds it.
+    object.metadata.labels = {
+      ...object.metadata.labels,
+      ...carriedLabels(target.source.metadata.labels, target.excludeKeys?.labels),
+    };
+    if (!isRecord(object.spec)) return object;
+    const serviceAccount = translateSpec(object.spec, target, target.source.metadata.name);
+    object.metadata.annotations = {
+      ...object.metadata.annotations,
+      [Annotations.ServiceAccountName]: serviceAccount,
+    };
+    return object;
+  },
+
+  updateBody: podUpdateBody,
+
+  references(source: KubeObject): ObjectReference[] {
+    const found: ObjectReference[] = [];
+    const spec = isRecord(source.spec) ? structuredClone(source.spec) : undefined;
+    // The token sources and ephemeral containers are not references: they never reach the
+    // host (see translateSpec).
+    if (spec) {
+      dropTokenSources(spec);
+      delete spec.ephemeralContainers;
+    }
+    walkPodReferences(spec, (ref) => {
+      found.push({ ...ref.kind, name: ref.name, path: ref.path, optional: ref.optional });
+    });
+    return found;
+  },
+};

@@ -1,0 +1,263 @@
+/**
+ * Services on the real clusters, with another tenant sharing the host namespace: a Service
+ * selects exactly its own virtual namespace's Pods (proved by the host's EndpointSlices when the
+ * host runs a controller manager and Pods get addresses, and always by the selector against the
+ * labels of every host Pod); the other tenant's objects are untouched; a headless Service stays
+ * headless; a selector on a reserved key (Helm's `app.kubernetes.io/managed-by`) finds the Pods
+ * that carry it, of its own tenant only; then passes write nothing.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { hostName } from '../../../lib/engine/index.js';
+import { KubernetesKeys, Labels } from '../../../lib/engine/names/metadata.js';
+import type { KindRef, KubeObject } from '../../../lib/ports/index.js';
+import { selects } from '../../fixtures/label-selectors.js';
+import {
+  createTenant,
+  decisionLines,
+  listAll,
+  pass,
+  RUN,
+  SERVICE,
+  type Snapshot,
+  type Tenant,
+  tenantObject,
+  useApis,
+  waitFor,
+} from './support.js';
+
+const apis = useApis();
+
+const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
+const NODE: KindRef = { apiVersion: 'v1', kind: 'Node' };
+const SLICE: KindRef = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice' };
+
+/** The tenant label key Helm sets on what it installs, and its key on the host (carried). */
+const HELM_KEY = 'app.kubernetes.io/managed-by';
+const CARRIED_HELM_KEY = 'app.kubernetes.io.carried.tenantplane.io/managed-by';
+
+function pod(
+  t: Tenant,
+  namespace: string,
+  name: string,
+  labels: Record<string, string> = { app: 'web' },
+): KubeObject {
+  return tenantObject(
+    t,
+    POD,
+    namespace,
+    name,
+    { spec: { containers: [{ name: 'web', image: 'registry.example/web:1' }] } },
+    { labels },
+  );
+}
+
+function service(t: Tenant, namespace: string, name: string, spec: Record<string, unknown>) {
+  return tenantObject(t, SERVICE, namespace, name, {
+    spec: {
+      selector: { app: 'web' },
+      ports: [{ name: 'http', port: 80, targetPort: 8080 }],
+      ...spec,
+    },
+  });
+}
+
+/** `Kind/name` -> `uid@resourceVersion` of tenant `t`'s Pods and Services in the host namespace. */
+async function snapshotOf(t: Tenant): Promise<Snapshot> {
+  const snapshot: Snapshot = new Map();
+  for (const kind of [POD, SERVICE]) {
+    for (const o of await listAll(t.hostApi, kind, t.hostNamespace)) {
+      if (o.metadata.labels?.[Labels.Tenant] !== t.name) continue;
+      snapshot.set(
+        `${kind.kind}/${o.metadata.name}`,
+        `${o.metadata.uid}@${o.metadata.resourceVersion}`,
+      );
+    }
+  }
+  return snapshot;
+}
+
+/** The snapshot once it holds still for two seconds (the host's kwok moves new Pods to Running). */
+async function settled(t: Tenant): Promise<Snapshot> {
+  return waitFor(
+    `${t.name}'s host objects to settle`,
+    async () => {
+      const before = await snapshotOf(t);
+      await new Promise((r) => setTimeout(r, 2_000));
+      const after = await snapshotOf(t);
+      return [...before].join() === [...after].join() ? after : undefined;
+    },
+    60_000,
+  );
+}
+
+describe('Services on the host', () => {
+  it('select exactly their own virtual namespace’s Pods; headless stays headless; then no writes', async () => {
+    const mine = await createTenant(apis(), 'svcsel', { toHost: [POD, SERVICE] });
+    const other = await createTenant(apis(), 'svcoth', {
+      toHost: [POD, SERVICE],
+      hostNamespace: mine.hostNamespace,
+    });
+    // The same labels everywhere: only the scope tells these Pods apart on the host.
+    await mine.tenantApi.create(pod(mine, mine.vns.a, 'web'));
+    await mine.tenantApi.create(pod(mine, mine.vns.b, 'web'));
+    await other.tenantApi.create(pod(other, other.vns.a, 'web'));
+    await other.tenantApi.create(service(other, other.vns.a, 'web', {}));
+    const otherFirst = await pass(other);
+    expect(otherFirst.result.errors).toEqual([]);
+    const otherBefore = await settled(other);
+    expect([...otherBefore.keys()].sort()).toEqual([
+      `Pod/${hostName('web', other.vns.a, other.name)}`,
+      `Service/${hostName('web', other.vns.a, other.name)}`,
+    ]);
+
+    await mine.tenantApi.create(service(mine, mine.vns.a, 'web', {}));
+    await mine.tenantApi.create(service(mine, mine.vns.a, 'db', { clusterIP: 'None' }));
+    const first = await pass(mine);
+    expect(first.result.errors).toEqual([]);
+    expect(decisionLines(first.result)).toEqual(
+      [
+        `Create Pod ${mine.vns.a}/web -> ${hostName('web', mine.vns.a, mine.name)}`,
+        `Create Pod ${mine.vns.b}/web -> ${hostName('web', mine.vns.b, mine.name)}`,
+        `Create Service ${mine.vns.a}/db -> ${hostName('db', mine.vns.a, mine.name)}`,
+        `Create Service ${mine.vns.a}/web -> ${hostName('web', mine.vns.a, mine.name)}`,
+      ].sort(),
+    );
+
+    const webName = hostName('web', mine.vns.a, mine.name);
+    const selected = webName; // the Pod and the Service share name and namespace
+    const web = await mine.hostApi.get(SERVICE, mine.hostNamespace, webName);
+    const selector =
+      (web?.spec as { selector?: Record<string, string> } | undefined)?.selector ?? {};
+    expect(selector).toEqual({
+      app: 'web',
+      [Labels.Tenant]: mine.name,
+      [Labels.VirtualNamespace]: mine.vns.a,
+    });
+    const hostPods = await listAll(mine.hostApi, POD, mine.hostNamespace);
+    expect(hostPods.length).toBeGreaterThanOrEqual(3);
+    expect(
+      hostPods.filter((p) => selects(selector, p.metadata.labels)).map((p) => p.metadata.name),
+    ).toEqual([selected]);
+
+    const db = await mine.hostApi.get(
+      SERVICE,
+      mine.hostNamespace,
+      hostName('db', mine.vns.a, mine.name),
+    );
+    expect(db?.spec).toMatchObject({ clusterIP: 'None', clusterIPs: ['None'] });
+
+    // With a scheduling host (nodes, a controller manager), the host's own controller agrees.
+    const nodes = await listAll(mine.hostApi, NODE, undefined);
+    if (nodes.length > 0) {
+      const targets = await waitFor(
+        `the EndpointSlice of ${webName} to list its Pod`,
+        async () => {
+          const slices = await listAll(mine.hostApi, SLICE, mine.hostNamespace);
+          const names = slices
+            .filter((s) => s.metadata.labels?.[KubernetesKeys.ServiceName] === webName)
+            .flatMap(
+              (s) => (s.endpoints as Array<{ targetRef?: { name: string } }> | undefined) ?? [],
+            )
+            .map((e) => e.targetRef?.name);
+          return names.length > 0 ? names : undefined;
+        },
+        60_000,
+      );
+      expect(targets).toEqual([selected]);
+    }
+
+    // The other tenant, sharing the host namespace, was not touched.
+    expect(await snapshotOf(other)).toEqual(otherBefore);
+
+    for (const round of [1, 2]) {
+      const again = await pass(mine);
+      expect({
+        round,
+        decisions: again.result.decisions,
+        writes: again.result.requests.host.writes,
+      }).toEqual({
+        round,
+        decisions: [],
+        writes: 0,
+      });
+    }
+    expect(await snapshotOf(other)).toEqual(otherBefore);
+  });
+
+  it('select a Helm-labelled Pod by its reserved key: exactly their own, not another tenant’s', async () => {
+    // One tenant namespace both tenants sync: only the tenant label tells their Pods apart.
+    const shared = `helm-${RUN}`;
+    const mine = await createTenant(apis(), 'svchelm', {
+      toHost: [POD, SERVICE],
+      extraNamespaces: [shared],
+    });
+    const other = await createTenant(apis(), 'svchel2', {
+      toHost: [POD, SERVICE],
+      hostNamespace: mine.hostNamespace,
+      extraNamespaces: [shared],
+    });
+    const helm = { app: 'web', [HELM_KEY]: 'Helm' };
+    await mine.tenantApi.create(pod(mine, shared, 'web', helm));
+    await mine.tenantApi.create(pod(mine, shared, 'plain'));
+    await other.tenantApi.create(pod(other, shared, 'web-2', helm));
+    expect((await pass(other)).result.errors).toEqual([]);
+    await mine.tenantApi.create(service(mine, shared, 'web', { selector: { [HELM_KEY]: 'Helm' } }));
+    const first = await pass(mine);
+    expect(first.result.errors).toEqual([]);
+    expect(decisionLines(first.result)).toEqual(
+      [
+        `Create Pod ${shared}/plain -> ${hostName('plain', shared, mine.name)}`,
+        `Create Pod ${shared}/web -> ${hostName('web', shared, mine.name)}`,
+        `Create Service ${shared}/web -> ${hostName('web', shared, mine.name)}`,
+      ].sort(),
+    );
+
+    const webName = hostName('web', shared, mine.name);
+    const web = await mine.hostApi.get(SERVICE, mine.hostNamespace, webName);
+    const selector =
+      (web?.spec as { selector?: Record<string, string> } | undefined)?.selector ?? {};
+    expect(selector).toEqual({
+      [CARRIED_HELM_KEY]: 'Helm',
+      [Labels.Tenant]: mine.name,
+      [Labels.VirtualNamespace]: shared,
+    });
+    const hostPods = await listAll(mine.hostApi, POD, mine.hostNamespace);
+    const otherPod = hostPods.find(
+      (p) => p.metadata.name === hostName('web-2', shared, other.name),
+    );
+    // The other tenant's Pod carries the very same label, under the very same key.
+    expect(otherPod?.metadata.labels).toMatchObject({ [CARRIED_HELM_KEY]: 'Helm' });
+    expect(
+      hostPods.filter((p) => selects(selector, p.metadata.labels)).map((p) => p.metadata.name),
+    ).toEqual([webName]);
+
+    const nodes = await listAll(mine.hostApi, NODE, undefined);
+    if (nodes.length > 0) {
+      const targets = await waitFor(
+        `the EndpointSlice of ${webName} to list its Pod`,
+        async () => {
+          const slices = await listAll(mine.hostApi, SLICE, mine.hostNamespace);
+          const names = slices
+            .filter((s) => s.metadata.labels?.[KubernetesKeys.ServiceName] === webName)
+            .flatMap(
+              (s) => (s.endpoints as Array<{ targetRef?: { name: string } }> | undefined) ?? [],
+            )
+            .map((e) => e.targetRef?.name);
+          return names.length > 0 ? names : undefined;
+        },
+        60_000,
+      );
+      expect(targets).toEqual([webName]);
+    }
+
+    await settled(mine);
+    for (const round of [1, 2]) {
+      const again = await pass(mine);
+      expect({
+        round,
+        decisions: again.result.decisions,
+        writes: again.result.requests.host.writes,
+      }).toEqual({ round, decisions: [], writes: 0 });
+    }
+  });
+});

@@ -1,0 +1,123 @@
+/** The claim translator: data sources renamed, bindings host-owned, updates of the requests only. */
+import { describe, expect, it } from '@jest/globals';
+import { claimUpdateBody } from '../../../../../lib/engine/object/kinds/persistent-volume-claim.js';
+import { hostOf, tenantObject } from './support.js';
+
+const claim = (spec: Record<string, unknown>) =>
+  tenantObject('v1', 'PersistentVolumeClaim', { spec });
+const base = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } };
+
+describe('PersistentVolumeClaim translator', () => {
+  const cases = [
+    {
+      name: 'storageClassName kept; volumeName and selector host-owned',
+      spec: {
+        ...base,
+        storageClassName: 'fast',
+        volumeName: 'pv-tenant-7',
+        selector: { matchLabels: { disk: 'ssd' } },
+      },
+      expected: { ...base, storageClassName: 'fast' },
+    },
+    {
+      name: 'a clone’s source claim is its host copy',
+      spec: { ...base, dataSource: { kind: 'PersistentVolumeClaim', name: 'golden' } },
+      expected: {
+        ...base,
+        dataSource: { kind: 'PersistentVolumeClaim', name: 'golden-x-shop-x-dev' },
+      },
+    },
+    {
+      name: 'a snapshot source in dataSource and dataSourceRef: both the host copy',
+      spec: {
+        ...base,
+        dataSource: { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 'snap' },
+        dataSourceRef: {
+          apiGroup: 'snapshot.storage.k8s.io',
+          kind: 'VolumeSnapshot',
+          name: 'snap',
+        },
+      },
+      expected: {
+        ...base,
+        dataSource: {
+          apiGroup: 'snapshot.storage.k8s.io',
+          kind: 'VolumeSnapshot',
+          name: 'snap-x-shop-x-dev',
+        },
+        dataSourceRef: {
+          apiGroup: 'snapshot.storage.k8s.io',
+          kind: 'VolumeSnapshot',
+          name: 'snap-x-shop-x-dev',
+        },
+      },
+    },
+    {
+      name: 'a cross-namespace source is the host copy of that namespace’s object',
+      spec: {
+        ...base,
+        dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'golden', namespace: 'base' },
+      },
+      expected: {
+        ...base,
+        dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'golden-x-base-x-dev' },
+      },
+    },
+  ];
+  it.each(cases)('$name', ({ spec, expected }) => {
+    expect(hostOf(claim(spec)).spec).toEqual(expected);
+  });
+
+  const bound = () => {
+    const host = hostOf(claim(base));
+    return {
+      ...host,
+      metadata: {
+        ...host.metadata,
+        uid: 'h',
+        resourceVersion: '7',
+        managedFields: [{ manager: 'x' }],
+      },
+      spec: {
+        ...base,
+        storageClassName: 'standard',
+        volumeMode: 'Filesystem',
+        volumeName: 'pvc-1234',
+      },
+      status: { phase: 'Bound' },
+    };
+  };
+  const updates = [
+    {
+      name: 'nothing but the requests may change: an unchanged claim changes nothing',
+      spec: base,
+      changed: [],
+    },
+    {
+      name: 'an immutable field the tenant changed is not sent',
+      spec: { ...base, accessModes: ['ReadWriteMany'] },
+      changed: [],
+    },
+    {
+      name: 'an expansion changes the requests, over the host’s binding and defaults',
+      spec: { ...base, resources: { requests: { storage: '5Gi' } } },
+      changed: ['spec.resources.requests'],
+      expectedSpec: {
+        accessModes: ['ReadWriteOnce'],
+        resources: { requests: { storage: '5Gi' } },
+        storageClassName: 'standard',
+        volumeMode: 'Filesystem',
+        volumeName: 'pvc-1234',
+      },
+    },
+  ];
+  it.each(updates)('$name', ({ spec, changed, expectedSpec }) => {
+    const observed = bound();
+    const update = claimUpdateBody(hostOf(claim(spec)), observed);
+    expect(update.changed).toEqual(changed);
+    expect(update.body.spec).toEqual(expectedSpec ?? observed.spec);
+    expect(update.body.status).toBeUndefined();
+    expect(update.body.metadata).toEqual({ ...observed.metadata, managedFields: undefined });
+    expect(update.body.metadata.resourceVersion).toBe('7');
+  });
+});
