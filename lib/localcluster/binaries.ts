@@ -1,14 +1,17 @@
-import { spawnSync } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { GoToolchainMissingError, LocalClusterError } from './errors.js';
-import { binaryDir } from './paths.js';
+import { LocalClusterError } from './errors.js';
+import { checkGo, goBuild, goEnv, isExecutable, prepareWrapperModule } from './go-build.js';
+import { binaryDir, kwokBinaryDir } from './paths.js';
 import { runCommand } from './run.js';
 import {
   BINARY_PACKAGES,
   type BinaryName,
   KUBERNETES_VERSION,
+  type KubernetesBinaryName,
+  KWOK_MODULE,
+  KWOK_PACKAGE,
+  KWOK_VERSION,
   STAGING_VERSION,
 } from './versions.js';
 
@@ -20,23 +23,13 @@ export interface EnsureBinariesOptions {
   log?: (line: string) => void;
 }
 
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Paths the binaries of `version` have (or will have) in the cache. */
+/** Paths the binaries of `version` (and the pinned kwok) have, or will have, in the cache. */
 export function binaryPaths(version: string = KUBERNETES_VERSION): BinaryPaths {
   const dir = binaryDir(version);
-  return {
-    'kube-apiserver': join(dir, 'kube-apiserver'),
-    kubectl: join(dir, 'kubectl'),
-    etcd: join(dir, 'etcd'),
-  };
+  const kube = Object.fromEntries(
+    Object.keys(BINARY_PACKAGES).map((name) => [name, join(dir, name)]),
+  ) as Record<KubernetesBinaryName, string>;
+  return { ...kube, kwok: join(kwokBinaryDir(), 'kwok') };
 }
 
 /** True when every binary of `version` is already in the cache. */
@@ -44,24 +37,6 @@ export async function binariesCached(version: string = KUBERNETES_VERSION): Prom
   const paths = binaryPaths(version);
   const present = await Promise.all(Object.values(paths).map(isExecutable));
   return present.every(Boolean);
-}
-
-function goEnv(): NodeJS.ProcessEnv {
-  // The wrapper module is throw-away: never let a workspace or vendor setting of the caller leak in.
-  return { ...process.env, GOWORK: 'off', GOFLAGS: '-mod=mod', CGO_ENABLED: '0' };
-}
-
-function checkGo(): string {
-  const result = spawnSync('go', ['version'], { encoding: 'utf8', env: goEnv() });
-  if (result.error)
-    throw new GoToolchainMissingError(`'go version' failed: ${result.error.message}`, {
-      cause: result.error,
-    });
-  if (result.status !== 0)
-    throw new GoToolchainMissingError(
-      `'go version' exited ${result.status}: ${result.stderr.trim()}`,
-    );
-  return result.stdout.trim();
 }
 
 /**
@@ -77,10 +52,7 @@ async function stagingModules(
   const out = await runCommand(
     'go',
     ['mod', 'download', '-json', `k8s.io/kubernetes@v${version}`],
-    {
-      cwd: buildDir,
-      env: goEnv(),
-    },
+    { cwd: buildDir, env: goEnv() },
   );
   const info = JSON.parse(out) as { GoMod?: string; Error?: string };
   if (!info.GoMod)
@@ -114,26 +86,18 @@ function versionLdflags(version: string): string {
   return flags.join(' ');
 }
 
-/**
- * Builds kube-apiserver, kubectl and etcd of the pinned release from Go modules into the cache,
- * or returns the cached ones. Each binary is built to a temporary name and renamed into place,
- * so an interrupted build never leaves a half-written binary that a later run would trust.
- */
-export async function ensureBinaries(options: EnsureBinariesOptions = {}): Promise<BinaryPaths> {
-  const version = options.version ?? KUBERNETES_VERSION;
-  const log = options.log ?? (() => {});
-  const paths = binaryPaths(version);
-  if (await binariesCached(version)) return paths;
-
-  const goVersion = checkGo();
-  const started = Date.now();
-  log(
-    `building Kubernetes v${version} binaries with ${goVersion} (first run only; cached in ${dirname(paths.kubectl)})`,
-  );
+/** Builds the missing binaries of the Kubernetes release's wrapper module. */
+async function buildKubernetes(
+  version: string,
+  paths: BinaryPaths,
+  log: (l: string) => void,
+): Promise<void> {
+  const missing: KubernetesBinaryName[] = [];
+  for (const name of Object.keys(BINARY_PACKAGES) as KubernetesBinaryName[]) {
+    if (!(await isExecutable(paths[name]))) missing.push(name);
+  }
+  if (missing.length === 0) return;
   const buildDir = join(dirname(binaryDir(version)), 'build');
-  await mkdir(buildDir, { recursive: true });
-  await mkdir(binaryDir(version), { recursive: true });
-
   const staging = await stagingModules(buildDir, version, log);
   const stagingVersion =
     version === KUBERNETES_VERSION
@@ -151,43 +115,57 @@ export async function ensureBinaries(options: EnsureBinariesOptions = {}): Promi
     ')',
     '',
   ].join('\n');
-  const tools = [
-    '//go:build tools',
+  log('go mod tidy (downloads the modules the first time)');
+  await prepareWrapperModule({
+    dir: buildDir,
+    goMod,
+    packages: Object.values(BINARY_PACKAGES),
+  });
+  for (const name of missing) {
+    log(`go build ${name} (${BINARY_PACKAGES[name]})`);
+    const ms = await goBuild(buildDir, BINARY_PACKAGES[name], paths[name], versionLdflags(version));
+    log(`built ${name} in ${Math.round(ms / 1000)} s`);
+  }
+}
+
+/** Builds kwok in its own wrapper module, since it needs newer shared modules than the release. */
+async function buildKwok(paths: BinaryPaths, log: (l: string) => void): Promise<void> {
+  if (await isExecutable(paths.kwok)) return;
+  const buildDir = join(dirname(kwokBinaryDir()), 'build');
+  const goMod = [
+    'module tenantplane.local/kwok-binaries',
     '',
-    '// Package tools pins the commands this throw-away module builds.',
-    'package tools',
+    'go 1.26.0',
     '',
-    'import (',
-    ...Object.values(BINARY_PACKAGES).map((p) => `\t_ "${p}"`),
-    ')',
+    `require ${KWOK_MODULE} v${KWOK_VERSION}`,
     '',
   ].join('\n');
-  await writeFile(join(buildDir, 'go.mod'), goMod);
-  await writeFile(join(buildDir, 'tools.go'), tools);
-  await rm(join(buildDir, 'go.sum'), { force: true });
-  log('go mod tidy (downloads the modules the first time)');
-  await runCommand('go', ['mod', 'tidy'], { cwd: buildDir, env: goEnv() });
+  log(`go mod tidy for kwok v${KWOK_VERSION}`);
+  await prepareWrapperModule({ dir: buildDir, goMod, packages: [KWOK_PACKAGE] });
+  log(`go build kwok (${KWOK_PACKAGE})`);
+  const ms = await goBuild(buildDir, KWOK_PACKAGE, paths.kwok, '-s -w');
+  log(`built kwok in ${Math.round(ms / 1000)} s`);
+}
 
-  for (const [name, pkg] of Object.entries(BINARY_PACKAGES) as [BinaryName, string][]) {
-    if (await isExecutable(paths[name])) continue;
-    const tmp = `${paths[name]}.tmp-${process.pid}`;
-    const t0 = Date.now();
-    log(`go build ${name} (${pkg})`);
-    try {
-      await runCommand(
-        'go',
-        ['build', '-trimpath', '-ldflags', versionLdflags(version), '-o', tmp, pkg],
-        {
-          cwd: buildDir,
-          env: goEnv(),
-        },
-      );
-      await rename(tmp, paths[name]);
-    } finally {
-      await rm(tmp, { force: true });
-    }
-    log(`built ${name} in ${Math.round((Date.now() - t0) / 1000)} s`);
-  }
+/**
+ * Builds the pinned release's kube-apiserver, kubectl, etcd, kube-scheduler and
+ * kube-controller-manager, and the pinned kwok, from Go modules into the cache, or returns the
+ * cached ones. Only missing binaries are built, so adding one to the list builds just that one.
+ */
+export async function ensureBinaries(options: EnsureBinariesOptions = {}): Promise<BinaryPaths> {
+  const version = options.version ?? KUBERNETES_VERSION;
+  const log = options.log ?? (() => {});
+  const paths = binaryPaths(version);
+  if (await binariesCached(version)) return paths;
+
+  const goVersion = checkGo();
+  const started = Date.now();
+  log(
+    `building Kubernetes v${version} binaries with ${goVersion} (first run only; cached in ${dirname(paths.kubectl)})`,
+  );
+  for (const p of Object.values(paths)) await mkdir(dirname(p), { recursive: true });
+  await buildKubernetes(version, paths, log);
+  await buildKwok(paths, log);
   log(`Kubernetes v${version} binaries ready in ${Math.round((Date.now() - started) / 1000)} s`);
   return paths;
 }

@@ -1,11 +1,12 @@
 /**
  * `npm run cluster:build | cluster:up | cluster:down`: the local tenant + host control plane.
  */
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { ensureBinaries } from './binaries.js';
 import { readRunningControlPlane, stopControlPlane } from './control-plane.js';
 import { ensureLocalClusters } from './index.js';
 import { defaultStateDir } from './paths.js';
+import { kwokNodeNames } from './workload-objects.js';
 
 const log = (line: string) => console.error(`[local] ${line}`);
 
@@ -30,6 +31,12 @@ async function main(command: string | undefined): Promise<number> {
       console.log(
         `  host cluster:   ${state.clusters.host.server}  kubeconfig ${state.clusters.host.kubeconfig}`,
       );
+      if (state.components.length > 0) {
+        console.log(
+          `  the host schedules Pods onto simulated nodes (${kwokNodeNames().join(', ')}); the tenant has a controller manager and no scheduler`,
+        );
+        console.log(`  component logs in ${join(stateDir, 'logs')}`);
+      }
       console.log('Use them with the built kubectl:');
       console.log(
         `  ${rel.startsWith('..') ? kubectl : rel} --kubeconfig ${state.clusters.tenant.kubeconfig} get configmaps -A`,

@@ -2,6 +2,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BinaryPaths, ensureBinaries } from './binaries.js';
+import { ensureComponentCerts } from './component-kubeconfigs.js';
 import { apiServerArgs, etcdArgs } from './daemons.js';
 import { LocalClusterError } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
@@ -10,6 +11,7 @@ import { freePort, isOurProcess, startDaemon, startReaper, stopProcess } from '.
 import { adminTls, get, waitUntil } from './readiness.js';
 import { runCommand } from './run.js';
 import { KUBERNETES_VERSION } from './versions.js';
+import { type ComponentProcess, startWorkloads } from './workloads.js';
 
 /** The two clusters of the local control plane. */
 export const LOCAL_CLUSTERS = ['tenant', 'host'] as const;
@@ -29,6 +31,8 @@ export interface ControlPlaneState {
   binaries: BinaryPaths;
   etcd: { pid: number; port: number; peerPort: number };
   clusters: Record<LocalClusterName, LocalApiServer>;
+  /** Scheduler, controller managers and kwok (`workloads.ts`); empty when started without. */
+  components: ComponentProcess[];
   reaperPid?: number;
   startedAt: string;
 }
@@ -43,6 +47,11 @@ export interface StartOptions {
   removeStateDirWhenOrphaned?: boolean;
   /** Milliseconds to wait for readiness. */
   readyTimeoutMs?: number;
+  /**
+   * Also run the workload components (default true): without them Pods are never scheduled,
+   * Deployments make no ReplicaSets and namespaces never finish deleting.
+   */
+  workloads?: boolean;
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -67,8 +76,11 @@ export async function readRunningControlPlane(
   } catch {
     return undefined;
   }
+  // A state written before the components existed has none: restart it, so it gets them.
+  if (!Array.isArray(state.components)) return undefined;
   const checks = [
     isOurProcess(state.etcd.pid, state.binaries.etcd),
+    ...state.components.map((c) => isOurProcess(c.pid, c.binary)),
     ...LOCAL_CLUSTERS.map((c) =>
       isOurProcess(state.clusters[c].pid, state.binaries['kube-apiserver']),
     ),
@@ -97,15 +109,25 @@ export async function stopControlPlane(stateDir: string): Promise<boolean> {
   } catch {
     return false;
   }
-  let stopped = false;
-  // apiservers first so they do not spin on a vanished etcd.
-  for (const c of LOCAL_CLUSTERS) {
-    const { pid } = state.clusters[c];
-    if (await isOurProcess(pid, state.binaries['kube-apiserver'])) {
-      await stopProcess(pid);
-      stopped = true;
-    }
-  }
+  // Stops each of `pids` that still runs `binary`, all at once; true if any was running.
+  const stopAll = async (pids: { pid: number; binary: string }[]) =>
+    (
+      await Promise.all(
+        pids.map(async ({ pid, binary }) => {
+          if (!(await isOurProcess(pid, binary))) return false;
+          await stopProcess(pid);
+          return true;
+        }),
+      )
+    ).some(Boolean);
+  // Components first so they do not spin on vanished apiservers, then the apiservers before
+  // etcd so they do not spin on a vanished etcd.
+  let stopped = await stopAll(state.components ?? []);
+  const apiservers = LOCAL_CLUSTERS.map((c) => ({
+    pid: state.clusters[c].pid,
+    binary: state.binaries['kube-apiserver'],
+  }));
+  if (await stopAll(apiservers)) stopped = true;
   if (await isOurProcess(state.etcd.pid, state.binaries.etcd)) {
     await stopProcess(state.etcd.pid);
     stopped = true;
@@ -119,7 +141,8 @@ export async function stopControlPlane(stateDir: string): Promise<boolean> {
 
 /**
  * Starts one etcd and two kube-apiservers (`tenant`, `host`, sibling etcd prefixes) on free
- * loopback ports, waits until both are ready, and installs the TenantCluster CRD on the host.
+ * loopback ports, waits until both are ready, installs the TenantCluster CRD on the host and
+ * (unless `workloads: false`) starts and waits for the workload components of `workloads.ts`.
  * Stops a stale control plane of the same state directory first.
  */
 export async function startControlPlane(options: StartOptions): Promise<ControlPlaneState> {
@@ -130,6 +153,9 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
   const binaries = await ensureBinaries({ log });
   await mkdir(join(stateDir, 'logs'), { recursive: true });
   const pki = await ensurePki(join(stateDir, 'pki'));
+  // Signed while etcd and the apiservers boot (openssl takes seconds); awaited by the workloads.
+  const certsReady = options.workloads === false ? undefined : ensureComponentCerts(stateDir, pki);
+  certsReady?.catch(() => {});
 
   const started: number[] = [];
   try {
@@ -194,13 +220,28 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
     log('installing the TenantCluster CRD on the host');
     const kubectl = (...args: string[]) =>
       runCommand(binaries.kubectl, ['--kubeconfig', clusters.host.kubeconfig, ...args]);
-    await kubectl('apply', '-f', TENANT_CLUSTER_CRD);
-    await kubectl(
-      'wait',
-      '--for=condition=Established',
-      'crd/tenantclusters.tenantplane.io',
-      '--timeout=60s',
-    );
+    const crd = (async () => {
+      await kubectl('apply', '-f', TENANT_CLUSTER_CRD);
+      await kubectl(
+        'wait',
+        '--for=condition=Established',
+        'crd/tenantclusters.tenantplane.io',
+        '--timeout=60s',
+      );
+    })();
+    // The components boot while the CRD is installed; allSettled so neither failure is unhandled.
+    const [crdResult, workloadResult] = await Promise.allSettled([
+      crd,
+      options.workloads === false
+        ? Promise.resolve([])
+        : startWorkloads(
+            { stateDir, pki, binaries, servers: clusters, log, timeoutMs: timeout, certsReady },
+            started,
+          ),
+    ]);
+    if (crdResult.status === 'rejected') throw crdResult.reason;
+    if (workloadResult.status === 'rejected') throw workloadResult.reason;
+    const components = workloadResult.value;
 
     const state: ControlPlaneState = {
       version: KUBERNETES_VERSION,
@@ -208,6 +249,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       binaries,
       etcd: { pid: etcd.pid, port: etcdPort, peerPort },
       clusters,
+      components,
       startedAt: new Date().toISOString(),
     };
     if (options.tieToThisProcess) {

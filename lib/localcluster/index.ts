@@ -9,6 +9,8 @@ export * from './errors.js';
 export * from './paths.js';
 export * from './users.js';
 export * from './versions.js';
+export * from './workload-objects.js';
+export type { ComponentProcess } from './workloads.js';
 
 /**
  * The embedded local default: the long-lived tenant + host pair in the user's state directory,

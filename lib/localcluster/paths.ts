@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { KUBERNETES_VERSION } from './versions.js';
+import { KUBERNETES_VERSION, KWOK_VERSION } from './versions.js';
 
 /** Root of tenantplane's caches, outside any repository: `$XDG_CACHE_HOME/tenantplane`. */
 export function cacheRoot(): string {
@@ -11,6 +11,11 @@ export function cacheRoot(): string {
 /** Directory holding the binaries of the pinned release, keyed by version. */
 export function binaryDir(version: string = KUBERNETES_VERSION): string {
   return join(cacheRoot(), `kubernetes-v${version}`, 'bin');
+}
+
+/** Directory holding the kwok binary, keyed by kwok's own version (it moves independently). */
+export function kwokBinaryDir(version: string = KWOK_VERSION): string {
+  return join(cacheRoot(), `kwok-v${version}`, 'bin');
 }
 
 /**

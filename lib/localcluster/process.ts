@@ -21,11 +21,17 @@ export function freePort(): Promise<number> {
 
 /**
  * Starts a long-running server process in its own process group, output to `logFile`, not tied
- * to this process's lifetime (so `cluster:up` can exit and leave it running).
+ * to this process's lifetime (so `cluster:up` can exit and leave it running). `env` replaces
+ * the environment when given (kwok reads `$HOME/.kwok`).
  */
-export function startDaemon(binary: string, args: string[], logFile: string): ChildProcess {
+export function startDaemon(
+  binary: string,
+  args: string[],
+  logFile: string,
+  env?: NodeJS.ProcessEnv,
+): ChildProcess {
   const out = openSync(logFile, 'a');
-  const child = spawn(binary, args, { detached: true, stdio: ['ignore', out, out] });
+  const child = spawn(binary, args, { detached: true, stdio: ['ignore', out, out], env });
   child.unref();
   return child;
 }

@@ -25,10 +25,37 @@ export function adminTls(pki: Pki): AdminTls {
   };
 }
 
-/** One GET with a short timeout; with `tls`, over HTTPS as the admin user. */
-export function get(url: string, tls?: AdminTls): Promise<{ status: number; body: string }> {
+/**
+ * Trust for a component's health port: kube-scheduler and kube-controller-manager serve it with
+ * a self-signed certificate they make at start, which no CA of ours can verify.
+ */
+export const SELF_SIGNED = { rejectUnauthorized: false } as const;
+
+/**
+ * One GET with a short timeout; with `tls`, over HTTPS as the admin user (or, with
+ * {@link SELF_SIGNED}, anonymously to a component's self-signed health port).
+ */
+export function get(
+  url: string,
+  tls?: AdminTls | typeof SELF_SIGNED,
+): Promise<{ status: number; body: string }> {
+  return send('GET', url, tls);
+}
+
+/**
+ * One request with a short timeout and an optional JSON body. A few direct requests instead of
+ * a `kubectl` run, whose start and API discovery cost seconds on a busy machine.
+ */
+export function send(
+  method: string,
+  url: string,
+  tls?: AdminTls | typeof SELF_SIGNED,
+  json?: unknown,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolvePromise, reject) => {
-    const req = (tls ? request : httpRequest)(url, { ...tls, timeout: 5000 }, (res) => {
+    const headers = json === undefined ? {} : { 'content-type': 'application/json' };
+    const options = { ...tls, method, headers, timeout: 5000 };
+    const req = (tls ? request : httpRequest)(url, options, (res) => {
       let body = '';
       res.on('data', (c) => {
         body += c;
@@ -37,11 +64,12 @@ export function get(url: string, tls?: AdminTls): Promise<{ status: number; body
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);
-    req.end();
+    req.end(json === undefined ? undefined : JSON.stringify(json));
   });
 }
 
-async function logTail(file: string): Promise<string> {
+/** The last lines of a daemon's log, for an error that says why it did not come up. */
+export async function logTail(file: string): Promise<string> {
   try {
     const text = await readFile(file, 'utf8');
     return text.split('\n').slice(-15).join('\n');

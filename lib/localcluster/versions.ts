@@ -7,11 +7,26 @@ export const KUBERNETES_VERSION = '1.36.3';
 /** Staging modules are published as `v0.<minor>.<patch>` twins of the release. */
 export const STAGING_VERSION = `v0.${KUBERNETES_VERSION.split('.').slice(1).join('.')}`;
 
-/** The Go packages built, per binary name. etcd comes at the version the release requires. */
+/**
+ * The Go packages built from the release's wrapper module, per binary name. etcd comes at the
+ * version the release requires.
+ */
 export const BINARY_PACKAGES = {
   'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver',
   kubectl: 'k8s.io/kubernetes/cmd/kubectl',
   etcd: 'go.etcd.io/etcd/server/v3',
+  'kube-scheduler': 'k8s.io/kubernetes/cmd/kube-scheduler',
+  'kube-controller-manager': 'k8s.io/kubernetes/cmd/kube-controller-manager',
 } as const;
 
-export type BinaryName = keyof typeof BINARY_PACKAGES;
+/**
+ * kwok (simulated nodes and kubelets) is built in a module of its own: it requires newer shared
+ * modules (otel, grpc, ...) than the Kubernetes release pins, and mixing them would change what
+ * the release's binaries are built from.
+ */
+export const KWOK_VERSION = '0.8.0';
+export const KWOK_MODULE = 'sigs.k8s.io/kwok';
+export const KWOK_PACKAGE = 'sigs.k8s.io/kwok/cmd/kwok';
+
+export type KubernetesBinaryName = keyof typeof BINARY_PACKAGES;
+export type BinaryName = KubernetesBinaryName | 'kwok';

@@ -74,6 +74,8 @@ export async function withBenchClusters(
       stateDir,
       tieToThisProcess: true,
       removeStateDirWhenOrphaned: true,
+      // ConfigMap benchmarks: no scheduler, controller managers or kwok competing for the cores.
+      workloads: false,
       log: (l) => console.error(`[local] ${l}`),
     });
     const source = new LocalKubeconfigSource(state);

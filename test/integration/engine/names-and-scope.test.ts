@@ -22,6 +22,7 @@ import {
   tenantObject,
   useApis,
   versions,
+  waitFor,
 } from './support.js';
 
 const apis = useApis();
@@ -202,7 +203,18 @@ describe('names and scope', () => {
         { annotations: { 'kubernetes.io/service-account.name': 'default' } },
       ),
     );
-    await t.tenantApi.create(tenantConfigMap(t, t.vns.a, 'kube-root-ca.crt', { 'ca.crt': 'pem' }));
+    // The tenant's controller manager publishes kube-root-ca.crt in every namespace, as a real
+    // cluster does: label it as this test's own, so that only its name keeps it from syncing.
+    const published = await waitFor('kube-root-ca.crt published', () =>
+      t.tenantApi.get(CONFIGMAP, t.vns.a, 'kube-root-ca.crt'),
+    );
+    await t.tenantApi.update({
+      ...published,
+      metadata: {
+        ...published.metadata,
+        labels: { ...published.metadata.labels, [LABEL]: t.name },
+      },
+    });
     await t.tenantApi.create(tenantConfigMap(t, t.vns.a, 'settings'));
 
     const { result, logs } = await pass(t);

@@ -36,6 +36,9 @@ export async function startDedicatedPlane(): Promise<DedicatedPlane> {
     stateDir,
     tieToThisProcess: true,
     removeStateDirWhenOrphaned: true,
+    // Restart tests are about etcd and the apiservers: no scheduler, controller managers or kwok
+    // to start, to load the two cores, or to reconnect after every restart.
+    workloads: false,
   });
   return {
     state,

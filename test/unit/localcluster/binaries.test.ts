@@ -7,6 +7,7 @@ import {
   binaryPaths,
   ensureBinaries,
   GoToolchainMissingError,
+  KWOK_VERSION,
 } from '../../../lib/localcluster/index.js';
 
 describe('the binary cache', () => {
@@ -30,10 +31,29 @@ describe('the binary cache', () => {
     expect(binaryPaths('1.37.0').kubectl).not.toBe(paths.kubectl);
   });
 
+  it('keeps kwok apart, keyed by its own version, next to the workload components', () => {
+    const paths = binaryPaths('1.36.3');
+    expect(paths.kwok).toBe(join(cache, 'tenantplane', `kwok-v${KWOK_VERSION}`, 'bin', 'kwok'));
+    expect(binaryPaths('1.37.0').kwok).toBe(paths.kwok);
+    expect(dirname(paths['kube-scheduler'])).toBe(dirname(paths.kubectl));
+    expect(dirname(paths['kube-controller-manager'])).toBe(dirname(paths.kubectl));
+  });
+
+  it('rebuilds when only a newly added binary is missing', async () => {
+    const paths = binaryPaths();
+    for (const p of Object.values(paths)) {
+      await mkdir(dirname(p), { recursive: true });
+      await writeFile(p, '#!/bin/sh\n');
+      await chmod(p, 0o755);
+    }
+    await rm(paths['kube-controller-manager']);
+    expect(await binariesCached()).toBe(false);
+  });
+
   it('does not trust half-written binaries left by an interrupted build', async () => {
     const paths = binaryPaths();
-    await mkdir(dirname(paths.kubectl), { recursive: true });
     for (const p of Object.values(paths)) {
+      await mkdir(dirname(p), { recursive: true });
       await writeFile(`${p}.tmp-4242`, 'partial');
     }
     expect(await binariesCached()).toBe(false);
@@ -41,8 +61,8 @@ describe('the binary cache', () => {
 
   it('reuses complete binaries without invoking Go', async () => {
     const paths = binaryPaths();
-    await mkdir(dirname(paths.kubectl), { recursive: true });
     for (const p of Object.values(paths)) {
+      await mkdir(dirname(p), { recursive: true });
       await writeFile(p, '#!/bin/sh\n');
       await chmod(p, 0o755);
     }

@@ -1,0 +1,185 @@
+/**
+ * Starts the workload components of the local control plane, all at once: on the host
+ * kube-scheduler, kube-controller-manager and kwok (with its Nodes, and a StorageClass),
+ * in the tenant a kube-controller-manager. Then waits, in parallel, until each does its job:
+ * every kwok node Ready (kwok) and untainted (the host's node lifecycle controller), each
+ * controller manager serving and making the `default` service account (and, in the tenant,
+ * publishing `kube-root-ca.crt`), the scheduler ready. A component that exits or does not get
+ * there fails the start with its log's last lines.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BinaryPaths } from './binaries.js';
+import {
+  type ComponentName,
+  ensureComponentCerts,
+  writeComponentKubeconfig,
+} from './component-kubeconfigs.js';
+import { LocalClusterError } from './errors.js';
+import type { Pki } from './pki.js';
+import { freePort, startDaemon } from './process.js';
+import { type AdminTls, adminTls, get, SELF_SIGNED, send, waitUntil } from './readiness.js';
+import {
+  type ComponentSpec,
+  controllerManagerArgs,
+  kwokArgs,
+  kwokEnv,
+  kwokHome,
+  schedulerArgs,
+} from './workload-daemons.js';
+import { hostWorkloadObjects, kwokNodeNames } from './workload-objects.js';
+
+/** One running workload component, as `state.json` records it. */
+export interface ComponentProcess {
+  name: ComponentName;
+  cluster: 'tenant' | 'host';
+  pid: number;
+  /** Its health port on loopback (none for kwok). */
+  port?: number;
+  binary: string;
+  logFile: string;
+}
+
+/** What starting the components needs of the plane whose apiservers are already ready. */
+export interface WorkloadContext {
+  stateDir: string;
+  pki: Pki;
+  binaries: BinaryPaths;
+  servers: Record<'tenant' | 'host', { server: string; kubeconfig: string }>;
+  log: (line: string) => void;
+  timeoutMs: number;
+  /** The components' certificates, when the caller started signing them early. */
+  certsReady?: Promise<void>;
+}
+
+interface NodeList {
+  items: {
+    metadata: { name: string };
+    spec?: { taints?: { key: string }[] };
+    status?: { conditions?: { type: string; status: string }[] };
+  }[];
+}
+
+async function hostNodes(ctx: WorkloadContext, tls: AdminTls): Promise<NodeList['items']> {
+  const res = await get(`${ctx.servers.host.server}/api/v1/nodes`, tls);
+  if (res.status !== 200) return [];
+  const names = new Set(kwokNodeNames());
+  return (JSON.parse(res.body) as NodeList).items.filter((n) => names.has(n.metadata.name));
+}
+
+const isReady = (n: NodeList['items'][number]) =>
+  n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+
+/** Creates the host's Nodes and StorageClass; ones that already exist are left as they are. */
+async function createHostObjects(ctx: WorkloadContext, tls: AdminTls): Promise<void> {
+  for (const { path, object } of hostWorkloadObjects()) {
+    const res = await send('POST', `${ctx.servers.host.server}${path}`, tls, object);
+    if (res.status !== 201 && res.status !== 409) {
+      throw new LocalClusterError(`creating ${path} on the host: ${res.status} ${res.body}`);
+    }
+  }
+}
+
+async function start(
+  ctx: WorkloadContext,
+  name: ComponentName,
+  cluster: 'tenant' | 'host',
+  started: number[],
+): Promise<ComponentProcess> {
+  const kubeconfig = await writeComponentKubeconfig(
+    ctx.stateDir,
+    ctx.pki,
+    cluster,
+    ctx.servers[cluster].server,
+    name,
+  );
+  const logFile = join(ctx.stateDir, 'logs', `${name}-${cluster}.log`);
+  const binary = ctx.binaries[name];
+  let child: ReturnType<typeof startDaemon>;
+  let port: number | undefined;
+  if (name === 'kwok') {
+    await mkdir(kwokHome(ctx.stateDir), { recursive: true });
+    child = startDaemon(binary, kwokArgs(kubeconfig), logFile, kwokEnv(ctx.stateDir));
+  } else {
+    port = await freePort();
+    const spec: ComponentSpec = { pki: ctx.pki, kubeconfig, cluster, port };
+    const args = name === 'kube-scheduler' ? schedulerArgs(spec) : controllerManagerArgs(spec);
+    child = startDaemon(binary, args, logFile);
+  }
+  if (child.pid === undefined) throw new LocalClusterError(`could not start ${binary}`);
+  started.push(child.pid);
+  ctx.log(`started ${name} for the ${cluster} cluster${port ? ` (health port ${port})` : ''}`);
+  return { name, cluster, pid: child.pid, port, binary, logFile };
+}
+
+/** Waits until `c` does its job (see the module comment); throws with its log tail if not. */
+async function waitForComponent(
+  ctx: WorkloadContext,
+  c: ComponentProcess,
+  tls: AdminTls,
+): Promise<void> {
+  const what = `${c.name} of the ${c.cluster} cluster`;
+  const wait = (label: string, probe: () => Promise<boolean>) =>
+    waitUntil(`${what} (${label})`, probe, c.pid, c.binary, c.logFile, ctx.timeoutMs);
+  const healthy = async (path: string) =>
+    (await get(`https://127.0.0.1:${c.port}${path}`, SELF_SIGNED)).status === 200;
+  if (c.name === 'kwok') {
+    await wait('every simulated node Ready', async () => {
+      const nodes = await hostNodes(ctx, tls);
+      return nodes.length === kwokNodeNames().length && nodes.every(isReady);
+    });
+  } else if (c.name === 'kube-scheduler') {
+    await wait('/readyz', () => healthy('/readyz'));
+  } else {
+    await wait('/healthz', () => healthy('/healthz'));
+    const exists = async (path: string) =>
+      (await get(`${ctx.servers[c.cluster].server}${path}`, tls)).status === 200;
+    await wait('the default service account made', () =>
+      exists('/api/v1/namespaces/default/serviceaccounts/default'),
+    );
+    if (c.cluster === 'tenant') {
+      await wait('kube-root-ca.crt published', () =>
+        exists('/api/v1/namespaces/default/configmaps/kube-root-ca.crt'),
+      );
+    } else {
+      // The node lifecycle controller lifts the not-ready taint once kwok reports a node Ready.
+      await wait('simulated nodes untainted', async () => {
+        const nodes = await hostNodes(ctx, tls);
+        return nodes.length > 0 && nodes.every((n) => isReady(n) && !n.spec?.taints?.length);
+      });
+    }
+  }
+}
+
+/**
+ * Starts the workload components (see the module comment) and resolves once all are ready.
+ * Every PID is pushed to `started` as soon as it exists, so the caller can stop them on failure.
+ */
+export async function startWorkloads(
+  ctx: WorkloadContext,
+  started: number[],
+): Promise<ComponentProcess[]> {
+  await (ctx.certsReady ?? ensureComponentCerts(ctx.stateDir, ctx.pki));
+  const tls = adminTls(ctx.pki);
+  // Created while the components boot; settled to a value so a failure is never unhandled.
+  const created = createHostObjects(ctx, tls).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  const components = await Promise.all([
+    start(ctx, 'kube-controller-manager', 'host', started),
+    start(ctx, 'kube-scheduler', 'host', started),
+    start(ctx, 'kwok', 'host', started),
+    start(ctx, 'kube-controller-manager', 'tenant', started),
+  ]);
+  const createError = await created;
+  if (createError !== undefined) throw createError;
+  const t0 = Date.now();
+  await Promise.all(
+    components.map(async (c) => {
+      await waitForComponent(ctx, c, tls);
+      ctx.log(`${c.name} of the ${c.cluster} cluster ready after ${Date.now() - t0} ms`);
+    }),
+  );
+  return components;
+}
