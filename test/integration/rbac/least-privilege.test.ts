@@ -44,6 +44,12 @@ const SECRET: KindRef = { apiVersion: 'v1', kind: 'Secret' };
 const NAMESPACE: KindRef = { apiVersion: 'v1', kind: 'Namespace' };
 const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
 const TENANT_CLUSTER: KindRef = { apiVersion: 'tenantplane.io/v1alpha1', kind: 'TenantCluster' };
+const SERVICE: KindRef = { apiVersion: 'v1', kind: 'Service' };
+const CLUSTER_ROLE: KindRef = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' };
+const CLUSTER_ROLE_BINDING: KindRef = {
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'ClusterRoleBinding',
+};
 
 /** The host template filled in for a tenant, as the comment in the file says. */
 function fillHostTemplate(template: string, tenant: string, hostNamespace: string): string {
@@ -103,16 +109,25 @@ const admin = {
 let restricted: { tenant: KubeClusterApi; host: KubeClusterApi };
 const hostUser = `tenantplane-sync-${TENANT}`;
 
-function tenantObject(kind: KindRef, name: string, body: Record<string, unknown>): KubeObject {
-  return { ...kind, metadata: { name, namespace: VNS, labels: { [LABEL]: TENANT } }, ...body };
+function tenantObject(
+  kind: KindRef,
+  name: string,
+  body: Record<string, unknown>,
+  tenant = TENANT,
+  namespace = VNS,
+): KubeObject {
+  return { ...kind, metadata: { name, namespace, labels: { [LABEL]: tenant } }, ...body };
 }
 
-async function pass(): Promise<{ result: PassResult; events: KubernetesEventsSink }> {
-  const events = new KubernetesEventsSink({ hostApi: restricted.host, tenant: TENANT });
+async function pass(
+  tenant = TENANT,
+  apis: { tenant: KubeClusterApi; host: KubeClusterApi } = restricted,
+): Promise<{ result: PassResult; events: KubernetesEventsSink }> {
+  const events = new KubernetesEventsSink({ hostApi: apis.host, tenant });
   const result = await runPass({
-    tenant: TENANT,
-    tenantApi: restricted.tenant,
-    hostApi: restricted.host,
+    tenant,
+    tenantApi: apis.tenant,
+    hostApi: apis.host,
     sinks: [events],
     lease: true,
   });
@@ -123,22 +138,28 @@ function lines(result: PassResult): string[] {
   return result.decisions.map((d) => `${d.action} ${d.kind} ${d.tenantRef.name}`).sort();
 }
 
-async function expectClean(run: { result: PassResult; events: KubernetesEventsSink }) {
+async function expectClean(
+  run: { result: PassResult; events: KubernetesEventsSink },
+  tenant = TENANT,
+) {
   expect(run.result.errors).toEqual([]);
   expect(run.result.complete).toBe(true);
   expect(run.result.statusWritten).toBe(true);
   // The tenant's Lease was taken and released with these grants alone.
   expect(run.result.warnings ?? []).toEqual([]);
   expect(run.events.lastReport?.failures).toEqual([]);
-  const tc = await admin.host.get(TENANT_CLUSTER, undefined, TENANT);
+  const tc = await admin.host.get(TENANT_CLUSTER, undefined, tenant);
   const lastPass = (tc?.status as { lastPass?: { passId?: string } } | undefined)?.lastPass;
   expect(lastPass?.passId).toBe(run.result.passId);
 }
+
+let controlPlane: NonNullable<Awaited<ReturnType<typeof readRunningControlPlane>>>;
 
 beforeAll(async () => {
   const stateDir = process.env.TENANTPLANE_TEST_STATE_DIR;
   const state = stateDir ? await readRunningControlPlane(stateDir) : undefined;
   if (!state) throw new Error('the integration control plane state is missing');
+  controlPlane = state;
 
   // As the operators would: the manifests, applied with admin credentials.
   await kubectlApply(
@@ -299,5 +320,168 @@ describe('the bounds of the restricted identities', () => {
     );
     expect((await admin.tenant.get(CONFIGMAP, VNS, 'app'))?.data).toEqual({ color: 'red' });
     expect(await admin.tenant.get(CONFIGMAP, VNS, `rbac-probe-${RUN}`)).toBeUndefined();
+  });
+});
+
+/**
+ * The opt-in workload manifests (host-workloads.yaml, tenant-workloads.yaml) on top of the
+ * defaults, for a tenant of its own that syncs ConfigMaps, Secrets, Services and Pods. Runs last:
+ * tenant-workloads.yaml widens the shared tenant identity (`tenantplane-sync`), so the bounds of
+ * the default grant above are proven before it is applied, and it is removed again afterwards.
+ */
+describe('the workload kinds with the opt-in deploy/rbac workload manifests', () => {
+  const W_TENANT = `rbacw-${RUN}`;
+  const W_HOST_NS = `h-${W_TENANT}`;
+  const W_VNS = `${W_TENANT}-a`;
+  const W_USER = `tenantplane-sync-${W_TENANT}`;
+  const podName = hostName('web', W_VNS, W_TENANT);
+  let w: { tenant: KubeClusterApi; host: KubeClusterApi };
+  const object = (kind: KindRef, name: string, body: Record<string, unknown>) =>
+    tenantObject(kind, name, body, W_TENANT, W_VNS);
+
+  beforeAll(async () => {
+    await kubectlApply(
+      clusters.tenantKubeconfigPath,
+      await readFile(resolve(RBAC_DIR, 'tenant-workloads.yaml'), 'utf8'),
+    );
+    await admin.host.create({ ...NAMESPACE, metadata: { name: W_HOST_NS } });
+    for (const file of ['host-cluster.yaml', 'host-workloads.yaml']) {
+      const template = await readFile(resolve(RBAC_DIR, file), 'utf8');
+      await kubectlApply(
+        clusters.hostKubeconfigPath,
+        fillHostTemplate(template, W_TENANT, W_HOST_NS),
+      );
+    }
+    await admin.tenant.create({ ...NAMESPACE, metadata: { name: W_VNS } });
+    await admin.host.create({
+      ...TENANT_CLUSTER,
+      metadata: { name: W_TENANT },
+      spec: {
+        hostNamespace: W_HOST_NS,
+        // Pods first: the pass applies what they refer to before them anyway.
+        toHost: [POD, SERVICE, CONFIGMAP, SECRET].map((k) => ({
+          ...k,
+          exclude: { labelSelector: `${LABEL}!=${W_TENANT}` },
+        })),
+      },
+    });
+    await admin.tenant.create(object(CONFIGMAP, 'app', { data: { color: 'blue' } }));
+    await admin.tenant.create(object(SECRET, 'token', { type: 'Opaque', stringData: { t: 's' } }));
+    await admin.tenant.create(
+      object(SERVICE, 'web', {
+        spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] },
+      }),
+    );
+    const pod = object(POD, 'web', {
+      spec: {
+        volumes: [{ name: 'token', secret: { secretName: 'token' } }],
+        containers: [
+          {
+            name: 'web',
+            image: 'nginx:1',
+            envFrom: [{ configMapRef: { name: 'app' } }],
+            volumeMounts: [{ name: 'token', mountPath: '/token' }],
+          },
+        ],
+      },
+    });
+    await admin.tenant.create({
+      ...pod,
+      metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, app: 'web' } },
+    });
+
+    const tenantKc = await issueUserKubeconfig(controlPlane, 'tenant', 'tenantplane-sync');
+    const hostKc = await issueUserKubeconfig(controlPlane, 'host', W_USER);
+    w = { tenant: createClusterApi(tenantKc), host: createClusterApi(hostKc) };
+    await eventually('the tenant workload binding takes effect', async () => {
+      await w.tenant.list(POD);
+      await w.tenant.list(SERVICE);
+    });
+    await eventually('the host workload bindings take effect', async () => {
+      await w.host.get(TENANT_CLUSTER, undefined, W_TENANT);
+      await w.host.list(POD, { namespace: W_HOST_NS });
+      await w.host.list(SERVICE, { namespace: W_HOST_NS });
+      await w.host.get({ apiVersion: 'v1', kind: 'Event' }, 'default', 'none');
+    });
+  });
+
+  afterAll(async () => {
+    await w?.tenant.close();
+    await w?.host.close();
+    // Back to the default tenant grant for the files that run after this one.
+    for (const kind of [CLUSTER_ROLE_BINDING, CLUSTER_ROLE]) {
+      const name = 'tenantplane-sync-reader-workloads';
+      const found = await admin.tenant.get(kind, undefined, name);
+      if (found) {
+        await admin.tenant.delete(kind, undefined, name, { uid: found.metadata.uid as string });
+      }
+    }
+  });
+
+  it('a pass creates the host Pod and Service with their references first, zero errors', async () => {
+    const run = await pass(W_TENANT, w);
+    expect(lines(run.result)).toEqual([
+      'Create ConfigMap app',
+      'Create Pod web',
+      'Create Secret token',
+      'Create Service web',
+    ]);
+    await expectClean(run, W_TENANT);
+    const hostPod = (await admin.host.get(POD, W_HOST_NS, podName)) as KubeObject;
+    expect(hostPod).toBeDefined();
+    const containers = (hostPod.spec as { containers: { envFrom: unknown[] }[] }).containers;
+    expect(containers[0]?.envFrom).toEqual([
+      { configMapRef: { name: hostName('app', W_VNS, W_TENANT) } },
+    ]);
+    expect(
+      await admin.host.get(SERVICE, W_HOST_NS, hostName('web', W_VNS, W_TENANT)),
+    ).toBeDefined();
+  });
+
+  it('an image change updates the host Pod in place; a tenant delete removes the Service copy', async () => {
+    const before = (await admin.host.get(POD, W_HOST_NS, podName)) as KubeObject;
+    const source = (await admin.tenant.get(POD, W_VNS, 'web')) as KubeObject;
+    const spec = source.spec as { containers: { image: string }[] };
+    spec.containers[0] = { ...spec.containers[0], image: 'nginx:2' } as { image: string };
+    await admin.tenant.update(source);
+    const service = (await admin.tenant.get(SERVICE, W_VNS, 'web')) as KubeObject;
+    await admin.tenant.delete(SERVICE, W_VNS, 'web', { uid: service.metadata.uid as string });
+
+    const run = await pass(W_TENANT, w);
+    expect(lines(run.result)).toEqual(['Delete Service web', 'Update Pod web']);
+    await expectClean(run, W_TENANT);
+    const after = (await admin.host.get(POD, W_HOST_NS, podName)) as KubeObject;
+    expect(after.metadata.uid).toBe(before.metadata.uid);
+    expect((after.spec as { containers: { image: string }[] }).containers[0]?.image).toBe(
+      'nginx:2',
+    );
+    expect(
+      await admin.host.get(SERVICE, W_HOST_NS, hostName('web', W_VNS, W_TENANT)),
+    ).toBeUndefined();
+  });
+
+  it('the workload identities stay in their bounds', async () => {
+    const probePod = (namespace: string): KubeObject => ({
+      ...POD,
+      metadata: { name: `rbac-probe-${RUN}`, namespace },
+      spec: { containers: [{ name: 'c', image: 'nginx:1' }] },
+    });
+    await expectForbidden('create a Pod in another tenant namespace', () =>
+      w.host.create(probePod(OTHER_NS)),
+    );
+    await expectForbidden('list Pods cluster-wide on the host', () => w.host.list(POD));
+    await expectForbidden('list Services in another tenant namespace', () =>
+      w.host.list(SERVICE, { namespace: OTHER_NS }),
+    );
+    await expectForbidden('create a Pod in default on the host', () =>
+      w.host.create(probePod('default')),
+    );
+    expect(await admin.host.get(POD, OTHER_NS, `rbac-probe-${RUN}`)).toBeUndefined();
+    // The tenant side stays read-only, and only the granted kinds.
+    await expectForbidden('create a Pod on the tenant', () => w.tenant.create(probePod(W_VNS)));
+    await expectForbidden('get a Pod on the tenant', () => w.tenant.get(POD, W_VNS, 'web'));
+    await expectForbidden('list an ungranted kind on the tenant', () =>
+      w.tenant.list({ apiVersion: 'apps/v1', kind: 'Deployment' }),
+    );
   });
 });
