@@ -95,7 +95,7 @@ describe('the built tenantplane command', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(
-      /^error: could not build the tenantplane command: lib\/engine\/naming\.ts:\d+:\d+: /,
+      /^error: could not build the tenantplane command: lib\/engine\/names\/naming\.ts:\d+:\d+: /,
     );
     await writeFile(naming, text);
     expect(await tenantplane(['name', 'a', 'b', 'c'])).toMatchObject({
