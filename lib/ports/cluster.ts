@@ -55,6 +55,12 @@ export interface WatchOptions {
   /** Asked of the server; it sends a bookmark about 2 s before this ends the watch. */
   timeoutSeconds: number;
   allowWatchBookmarks: boolean;
+  /**
+   * Takes each change as it streams in (with the size of its event when the client knows it), so
+   * the client holds none: the outcome's `changes` is then empty. A returned reason stops the
+   * watch at once, and the outcome is `{resumed: false, reason, bounded: true}`.
+   */
+  take?: (change: WatchChange, bytes: number | undefined) => string | undefined;
 }
 
 /** One change a watch delivered. */
@@ -69,7 +75,7 @@ export interface WatchChange {
  */
 export type WatchOutcome =
   | { resumed: true; changes: WatchChange[]; resourceVersion: string }
-  | { resumed: false; reason: string };
+  | { resumed: false; reason: string; bounded?: true };
 
 /** Preconditions of a delete: the server refuses it when the object's uid changed. */
 export interface DeletePreconditions {

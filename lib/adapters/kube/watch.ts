@@ -138,7 +138,7 @@ export async function watchChanges(
   }
   const floor = BigInt(current);
   const changes: WatchChange[] = [];
-  let end: { bookmark: string } | { failed: string } | undefined;
+  let end: { bookmark: string } | { failed: string; bounded?: true } | undefined;
   try {
     await http.streamLines(
       { method: HttpMethod.GET, path, query: watchQuery(options) },
@@ -146,7 +146,12 @@ export async function watchChanges(
       (line) => {
         const parsed = parseWatchLine(line, kind);
         if ('change' in parsed) {
-          changes.push(parsed.change);
+          const refused = options.take?.(parsed.change, line.length);
+          if (refused !== undefined) {
+            end = { failed: refused, bounded: true };
+            return true;
+          }
+          if (!options.take) changes.push(parsed.change);
           // The cache sends no bookmark at the resourceVersion of an event it just sent: an
           // event at or past the floor is the proof itself (events come in order).
           const rv = parsed.change.object.metadata.resourceVersion;
@@ -163,11 +168,15 @@ export async function watchChanges(
     if (isStall(error)) throw error;
     return { resumed: false, reason: failure('the watch', error) };
   }
-  const last = end as { bookmark: string } | { failed: string } | undefined;
+  const last = end as { bookmark: string } | { failed: string; bounded?: true } | undefined;
   if (last === undefined) {
     return { resumed: false, reason: `the watch ended without a bookmark at ${current} or later` };
   }
-  if ('failed' in last) return { resumed: false, reason: last.failed };
+  if ('failed' in last) {
+    return last.bounded
+      ? { resumed: false, reason: last.failed, bounded: true }
+      : { resumed: false, reason: last.failed };
+  }
   return { resumed: true, changes, resourceVersion: last.bookmark };
 }
 

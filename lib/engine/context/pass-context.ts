@@ -79,7 +79,10 @@ export class Ledger {
   private readonly started = new Set<string>();
   private readonly seen: Record<string, number> = {};
   private readonly warned: PassWarning[] = [];
-  private terminatingCopies = 0;
+  /** Terminating copies, by apiVersion, kind, namespace and name: each counted once. */
+  private readonly terminatingCopies = new Set<string>();
+  /** Of them, the copies a tenant object still wants (see {@link countTerminating}). */
+  private readonly wantedTerminating = new Set<string>();
   private bookkeepingWrites = 0;
 
   constructor(
@@ -148,13 +151,26 @@ export class Ledger {
     return this.seen;
   }
 
-  /** Host copies found terminating (held by a host finalizer): left alone, counted. */
-  countTerminating(count: number): void {
-    this.terminatingCopies += count;
+  /**
+   * A host copy found terminating (held by a host finalizer): left alone, counted once however
+   * many paths meet it (apply and GC both do). `wanted`: a tenant object still wants it, so it
+   * must be created anew once the host lets it go; its kind then keeps no resume point
+   * ({@link terminatingWanted}), and the next pass is full.
+   */
+  countTerminating(copy: KubeObject, wanted?: 'wanted'): void {
+    const { namespace, name } = copy.metadata;
+    const key = `${copy.apiVersion}/${copy.kind}/${namespace ?? ''}/${name}`;
+    this.terminatingCopies.add(key);
+    if (wanted) this.wantedTerminating.add(key);
   }
 
   get terminating(): number {
-    return this.terminatingCopies;
+    return this.terminatingCopies.size;
+  }
+
+  /** Terminating copies a tenant object still wants; only grows during a pass. */
+  get terminatingWanted(): number {
+    return this.wantedTerminating.size;
   }
 
   /** Something the operator must act on (one Warning Event each). */

@@ -89,9 +89,12 @@ async function deleteOne(ctx: PassContext, rule: KindRule, candidate: GcCandidat
 }
 
 /** This tenant's copies of the kind that a host finalizer holds in deletion. */
-function terminatingCopies(hostObjects: readonly KubeObject[], listing: TenantListing): number {
+function terminatingCopies(
+  hostObjects: readonly KubeObject[],
+  listing: TenantListing,
+): KubeObject[] {
   // Terminating first: few are, so few copies need their reverse mapping read.
-  return hostObjects.filter((o) => o.metadata.deletionTimestamp && isOurCopy(o, listing)).length;
+  return hostObjects.filter((o) => o.metadata.deletionTimestamp && isOurCopy(o, listing));
 }
 
 /**
@@ -109,7 +112,8 @@ export async function collectGarbage(
 ): Promise<{ ran: boolean; candidates: number }> {
   if (!listing.complete || ctx.scope.bounds.isStopped()) return { ran: false, candidates: 0 };
   const planned = planGc(hostObjects, listing);
-  ctx.ledger.countTerminating(terminatingCopies(hostObjects, listing));
+  // Counted once each: apply counts the copies a source still wants too.
+  for (const copy of terminatingCopies(hostObjects, listing)) ctx.ledger.countTerminating(copy);
   if (planned.length === 0) return { ran: true, candidates: 0 };
   const changed = await ctx.memory.recheckPolicy();
   if (changed) {

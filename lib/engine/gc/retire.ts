@@ -41,6 +41,7 @@ export async function retireCopies(
   try {
     objects = await listHostObjects(ctx.scope, kind, namespace);
   } catch (error) {
+    if (error instanceof PassError) throw error; // another pass holds the lease
     if (isClusterError(error, 'NotFound')) return { clean: true, left: 0 };
     ctx.ledger.errors.add(kind, new Error(retireHint(ctx, kind, namespace, error)));
     ctx.ledger.errors.kindIncomplete(
@@ -61,7 +62,7 @@ export async function retireCopies(
     async (copy) => {
       started += 1;
       if (copy.metadata.deletionTimestamp) {
-        ctx.ledger.countTerminating(1);
+        ctx.ledger.countTerminating(copy);
         left += 1;
         return;
       }
@@ -143,9 +144,15 @@ export async function retireStale(
 ): Promise<Remembered> {
   const current = new Set(policy.toHost.map(resourceKey));
   const allKinds = unionKinds(remembered.syncedKinds, policy.toHost);
-  const keptNamespaces = [policy.hostNamespace];
+  // In the order remembered: the first is where the tenant's lease lives (`leaseNamespaceOf`), so
+  // it stays first until it is forgotten, which only a pass holding the lease there does, once
+  // every kind in it was listed clean.
+  const keptNamespaces: string[] = [];
   for (const namespace of remembered.hostNamespaces) {
-    if (namespace === policy.hostNamespace) continue;
+    if (namespace === policy.hostNamespace) {
+      keptNamespaces.push(namespace);
+      continue;
+    }
     let clean = true;
     for (const kind of allKinds) {
       const why = `the host namespace of tenant cluster "${ctx.scope.tenant}" changed from ${namespace} to ${policy.hostNamespace}`;
@@ -153,6 +160,7 @@ export async function retireStale(
     }
     if (!clean) keptNamespaces.push(namespace);
   }
+  if (!keptNamespaces.includes(policy.hostNamespace)) keptNamespaces.push(policy.hostNamespace);
   const keptKinds: KindRef[] = [];
   for (const kind of remembered.syncedKinds) {
     if (current.has(resourceKey(kind))) continue;

@@ -4,9 +4,11 @@
  * delete the copies of sources that went (each with uid and resourceVersion preconditions,
  * through GC's own code), deciding exactly what a full pass would. Anything that could make it
  * decide otherwise falls back, in the same pass, to the full two-sided path of `sync-kind.ts`:
- * a resume that failed, or more deletions than the mass-delete guard could leave alone (the
- * guard needs the full count of copies, which only a full listing has: the bound is
- * `resumedPassFallback` in `gc/delete-guard.ts`).
+ * a resume that failed, a window of changes past its budget of objects or bytes (the watch holds
+ * only the latest change of each object in the rule's static scope, so changes in excluded
+ * namespaces cost no host read: `listing/change-window.ts`), or more deletions than the
+ * mass-delete guard could leave alone (the guard needs the full count of copies, which only a
+ * full listing has: the bound is `resumedPassFallback` in `gc/delete-guard.ts`).
  */
 import { runPool } from '../../common/index.js';
 import { type KubeObject, type WatchChange, withRequestDeadline } from '../../ports/index.js';
@@ -103,6 +105,8 @@ interface KindTrouble {
   readonly stopped: boolean;
   /** Decisions a full pass would make again (`DecisionRecorder.unsettled`). */
   readonly unsettled: number;
+  /** Terminating copies a source still wants (`Ledger.terminatingWanted`). */
+  readonly terminatingWanted: number;
 }
 
 /** Whether nothing went wrong between two snapshots: it all is as it was. */
@@ -112,7 +116,8 @@ function untroubled(before: KindTrouble, after: KindTrouble): boolean {
     after.incomplete === before.incomplete &&
     after.deferred === before.deferred &&
     after.stopped === before.stopped &&
-    after.unsettled === before.unsettled
+    after.unsettled === before.unsettled &&
+    after.terminatingWanted === before.terminatingWanted
   );
 }
 
@@ -121,7 +126,9 @@ function untroubled(before: KindTrouble, after: KindTrouble): boolean {
  * kind means it converged. A kind with an unsettled Decision (a Skip, which persists, or a write
  * the host stored otherwise than written) keeps no resume point: its next pass is full, so it
  * decides what a resumed pass would not see (the Skip again, the update recording the host's
- * rewrite). Settled writes and deletes keep it: a full pass would find nothing more to do.
+ * rewrite). So does a kind whose source wants a copy a host finalizer holds in deletion: a point
+ * past that change would never see it again, and the copy must be created once the host lets it
+ * go. Settled writes and deletes keep it: a full pass would find nothing more to do.
  */
 function kindTrouble(ctx: PassContext): KindTrouble {
   const { errors, recorder } = ctx.ledger;
@@ -132,6 +139,7 @@ function kindTrouble(ctx: PassContext): KindTrouble {
     deferred: bounds.deferred,
     stopped: bounds.isStopped(),
     unsettled: recorder.unsettled,
+    terminatingWanted: ctx.ledger.terminatingWanted,
   };
 }
 
@@ -154,10 +162,14 @@ async function resumeKind(
     ctx.ledger.errors.listingFailed(rule, 'tenant', error, 'resuming its watch failed');
     return { stalled: 'resuming its watch failed; nothing was synced' };
   }
-  if (!watched.resumed) return { fallback: `the resume failed: ${watched.reason}` };
+  if (!watched.resumed) {
+    // Past the window's budget the reason says so itself (`change-window.ts`).
+    return { fallback: watched.bounded ? watched.reason : `the resume failed: ${watched.reason}` };
+  }
   ctx.ledger.startKind(rule);
+  // Already the latest change per object, in static scope only, within budget.
   const latest = latestChanges(watched.changes);
-  const done = { resourceVersion: watched.resourceVersion, changes: watched.changes.length };
+  const done = { resourceVersion: watched.resourceVersion, changes: watched.seen };
   if (latest.size === 0) return done;
 
   // The host side: just the names the changed sources map to.

@@ -204,9 +204,9 @@ export class KindWriter {
     const { desired, source } = item;
     const observed = this.byName.get(desired.metadata.name);
     if (observed?.metadata.deletionTimestamp) {
-      // A host finalizer holds the copy in deletion: writing to it would be lost; the next pass
-      // creates the copy anew once it is gone.
-      ctx.ledger.countTerminating(1);
+      // A host finalizer holds the copy in deletion: writing to it would be lost; the kind keeps
+      // no resume point, so a full pass creates the copy anew once it is gone.
+      ctx.ledger.countTerminating(observed, 'wanted');
       return;
     }
     const refs: Refs = {

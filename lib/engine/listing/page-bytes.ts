@@ -4,7 +4,11 @@
  * side) asks for a limit that keeps a page near {@link PAGE_BYTES}: the first page asks for as many
  * objects as fit when each is as large as an apiserver stores by default
  * ({@link LARGEST_OBJECT_BYTES}), every later page for as many as fit at the previous page's
- * average object size, never more than the configured page size.
+ * average object size, never more than the configured page size. What has been seen bounds it
+ * too, so a run of tiny objects followed by large ones cannot ask for `pageSize` large objects:
+ * the next limit fits {@link PAGE_BYTES} also at the largest object seen so far in the listing,
+ * and it at most doubles from one page to the next (a large object after tiny ones then lands in
+ * a page about twice the size of the previous one, not `pageSize` times its own).
  */
 import type { ListPage } from '../../ports/index.js';
 
@@ -50,6 +54,8 @@ export function approxBytes(value: unknown): number {
 export class PageSizer {
   /** The limit of the next page. */
   limit: number;
+  /** The largest object seen so far (a page's average when only the response size is known). */
+  private largest = 0;
 
   constructor(
     private readonly pageSize: number,
@@ -59,15 +65,25 @@ export class PageSizer {
   }
 
   /**
-   * Learns from a page received: the next limit fits {@link PAGE_BYTES} at its average size. The
-   * size is the response's own (`ListPage.bytes`) when the client knows it, which costs nothing;
-   * otherwise every item is weighed with {@link approxBytes}.
+   * Learns from a page received: the next limit fits {@link PAGE_BYTES} at its average size and
+   * at the largest object seen so far, and is at most twice this one. The size is the response's
+   * own (`ListPage.bytes`) when the client knows it, which costs nothing (its average is then the
+   * largest this page tells); otherwise every item is weighed with {@link approxBytes}.
    */
   observe(items: readonly unknown[], responseBytes?: number): void {
     if (items.length === 0) return;
     let bytes = responseBytes ?? 0;
-    if (responseBytes === undefined) for (const item of items) bytes += approxBytes(item);
-    this.limit = this.clamp(Math.floor(this.pageBytes / Math.max(1, bytes / items.length)));
+    if (responseBytes === undefined) {
+      for (const item of items) {
+        const weight = approxBytes(item);
+        bytes += weight;
+        this.largest = Math.max(this.largest, weight);
+      }
+    }
+    const average = Math.max(1, bytes / items.length);
+    this.largest = Math.max(this.largest, average);
+    const fits = Math.floor(this.pageBytes / this.largest);
+    this.limit = this.clamp(Math.min(fits, 2 * this.limit));
   }
 
   private clamp(limit: number): number {

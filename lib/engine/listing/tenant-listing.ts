@@ -8,12 +8,24 @@ import {
   isClusterError,
   type KindRef,
   type ListPage,
-  type WatchOutcome,
+  type WatchChange,
 } from '../../ports/index.js';
 import { ClusterUnreachableError } from '../errors.js';
 import { type ResourceKey, resourceKey } from '../names/resource-key.js';
+import type { KindRule } from '../policy/policy.js';
+import { compileKindRule } from '../policy/scope.js';
+import { ChangeWindow, type WindowBudget } from './change-window.js';
 import { restartExpired } from './expired-listing.js';
 import { PageSizer } from './page-bytes.js';
+
+/**
+ * What a resumed watch left a kind (`change-window.ts`): the latest change of each object in
+ * scope and how many changes the watch delivered in all; or why the resume failed, `bounded`
+ * when it stopped at the resumed path's budget.
+ */
+export type ResumedWatch =
+  | { resumed: true; changes: WatchChange[]; seen: number; resourceVersion: string }
+  | { resumed: false; reason: string; bounded?: true };
 
 /** Pages of tenant listings; knows whether the tenant cluster has answered yet. */
 export class TenantLister {
@@ -23,11 +35,12 @@ export class TenantLister {
   /** Byte-aware page sizes, per kind (`page-bytes.ts`). */
   private readonly sizers = new Map<ResourceKey, PageSizer>();
   /** Resumed watches started ahead of their kind's turn ({@link prefetch}). */
-  private readonly prefetched = new Map<string, Promise<WatchOutcome>>();
+  private readonly prefetched = new Map<string, Promise<ResumedWatch>>();
 
   constructor(
     private readonly tenantApi: ClusterApi,
     private readonly pageSize: number,
+    private readonly windowBudget?: WindowBudget,
   ) {}
 
   /**
@@ -35,8 +48,8 @@ export class TenantLister {
    * cannot watch is a failed resume. Not counted as the pass's first tenant call: a failed resume
    * lists next, and that listing says whether the tenant is unreachable.
    */
-  watch(kind: KindRef, resourceVersion: string): Promise<WatchOutcome> {
-    const key = prefetchKey(kind, resourceVersion);
+  watch(rule: KindRule, resourceVersion: string): Promise<ResumedWatch> {
+    const key = prefetchKey(rule, resourceVersion);
     const early = this.prefetched.get(key);
     if (early) {
       this.prefetched.delete(key);
@@ -45,10 +58,19 @@ export class TenantLister {
     const watch = this.tenantApi.watchChanges?.bind(this.tenantApi);
     if (!watch)
       return Promise.resolve({ resumed: false, reason: 'the tenant client cannot watch' });
-    return watch(kind, {
-      resourceVersion,
-      timeoutSeconds: WATCH_TIMEOUT_SECONDS,
-      allowWatchBookmarks: true,
+    // The window holds the changes as they stream in, bounded (`change-window.ts`).
+    const window = new ChangeWindow(compileKindRule(rule), this.windowBudget);
+    const take = window.take.bind(window);
+    const options = { resourceVersion, timeoutSeconds: WATCH_TIMEOUT_SECONDS };
+    return watch(rule, { ...options, allowWatchBookmarks: true, take }).then((outcome) => {
+      if (!outcome.resumed) return outcome;
+      // A client that held the changes itself: they go through the same window.
+      for (const change of outcome.changes) {
+        const refused = window.take(change, undefined);
+        if (refused !== undefined) return { resumed: false, reason: refused, bounded: true };
+      }
+      const { resourceVersion: at } = outcome;
+      return { resumed: true, changes: window.changes, seen: window.seen, resourceVersion: at };
     });
   }
 
@@ -56,11 +78,11 @@ export class TenantLister {
    * Starts {@link watch} now, for a later call with the same arguments to take: each resumed watch
    * waits about a second for its bookmark, so the kinds' watches overlap instead of adding up.
    */
-  prefetch(kind: KindRef, resourceVersion: string): void {
-    const started = this.watch(kind, resourceVersion);
+  prefetch(rule: KindRule, resourceVersion: string): void {
+    const started = this.watch(rule, resourceVersion);
     // Handled here too: a kind the pass never reaches (a deadline) must not leave a rejection.
     started.catch(() => {});
-    this.prefetched.set(prefetchKey(kind, resourceVersion), started);
+    this.prefetched.set(prefetchKey(rule, resourceVersion), started);
   }
 
   /** Whether the tenant client can resume a watch at all. */

@@ -90,14 +90,17 @@ async function story(options: StoryOptions): Promise<PassResult> {
   } else if (tenantCluster.metadata.deletionTimestamp) {
     outcome = await cleanUp(ctx, tenantCluster, remembered);
   } else {
+    // `undefined`: what would cover the copies is not recorded, so the pass writes none.
     const recorded = await prepareTenant(ctx, tenantCluster, remembered, tenantApi);
-    const next = await retireStale(ctx, policy, recorded);
-    if (!bounds.isStopped()) prefetchResumes(ctx, policy.toHost);
-    for (const rule of applyOrder(policy.toHost)) {
-      if (bounds.isStopped()) break;
-      await syncKindByPath(ctx, compileKindRule(rule));
+    if (recorded) {
+      const next = await retireStale(ctx, policy, recorded);
+      if (!bounds.isStopped()) prefetchResumes(ctx, policy.toHost);
+      for (const rule of applyOrder(policy.toHost)) {
+        if (bounds.isStopped()) break;
+        await syncKindByPath(ctx, compileKindRule(rule));
+      }
+      await rememberSynced(ctx, recorded, next);
     }
-    await rememberSynced(ctx, recorded, next);
   }
 
   const result = passResult(

@@ -2,7 +2,7 @@
  * A tenant's lifecycle around the per-kind sync: before it, the checks and records that make the
  * pass safe (the tenant cluster is the one synced before, every rule's kind is namespaced on the
  * host, the finalizer is in place, every kind and namespace is remembered before the first write
- * into it); then retiring what the policy no longer covers; after it, forgetting what is clean.
+ * into it, and a pass that cannot record them writes no copy); then retiring what the policy no longer covers; after it, forgetting what is clean.
  * A TenantCluster being deleted skips the tenant entirely: its copies are removed, then its
  * finalizer, so `kubectl delete tenantcluster` completes once a pass has run.
  */
@@ -21,11 +21,13 @@ import { refuseHostAsTenant } from '../tenant/host-as-tenant.js';
 import {
   ensureFinalizer,
   type Remembered,
+  recordRemembered,
   releaseFinalizer,
   unionKinds,
   writeRemembered,
 } from '../tenant/lifecycle.js';
 import { patchTenantClusterStatus, readTenantClusterStatus } from '../tenant/status.js';
+import { coversCopies, outdatedCrdMessage } from '../tenant/status-pruning.js';
 import { checkTenantClusterId, readTenantClusterId } from '../tenant/tenant-identity.js';
 
 /** What the pass does after reporting, for a deleted TenantCluster whose copies are all gone. */
@@ -56,19 +58,67 @@ async function checkHostScope(ctx: PassContext, policy: SyncPolicy): Promise<voi
 }
 
 /**
- * One bookkeeping write on the TenantCluster. A failure is an error of the pass, not its end: the
- * sync itself is still safe, and the next pass tries again.
+ * One bookkeeping write on the TenantCluster. A failure is an error of the pass, naming what could
+ * not be recorded; whether the pass goes on is the caller's call.
+ * @returns whether the write failed.
  */
 async function bookkeep(
   ctx: PassContext,
   what: string,
   write: () => Promise<boolean>,
-): Promise<void> {
+): Promise<boolean> {
   try {
     if (await write()) ctx.ledger.bookkept();
+    return false;
   } catch (error) {
     ctx.ledger.errors.add(TENANT_CLUSTER, new Error(`could not ${what}: ${errorMessage(error)}`));
+    return true;
   }
+}
+
+/** Why a copy written now would not be covered: the pass stops before its first copy write. */
+const UNCOVERED =
+  'so no copy was written (one written now could outlive a `kubectl delete tenantcluster` or a change of the sync policy)';
+
+/**
+ * The finalizer and the remembered kinds and namespaces, before any copy write. Either one not
+ * recorded (refused: a 409, RBAC, an admission policy; or dropped by a host CRD older than the
+ * engine) halts the pass with the reason, and is an error naming what.
+ * @returns whether the copies are covered, so the pass may write.
+ */
+async function recordCoverage(
+  ctx: PassContext,
+  tenantCluster: KubeObject,
+  remembered: Remembered,
+  recorded: Remembered,
+): Promise<boolean> {
+  const { hostApi, tenant, bounds } = ctx.scope;
+  const reasons: string[] = [];
+  const finalizer = () => ensureFinalizer(hostApi, tenantCluster);
+  if (await bookkeep(ctx, 'add the host-cleanup finalizer', finalizer))
+    reasons.push(`the host-cleanup finalizer could not be added to TenantCluster "${tenant}"`);
+  let pruned: string[] = [];
+  const remember = async () => {
+    const write = await recordRemembered(hostApi, tenant, remembered, recorded);
+    pruned = write.pruned;
+    return write.written;
+  };
+  if (await bookkeep(ctx, 'record the synced kinds and host namespaces in status', remember))
+    reasons.push(
+      `the synced kinds and host namespaces could not be recorded in the status of TenantCluster "${tenant}"`,
+    );
+  const uncovered = pruned.filter(coversCopies);
+  if (uncovered.length > 0) {
+    ctx.ledger.errors.add(TENANT_CLUSTER, new Error(outdatedCrdMessage(pruned)));
+    reasons.push(
+      `the TenantCluster CRD on the host is out of date (it dropped ${uncovered.join(', ')})`,
+    );
+  } else if (pruned.length > 0) {
+    ctx.ledger.warn({ reason: 'TenantClusterCrdOutdated', message: outdatedCrdMessage(pruned) });
+  }
+  if (reasons.length === 0) return true;
+  bounds.halt(`${reasons.join(', and ')}, ${UNCOVERED}`);
+  return false;
 }
 
 /** The deleted-TenantCluster path: remove every copy; once none is left, release the finalizer. */
@@ -94,14 +144,16 @@ export async function cleanUp(
  * rule's kind is namespaced on the host, the finalizer is in place, and every kind and namespace is remembered before the first write into
  * it. Throws the pass-level failures (an unreachable tenant, a different tenant cluster, a tenant
  * kubeconfig that reaches the host, a rule whose kind is cluster-scoped on the host).
- * @returns what is remembered now, for {@link rememberSynced} after the kinds.
+ * @returns what is remembered now, for {@link rememberSynced} after the kinds; `undefined` when
+ * the finalizer or the remembered state could not be recorded: the pass is halted and writes no
+ * copy (see {@link recordCoverage}).
  */
 export async function prepareTenant(
   ctx: PassContext,
   tenantCluster: KubeObject,
   remembered: Remembered,
   tenantApi: ClusterApi,
-): Promise<Remembered> {
+): Promise<Remembered | undefined> {
   const { policy } = ctx.scope;
   const observed = await readTenantClusterId(tenantApi);
   // Before the identity check: a host kubeconfig pasted as the tenant's is that, not just a
@@ -125,13 +177,7 @@ export async function prepareTenant(
     hostNamespaces: [...new Set([...remembered.hostNamespaces, policy.hostNamespace])],
   };
   if (id) recorded.tenantClusterId = id;
-  await bookkeep(ctx, 'add the host-cleanup finalizer', () =>
-    ensureFinalizer(ctx.scope.hostApi, tenantCluster),
-  );
-  await bookkeep(ctx, 'record the synced kinds and host namespaces in status', () =>
-    writeRemembered(ctx.scope.hostApi, ctx.scope.tenant, remembered, recorded),
-  );
-  return recorded;
+  return (await recordCoverage(ctx, tenantCluster, remembered, recorded)) ? recorded : undefined;
 }
 
 /** After the kinds: forget the kinds and namespaces that retiring left clean. */

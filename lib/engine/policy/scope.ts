@@ -78,3 +78,16 @@ export function isExcluded(rule: CompiledKindRule, object: KubeObject): boolean 
   if (rule.names.has(name)) return true;
   return rule.selector !== undefined && matchesLabelSelector(rule.selector, labels);
 }
+
+/**
+ * True when `object` is out of scope by what never changes while a policy holds: its namespace
+ * (a tenant system namespace or an excluded one), its name, or a built-in credential exclusion.
+ * Only the label selector can take an object out of scope (or back in) without a policy change,
+ * so a resumed pass may drop these changes before reading anything on the host: a copy of such
+ * an object cannot exist since the resume point (a policy change makes the pass full).
+ */
+export function isStaticallyExcluded(rule: CompiledKindRule, object: KubeObject): boolean {
+  const { namespace, name } = object.metadata;
+  if (isSystemNamespace(namespace) || isAlwaysExcluded(object)) return true;
+  return (namespace !== undefined && rule.namespaces.has(namespace)) || rule.names.has(name);
+}

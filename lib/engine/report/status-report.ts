@@ -11,10 +11,14 @@ import { type ClusterApi, type PassResult, TENANT_CLUSTER } from '../../ports/in
 import { clusterReason, formatObjectError } from '../context/object-errors.js';
 import {
   type LastPassStatus,
-  patchTenantClusterStatus,
   readTenantClusterStatus,
   type TenantClusterStatusPatch,
 } from '../tenant/status.js';
+import {
+  outdatedCrdMessage,
+  prunedStatusFields,
+  writeTenantClusterStatus,
+} from '../tenant/status-pruning.js';
 import { conditionsPatch, conditionTime, passConditions } from './conditions.js';
 import { actedBeyondRecordedSkips, skipDigest } from './skip-digest.js';
 
@@ -93,7 +97,8 @@ export interface StatusReport {
  * Writes `status.lastPass` when it is due, or when the conditions or `observedGeneration` changed
  * (then with them; see `conditions.ts`), or when `more` (other status fields, e.g. the retry
  * memory of `retry-backoff.ts`) is given; sets `result.statusWritten`. A failed write is an error
- * of the pass, not a failure of it: the pass's work is done either way.
+ * of the pass, not a failure of it: the pass's work is done either way. A written field the host
+ * dropped (its TenantCluster CRD is out of date) is a `TenantClusterCrdOutdated` warning.
  */
 export async function reportStatus(hostApi: ClusterApi, report: StatusReport): Promise<void> {
   const { recordedStatus, result, intervalMs, more, alongside } = report;
@@ -111,8 +116,21 @@ export async function reportStatus(hostApi: ClusterApi, report: StatusReport): P
   if (!due && observed === undefined && more === undefined) return;
   try {
     // `alongside` (e.g. the resume points) is written only with a status write made anyway.
-    await patchTenantClusterStatus(hostApi, result.tenant, { lastPass }, observed, alongside, more);
+    const write = await writeTenantClusterStatus(
+      hostApi,
+      result.tenant,
+      { lastPass },
+      observed,
+      alongside,
+      more,
+    );
     result.statusWritten = true;
+    // A host CRD older than the engine drops what it does not know (`status-pruning.ts`).
+    const pruned = write ? prunedStatusFields(write) : [];
+    if (pruned.length > 0) {
+      const warning = { reason: 'TenantClusterCrdOutdated', message: outdatedCrdMessage(pruned) };
+      result.warnings = [...(result.warnings ?? []), warning];
+    }
   } catch (error) {
     const reason = clusterReason(error);
     result.errors.push({

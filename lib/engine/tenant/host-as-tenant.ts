@@ -45,7 +45,11 @@ async function firstListed(
   try {
     const page = await tenantApi.list(rule, { ...options, limit: 1 });
     const item = page.items[0];
-    return item ? `${rule.kind} ${item.metadata.namespace ?? ''}/${item.metadata.name}` : undefined;
+    // A cluster-scoped kind ignores the namespace (and is an invalid rule, said after this).
+    if (!item?.metadata.namespace) return undefined;
+    if (options.namespace !== undefined && item.metadata.namespace !== options.namespace)
+      return undefined;
+    return `${rule.kind} ${item.metadata.namespace}/${item.metadata.name}`;
   } catch (error) {
     // Not served or forbidden: the kind's own listing reports it, for that kind alone.
     if (isClusterError(error) && !isClusterError(error, 'Transport')) return undefined;

@@ -1,7 +1,8 @@
 /**
  * The host client as a pass sees it while it must hold the tenant's lease (`tenant-lease.ts`):
- * its first write into a namespace takes the lease (in the host namespace its TenantCluster
- * names), and once another pass was found holding it every write is refused without a request.
+ * its first write into a namespace takes the lease (in the tenant's lease namespace,
+ * `leaseNamespaceOf` the TenantCluster as the pass first read it: not `spec.hostNamespace`, which
+ * moves), and once another pass was found holding it every write is refused without a request.
  * Writes to the TenantCluster itself (cluster-scoped: finalizer, status) need no lease. Lease
  * requests are kept out of `requestCount()`, so `requests` stays what the sync cost.
  */
@@ -13,23 +14,36 @@ import {
   TENANT_CLUSTER,
 } from '../../ports/index.js';
 import { sameKind } from '../names/resource-key.js';
-import { LEASE, type TenantLease } from './tenant-lease.js';
+import { LEASE, leaseNamespaceOf, type TenantLease } from './tenant-lease.js';
 
 /** `hostApi`, with every namespaced write behind `lease` (see the module doc). */
 export function leaseGuarded(hostApi: ClusterApi, lease: TenantLease, tenant: string): ClusterApi {
-  let hostNamespace: string | undefined;
+  let leaseNamespace: string | undefined;
+  let read: { hostNamespace: string | undefined; deleting: boolean } | undefined;
   const gate = async (kind: KindRef, namespace: string | undefined): Promise<void> => {
     if (lease.refused) throw lease.refused;
     if (namespace === undefined || sameKind(kind, LEASE)) return;
-    await lease.take(hostNamespace ?? namespace);
+    await lease.take(leaseNamespace ?? namespace);
   };
   const overrides: Partial<ClusterApi> = {
+    async list(kind, options) {
+      // A pass lists a namespace other than its host namespace (or any, for a TenantCluster being
+      // deleted) only to retire what is in it and then forget it: that listing is made under the
+      // lease, so no pass forgets a namespace another pass is still writing to.
+      const namespace = options?.namespace;
+      if (read && namespace !== undefined && (read.deleting || namespace !== read.hostNamespace))
+        await gate(kind, namespace);
+      return hostApi.list(kind, options);
+    },
     async get(kind, namespace, name) {
       const object = await hostApi.get(kind, namespace, name);
-      // The pass reads its TenantCluster first: its host namespace is where the lease lives.
-      if (object && sameKind(kind, TENANT_CLUSTER) && name === tenant) {
+      // The pass reads its TenantCluster first: that read says where the lease lives (later
+      // reads see the pass's own records and must not move it).
+      if (object && sameKind(kind, TENANT_CLUSTER) && name === tenant && !read) {
+        leaseNamespace = leaseNamespaceOf(object);
         const spec = object.spec as { hostNamespace?: unknown } | undefined;
-        if (typeof spec?.hostNamespace === 'string') hostNamespace = spec.hostNamespace;
+        const hostNamespace = typeof spec?.hostNamespace === 'string' ? spec.hostNamespace : '';
+        read = { hostNamespace, deleting: Boolean(object.metadata.deletionTimestamp) };
       }
       return object;
     },

@@ -16,12 +16,12 @@ import { TenantClusterKeys } from '../names/metadata.js';
 import { type ResourceKey, resourceKey } from '../names/resource-key.js';
 import { parseSyncPolicy, type SyncPolicy } from '../policy/policy.js';
 import {
-  patchTenantClusterStatus,
   readTenantClusterStatus,
   type SyncedKind,
   type TenantClusterStatus,
   type TenantClusterStatusPatch,
 } from './status.js';
+import { prunedStatusFields, writeTenantClusterStatus } from './status-pruning.js';
 
 /** The remembered state, as `status.syncedKinds`, `status.hostNamespaces`, `status.tenantClusterId`. */
 export type Remembered = Pick<
@@ -72,13 +72,37 @@ export function rememberedPatch(
 }
 
 /** Writes the remembered fields that changed (a merge patch of the status subresource). */
-export function writeRemembered(
+export async function writeRemembered(
   hostApi: ClusterApi,
   tenant: string,
   before: Remembered,
   next: Remembered,
 ): Promise<boolean> {
-  return patchTenantClusterStatus(hostApi, tenant, rememberedPatch(before, next));
+  return (await recordRemembered(hostApi, tenant, before, next)).written;
+}
+
+/** What one write of the remembered fields did. */
+export interface RememberedWrite {
+  /** Whether a patch was sent (only when a field changed). */
+  written: boolean;
+  /** The written fields the host did not keep: its TenantCluster CRD is older than the engine. */
+  pruned: string[];
+}
+
+/**
+ * {@link writeRemembered}, checking what the host stored: a field it dropped is not remembered,
+ * so it cannot cover a copy (see `status-pruning.ts`).
+ */
+export async function recordRemembered(
+  hostApi: ClusterApi,
+  tenant: string,
+  before: Remembered,
+  next: Remembered,
+): Promise<RememberedWrite> {
+  const write = await writeTenantClusterStatus(hostApi, tenant, rememberedPatch(before, next));
+  return write
+    ? { written: true, pruned: prunedStatusFields(write) }
+    : { written: false, pruned: [] };
 }
 
 function finalizersOf(tenantCluster: KubeObject): string[] {

@@ -1,12 +1,17 @@
 /**
  * One pass per tenant at a time, whoever starts it (the scheduled function, a laptop's
  * `tenantplane sync`): a `coordination.k8s.io/v1` Lease `tenantplane-<tenant>` in the tenant's
- * host namespace. It is taken only when the pass is about to make its first write to the host
- * namespace, so a steady pass that changes nothing makes no write for it; taken with create
+ * lease namespace, {@link leaseNamespaceOf}: the first host namespace its status remembers, which
+ * does not move with `spec.hostNamespace` (two passes that read different host namespaces during
+ * a move contend for the same Lease), and moves only when a pass holding the lease there found it
+ * clean and forgot it. It is taken only when the pass is about to make its first write to the
+ * host, so a steady pass that changes nothing makes no write for it; taken with create
  * semantics (AlreadyExists: someone holds it), or, when the holder's lease has expired or was
  * released, by an update carrying the resourceVersion read (Conflict: someone else was faster).
- * It is held until the pass's last request may end (the deadline plus the reporting reserve; 15
- * minutes without a deadline), and released (deleted, with uid and resourceVersion
+ * It is held until the pass's last request may end (the deadline plus the reporting reserve);
+ * without a deadline it lasts 15 minutes and is renewed every third of that while the pass runs
+ * (a renewal that finds it taken over, or that cannot be made before it expires, refuses every
+ * later write as a held lease does). It is released (deleted, with uid and resourceVersion
  * preconditions) when the pass ends. A crashed holder's lease simply expires.
  *
  * A pass that finds the lease held makes no writes: {@link LeaseHeldError} ends it, and the pass
@@ -41,6 +46,28 @@ export function leaseName(tenant: string): string {
   return `tenantplane-${tenant}`;
 }
 
+/**
+ * Where the tenant's lease lives, read from its TenantCluster: the first remembered host
+ * namespace (`status.hostNamespaces[0]`; new namespaces are appended and the first is kept until
+ * it is forgotten clean), or `spec.hostNamespace` for a tenant that remembers none yet.
+ */
+export function leaseNamespaceOf(tenantCluster: KubeObject): string | undefined {
+  const status = tenantCluster.status as { hostNamespaces?: unknown } | undefined;
+  const remembered = Array.isArray(status?.hostNamespaces) ? status.hostNamespaces : [];
+  if (typeof remembered[0] === 'string' && remembered[0] !== '') return remembered[0];
+  const spec = tenantCluster.spec as { hostNamespace?: unknown } | undefined;
+  return typeof spec?.hostNamespace === 'string' ? spec.hostNamespace : undefined;
+}
+
+/** Runs `renew` every `ms` until the returned function is called (`setInterval`, unref'd). */
+export type RenewTimer = (ms: number, renew: () => void) => () => void;
+
+const intervalTimer: RenewTimer = (ms, renew) => {
+  const timer = setInterval(renew, ms);
+  timer.unref?.();
+  return () => clearInterval(timer);
+};
+
 /** Who holds a lease, as an operator reads it. */
 export interface LeaseHolding {
   /** `<namespace>/<name>` of the Lease. */
@@ -54,9 +81,15 @@ export interface LeaseHolding {
 
 /** Another pass holds the tenant's lease: this pass must not write. */
 export class LeaseHeldError extends PassError {
-  constructor(readonly holding: LeaseHolding) {
+  constructor(
+    readonly holding: LeaseHolding,
+    /** Set when the pass held the lease and lost it while it ran (a failed renewal). */
+    readonly lost = false,
+  ) {
     super(
-      `another pass holds the tenant's lease ${holding.lease} (holder ${holding.holder}, since ${holding.since}, expires ${holding.expires}); this pass made no writes`,
+      lost
+        ? `this pass lost the tenant's lease ${holding.lease} while it ran (now held by ${holding.holder}, since ${holding.since}, expires ${holding.expires}); it made no further writes`
+        : `another pass holds the tenant's lease ${holding.lease} (holder ${holding.holder}, since ${holding.since}, expires ${holding.expires}); this pass made no writes`,
     );
     this.name = 'LeaseHeldError';
   }
@@ -91,6 +124,8 @@ export class TenantLease {
   unavailable: string | undefined;
   private taking: Promise<void> | undefined;
   private taken: KubeObject | undefined;
+  private stopRenewing: (() => void) | undefined;
+  private renewing: Promise<void> | undefined;
   readonly holder: string;
 
   constructor(
@@ -100,6 +135,7 @@ export class TenantLease {
     private readonly clock: Clock,
     /** Epoch ms until which the pass may still make requests (its lease then expires). */
     private readonly untilMs: number | undefined,
+    private readonly timer: RenewTimer = intervalTimer,
   ) {
     this.holder = `tenantplane pass ${passId} (${hostname()}, pid ${process.pid})`;
   }
@@ -120,6 +156,9 @@ export class TenantLease {
 
   /** Deletes the lease this pass took (best effort: it expires anyway). */
   async release(): Promise<void> {
+    this.stopRenewing?.();
+    this.stopRenewing = undefined;
+    await this.renewing;
     const taken = this.taken;
     if (!taken?.metadata.uid) return;
     this.taken = undefined;
@@ -152,6 +191,7 @@ export class TenantLease {
         metadata: { name, namespace },
         spec: this.spec(now, 0),
       });
+      this.keepRenewed();
       return;
     } catch (error) {
       if (!isClusterError(error, 'AlreadyExists')) throw error;
@@ -167,6 +207,7 @@ export class TenantLease {
     try {
       this.spent.writes += 1;
       this.taken = await this.hostApi.update({ ...current, spec: this.spec(now, transitions + 1) });
+      this.keepRenewed();
     } catch (error) {
       if (!isClusterError(error, 'Conflict')) throw error;
       this.spent.reads += 1;
@@ -175,9 +216,65 @@ export class TenantLease {
     }
   }
 
-  private refuse(holding: LeaseHolding): LeaseHeldError {
+  /**
+   * Without a deadline the lease lasts {@link DEFAULT_LEASE_MS}: renew it every third of that
+   * while the pass runs. With a deadline it already lasts until the pass's last request may end.
+   */
+  private keepRenewed(): void {
+    if (this.untilMs !== undefined || this.stopRenewing) return;
+    this.stopRenewing = this.timer(DEFAULT_LEASE_MS / 3, () => {
+      this.renewing ??= this.renew().finally(() => {
+        this.renewing = undefined;
+      });
+    });
+  }
+
+  /**
+   * Moves `renewTime` to now, with the resourceVersion of the lease as this pass wrote it. Taken
+   * over or deleted meanwhile: every later write is refused. Not answered: tried again at the
+   * next tick, unless less than a third of the lease would be left by then: later writes are
+   * refused too.
+   */
+  private async renew(): Promise<void> {
+    const taken = this.taken;
+    if (!taken || this.refused) return;
+    const now = this.clock.now();
+    const spec = (taken.spec ?? {}) as Record<string, unknown>;
+    try {
+      this.spent.writes += 1;
+      const renewed = await this.hostApi.update({
+        ...taken,
+        spec: {
+          ...spec,
+          leaseDurationSeconds: DEFAULT_LEASE_MS / 1000,
+          renewTime: microTime(now),
+        },
+      });
+      if (this.taken === taken) this.taken = renewed;
+    } catch (error) {
+      if (isClusterError(error, 'Conflict') || isClusterError(error, 'NotFound')) {
+        this.spent.reads += 1;
+        const current = await this.hostApi
+          .get(LEASE, taken.metadata.namespace, taken.metadata.name)
+          .catch(() => undefined);
+        const holding = current ? holdingOf(current) : { ...holdingOf(taken), holder: 'nobody' };
+        this.taken = undefined;
+        this.refuse({ ...holding, holder: holding.holder || 'nobody' }, true);
+        this.stopRenewing?.();
+        return;
+      }
+      // The next try would leave less than a third of the lease for the writes in flight.
+      if (now + (2 * DEFAULT_LEASE_MS) / 3 > holdingOf(taken).expiresMs) {
+        const holder = `nobody (it could not be renewed: ${errorMessage(error)})`;
+        this.refuse({ ...holdingOf(taken), holder }, true);
+        this.stopRenewing?.();
+      }
+    }
+  }
+
+  private refuse(holding: LeaseHolding, lost = false): LeaseHeldError {
     const { lease, holder, since, expires } = holding;
-    this.refused = new LeaseHeldError({ lease, holder, since, expires });
+    this.refused = new LeaseHeldError({ lease, holder, since, expires }, lost);
     return this.refused;
   }
 }

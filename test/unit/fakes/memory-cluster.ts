@@ -394,7 +394,14 @@ export class MemoryCluster implements ClusterApi {
       .filter((e) => e.change.object.apiVersion === kind.apiVersion)
       .filter((e) => e.change.object.kind === kind.kind)
       .map((e) => structuredClone(e.change));
-    return { resumed: true, changes, resourceVersion: this.currentResourceVersion() };
+    const { take } = options;
+    if (!take) return { resumed: true, changes, resourceVersion: this.currentResourceVersion() };
+    // Streamed one by one, like the real client: the taker holds what it keeps.
+    for (const change of changes) {
+      const refused = take(change, JSON.stringify(change).length);
+      if (refused !== undefined) return { resumed: false, reason: refused, bounded: true };
+    }
+    return { resumed: true, changes: [], resourceVersion: this.currentResourceVersion() };
   }
 
   /**

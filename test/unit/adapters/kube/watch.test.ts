@@ -138,6 +138,29 @@ describe('watchChanges: a resume proven by a bookmark at or past the current res
       stall,
     );
   });
+
+  it('hands each change to `take` as it streams, holding none, and stops when it refuses', async () => {
+    const lines = [event('ADDED', 'a', '105'), event('MODIFIED', 'a', '110'), bookmark('120')];
+    const taken: [string, number | undefined][] = [];
+    const take = (c: { object: { metadata: { name: string } } }, bytes: number | undefined) => {
+      taken.push([c.object.metadata.name, bytes]);
+      return undefined;
+    };
+    const held = await watchChanges(fakeHttp('120', lines).http, '/p', CONFIGMAP, {
+      ...OPTIONS,
+      take,
+    });
+    expect(held).toEqual({ resumed: true, changes: [], resourceVersion: '120' });
+    expect(taken).toEqual([
+      ['a', lines[0]?.length],
+      ['a', lines[1]?.length],
+    ]);
+    const refused = await watchChanges(fakeHttp('120', lines).http, '/p', CONFIGMAP, {
+      ...OPTIONS,
+      take: () => 'over budget',
+    });
+    expect(refused).toEqual({ resumed: false, reason: 'over budget', bounded: true });
+  });
 });
 
 describe('watch helpers', () => {

@@ -362,7 +362,7 @@ describe('retireStale', () => {
     expect(reasons.filter((r) => r.startsWith(`Secret ${OLD_NS}`))).toHaveLength(1);
   });
 
-  it('keeps remembering an old namespace that is not clean yet', async () => {
+  it('keeps remembering an old namespace that is not clean yet, first (where the lease lives)', async () => {
     const { hostApi, ctx } = setup([copyIn(cm('default', 'a'), OLD_NS)]);
     hostApi.failWhen((call) =>
       call.method === 'delete' && call.namespace === OLD_NS
@@ -373,7 +373,16 @@ describe('retireStale', () => {
       syncedKinds: [CONFIGMAP],
       hostNamespaces: [OLD_NS, HOST_NS],
     });
-    expect(next.hostNamespaces).toEqual([HOST_NS, OLD_NS]);
+    expect(next.hostNamespaces).toEqual([OLD_NS, HOST_NS]);
+  });
+
+  it('adds the current namespace after the remembered ones, and forgets a clean old one', async () => {
+    const { ctx } = setup([copyIn(cm('default', 'a'), OLD_NS)]);
+    const kept = await retireStale(ctx, policy, {
+      syncedKinds: [CONFIGMAP],
+      hostNamespaces: ['elsewhere', OLD_NS],
+    });
+    expect(kept.hostNamespaces).toEqual([HOST_NS]);
   });
 });
 

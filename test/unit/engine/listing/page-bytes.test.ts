@@ -35,10 +35,13 @@ describe('PageSizer', () => {
     expect(new PageSizer(500, 100).limit).toBe(1);
   });
 
-  it('grows to the page size for small objects and shrinks for large ones', () => {
+  it('grows to the page size for small objects, at most doubling, and shrinks for large ones', () => {
     const sizer = new PageSizer(500);
-    sizer.observe([cm('default', 'small')]);
-    expect(sizer.limit).toBe(500);
+    const grown = [1, 2, 3, 4, 5, 6].map(() => {
+      sizer.observe([cm('default', 'small')]);
+      return sizer.limit;
+    });
+    expect(grown).toEqual([20, 40, 80, 160, 320, 500]);
     const large = cm('default', 'large', { payload: 'x'.repeat(MIB) });
     sizer.observe([large, large]);
     expect(sizer.limit).toBe(15); // 16 MiB at ~1 MiB each
@@ -60,7 +63,31 @@ describe('PageSizer', () => {
       },
     });
     sizer.observe([unweighable], 1000);
-    expect(sizer.limit).toBe(500);
+    // The page tells 1,000 bytes, but an object of 2 MiB was seen already: 16 MiB / 2 MiB.
+    expect(sizer.limit).toBe(8);
+  });
+
+  // Finding 9 of issue 20: tiny objects followed by large ones made the next page pageSize x
+  // 1 MiB. The next limit fits PAGE_BYTES at the largest object seen so far and at most doubles.
+  it.each([
+    { name: 'tiny then large', pages: [100, 100, 100, MIB, 100], limits: [20, 40, 80, 16, 16] },
+    { name: 'large then tiny', pages: [MIB, 100, 100], limits: [16, 16, 16] },
+    {
+      name: 'tiny only',
+      pages: [100, 100, 100, 100, 100, 100, 100],
+      limits: [20, 40, 80, 160, 320, 500, 500],
+    },
+  ])('bounds the next page by what was seen: $name', ({ pages, limits }) => {
+    const sizer = new PageSizer(500);
+    const seen: number[] = [];
+    for (const size of pages) {
+      const items = Array.from({ length: sizer.limit }, (_, i) => ({ i }));
+      sizer.observe(items, size * items.length);
+      seen.push(sizer.limit);
+      // Never a page of more than about twice PAGE_BYTES at any size seen so far.
+      expect(sizer.limit * size).toBeLessThanOrEqual(2 * PAGE_BYTES);
+    }
+    expect(seen).toEqual(limits);
   });
 });
 
@@ -97,6 +124,6 @@ describe('a pass over large objects', () => {
       .callsOf('list')
       .filter((c) => c.kind === CONFIGMAP.kind)
       .map((c) => c.options?.limit);
-    expect(limits).toEqual([10, 500]);
+    expect(limits).toEqual([10, 20]);
   });
 });

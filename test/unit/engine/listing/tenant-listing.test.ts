@@ -112,7 +112,7 @@ describe('TenantLister.prefetch', () => {
     lister.prefetch(CONFIGMAP, '5');
     lister.prefetch(SECRET, '6');
     expect(calls).toEqual(['ConfigMap@5', 'Secret@6']);
-    expect(await lister.watch(CONFIGMAP, '5')).toBe(outcome);
+    expect(await lister.watch(CONFIGMAP, '5')).toEqual({ ...outcome, seen: 0 });
     expect(calls).toHaveLength(2);
     await lister.watch(CONFIGMAP, '5'); // taken already: a new watch
     expect(calls).toEqual(['ConfigMap@5', 'Secret@6', 'ConfigMap@5']);

@@ -1,7 +1,8 @@
 /**
  * A tenant's lifecycle around the per-kind sync, end to end through `runPass` on the in-memory
- * fake: bookkeeping before the first host write, retiring what the policy no longer covers,
- * cleaning up a deleted TenantCluster, and the checks that stop a pass before any write.
+ * fake: bookkeeping before the first host write (and no copy write when it cannot be recorded),
+ * retiring what the policy no longer covers, cleaning up a deleted TenantCluster, and the checks
+ * that stop a pass before any write.
  */
 import { describe, expect, it } from '@jest/globals';
 import { InvalidPolicyError, TenantClusterChangedError } from '../../../../lib/engine/errors.js';
@@ -275,6 +276,185 @@ describe('checks before any write', () => {
     ]);
     expect(writesBesideFailureReport(clusters.hostApi)).toBe(0);
     expect(readTc(clusters.hostApi).metadata.finalizers).toBeUndefined();
+  });
+});
+
+/** A host whose TenantCluster CRD predates the engine: the status patch loses `prune`'s fields. */
+class OutdatedCrdCluster extends MemoryCluster {
+  constructor(private readonly prune: (status: Record<string, unknown>) => void) {
+    super('host');
+  }
+
+  override patchStatus(
+    kind: KindRef,
+    namespace: string | undefined,
+    name: string,
+    status: Record<string, unknown>,
+  ): Promise<KubeObject> {
+    const kept = structuredClone(status);
+    if (kind.kind === TENANT_CLUSTER.kind) this.prune(kept);
+    return super.patchStatus(kind, namespace, name, kept);
+  }
+}
+
+describe('bookkeeping that cannot be recorded', () => {
+  const refuse =
+    (method: 'update' | 'patchStatus', error: ClusterError) =>
+    (hostApi: MemoryCluster): void => {
+      hostApi.failWhen((call) =>
+        call.method === method && call.kind === TENANT_CLUSTER.kind ? error : undefined,
+      );
+    };
+  const dropSensitive = (status: Record<string, unknown>) => {
+    const kinds = status.syncedKinds as Record<string, unknown>[] | undefined;
+    for (const kind of kinds ?? []) delete kind.sensitive;
+  };
+  interface Case {
+    name: string;
+    spec?: Record<string, unknown>;
+    host: () => MemoryCluster;
+    refuse?: (hostApi: MemoryCluster) => void;
+    /** Whether the pass may write its copies. */
+    writes: boolean;
+    reason?: RegExp;
+    error?: RegExp;
+    warning?: RegExp;
+  }
+  const CASES: Case[] = [
+    {
+      name: 'the finalizer update is a 409',
+      host: () => new MemoryCluster('host'),
+      refuse: refuse(
+        'update',
+        new ClusterError('Conflict', 'the object has been modified', { status: 409 }),
+      ),
+      writes: false,
+      reason:
+        /the host-cleanup finalizer could not be added to TenantCluster "dev", so no copy was written/,
+      error: /could not add the host-cleanup finalizer: the object has been modified/,
+    },
+    {
+      name: 'RBAC forbids the finalizer update',
+      host: () => new MemoryCluster('host'),
+      refuse: refuse(
+        'update',
+        new ClusterError('Forbidden', 'cannot update tenantclusters', { status: 403 }),
+      ),
+      writes: false,
+      reason: /finalizer could not be added/,
+      error: /could not add the host-cleanup finalizer: cannot update tenantclusters/,
+    },
+    {
+      name: 'an admission policy refuses the status patch',
+      host: () => new MemoryCluster('host'),
+      refuse: refuse(
+        'patchStatus',
+        new ClusterError('Invalid', 'denied by policy', { status: 422 }),
+      ),
+      writes: false,
+      reason:
+        /the synced kinds and host namespaces could not be recorded in the status of TenantCluster "dev"/,
+      error: /could not record the synced kinds and host namespaces in status: denied by policy/,
+    },
+    {
+      name: 'an outdated CRD prunes status.hostNamespaces',
+      host: () => new OutdatedCrdCluster((status) => delete status.hostNamespaces),
+      writes: false,
+      reason: /CRD on the host is out of date \(it dropped status\.hostNamespaces\)/,
+      error:
+        /TenantCluster CRD on the host is out of date: it dropped status\.hostNamespaces .*kubectl apply -f deploy\/crds\/tenantclusters\.tenantplane\.io\.yaml/,
+    },
+    {
+      name: 'an outdated CRD prunes status.syncedKinds[].sensitive',
+      spec: { toHost: [{ ...CONFIGMAP, sensitive: true }] },
+      host: () => new OutdatedCrdCluster(dropSensitive),
+      writes: false,
+      reason: /dropped status\.syncedKinds\[\]\.sensitive/,
+      error: /CRD on the host is out of date: it dropped status\.syncedKinds\[\]\.sensitive/,
+    },
+    {
+      name: 'an outdated CRD prunes a field that covers no copy: a warning, the copies are written',
+      host: () => new OutdatedCrdCluster((status) => delete status.tenantClusterId),
+      writes: true,
+      warning: /CRD on the host is out of date: it dropped status\.tenantClusterId/,
+    },
+    {
+      name: 'an outdated CRD prunes status.lastPass fields: a warning after the report',
+      host: () =>
+        new OutdatedCrdCluster((status) => {
+          if (status.lastPass) delete (status.lastPass as Record<string, unknown>).failedCount;
+        }),
+      writes: true,
+      warning: /it dropped status\.lastPass\.failedCount/,
+    },
+  ];
+
+  it.each(CASES)('$name', async (c) => {
+    const tenantApi = new MemoryCluster('tenant').seed(cm('default', 'a'), {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'kube-system', uid: 'ks-1' },
+    });
+    const hostApi = c.host().seed(tenantCluster(c.spec ?? { toHost: [CONFIGMAP] }, TENANT, true));
+    c.refuse?.(hostApi);
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    const copyWrites = hostApi.calls.filter(
+      (call) =>
+        call.method !== 'get' && call.method !== 'list' && call.kind !== TENANT_CLUSTER.kind,
+    );
+    if (c.writes) {
+      expect(hostRefs(hostApi)).toEqual([`${HOST_NS}/ConfigMap ${hn('default', 'a')}`]);
+      expect(result.complete).toBe(true);
+    } else {
+      expect(copyWrites).toEqual([]);
+      expect(hostRefs(hostApi)).toEqual([]);
+      expect(result.decisions).toEqual([]);
+      expect(result.complete).toBe(false);
+      expect(result.incompleteReason).toMatch(c.reason ?? /never/);
+      expect(result.incompleteReason).toMatch(/not started: ConfigMap/);
+    }
+    const messages = result.errors.map((e) => `${e.kind}: ${e.message}`);
+    if (c.error) expect(messages).toContainEqual(expect.stringMatching(c.error));
+    if (c.error) expect(messages.every((m) => m.startsWith('TenantCluster: '))).toBe(true);
+    else expect(messages).toEqual([]);
+    const warnings = (result.warnings ?? []).map((w) => `${w.reason}: ${w.message}`);
+    if (c.warning) expect(warnings).toEqual([expect.stringMatching(/^TenantClusterCrdOutdated: /)]);
+    if (c.warning) expect(warnings[0]).toMatch(c.warning);
+  });
+
+  it('a refused finalizer stops the pass until it is recorded; then the next pass converges', async () => {
+    const clusters = setup(
+      tenantCluster({ toHost: [CONFIGMAP] }, TENANT, true),
+      [cm('default', 'a')],
+      [],
+    );
+    refuse('update', new ClusterError('Forbidden', 'no', { status: 403 }))(clusters.hostApi);
+    expect((await pass(clusters)).complete).toBe(false);
+    expect(hostRefs(clusters.hostApi)).toEqual([]);
+    // The remembered kinds were recorded all the same: only the finalizer is missing.
+    expect(readTc(clusters.hostApi).status).toMatchObject({ hostNamespaces: [HOST_NS] });
+    clusters.hostApi.clearFailures();
+    const next = await pass(clusters);
+    expect(next.complete).toBe(true);
+    expect(next.errors).toEqual([]);
+    expect(readTc(clusters.hostApi).metadata.finalizers).toEqual([FINALIZER]);
+    expect(hostRefs(clusters.hostApi)).toEqual([`${HOST_NS}/ConfigMap ${hn('default', 'a')}`]);
+  });
+
+  it('a dry run is unaffected: its host client sends no bookkeeping write to refuse', async () => {
+    const clusters = setup(
+      tenantCluster({ toHost: [CONFIGMAP] }, TENANT, true),
+      [cm('default', 'a')],
+      [],
+    );
+    refuse('update', new ClusterError('Forbidden', 'no', { status: 403 }))(clusters.hostApi);
+    refuse('patchStatus', new ClusterError('Forbidden', 'no', { status: 403 }))(clusters.hostApi);
+    const result = await runPass({ tenant: TENANT, ...clusters, dryRun: true });
+    expect(result.complete).toBe(true);
+    expect(result.errors).toEqual([]);
+    expect(decisionLines(result.decisions)).toEqual([
+      `Create ConfigMap default/a -> ${hn('default', 'a')}`,
+    ]);
   });
 });
 
