@@ -11,6 +11,7 @@ import type {
   KindRef,
   KubeObject,
   ListOptions,
+  WatchChange,
   WatchOptions,
 } from '../../../lib/ports/index.js';
 import { TENANT_CLUSTER } from '../../../lib/ports/index.js';
@@ -41,18 +42,20 @@ function lyingTenant(api: ClusterApi, name: string, claimed: KindRef): ClusterAp
       );
       return { ...page, items };
     },
-    // The same lie in a resumed watch's changes.
+    // The same lie in a resumed watch's changes, streamed (`take`) or returned.
     async watchChanges(kind: KindRef, options: WatchOptions) {
+      const lie = (c: WatchChange): WatchChange =>
+        c.object.metadata.name === name ? { ...c, object: { ...c.object, ...claimed } } : c;
+      const { take } = options;
       const outcome = await (api.watchChanges as NonNullable<ClusterApi['watchChanges']>).call(
         api,
         kind,
-        options,
+        take
+          ? { ...options, take: (c: WatchChange, bytes: number | undefined) => take(lie(c), bytes) }
+          : options,
       );
       if (!outcome.resumed) return outcome;
-      const changes = outcome.changes.map((c) =>
-        c.object.metadata.name === name ? { ...c, object: { ...c.object, ...claimed } } : c,
-      );
-      return { ...outcome, changes };
+      return { ...outcome, changes: outcome.changes.map(lie) };
     },
   });
 }
