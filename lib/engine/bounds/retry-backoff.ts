@@ -13,7 +13,10 @@
 import { isRecord, jsonEqual } from '../../common/index.js';
 import { ClusterError, type KindRef, type ObjectRef } from '../../ports/index.js';
 import { resourceKey, sameKind } from '../names/resource-key.js';
+import type { RetryEntry } from './retry-entry.js';
 import { FoldedRetries, type RetryGroup } from './retry-overflow.js';
+
+export type { RetryEntry } from './retry-entry.js';
 
 /** Back-off delays: `baseMs` after the first failure, doubling up to `maxMs`. */
 export interface BackoffPolicy {
@@ -54,25 +57,6 @@ export function persistentFailure(error: unknown): boolean {
   if (status !== undefined && status >= 500) return false;
   if (error.reason === 'Invalid' || error.reason === 'Forbidden') return true;
   return status !== undefined && status >= 400 && !TRANSIENT.has(error.reason);
-}
-
-/** One remembered failure, as `status.retries` holds it. */
-export interface RetryEntry {
-  apiVersion: string;
-  kind: string;
-  /** `apply` for a create, update or replacement; `delete` for garbage collection. */
-  op: 'apply' | 'delete';
-  /** The tenant object, `<namespace>/<name>`. */
-  object: string;
-  /** What the engine wanted when it failed (the desired digest, or the copy's resourceVersion). */
-  version: string;
-  /** The failure's reason (`Invalid`, `Forbidden`, ...). */
-  reason: string;
-  failures: number;
-  /** RFC 3339: no attempt before this, unless `version` changes. */
-  retryAfter: string;
-  /** Fields the host refused to update as immutable: the next attempt replaces the copy. */
-  replace?: string[];
 }
 
 /** Which object a retry entry is about. */

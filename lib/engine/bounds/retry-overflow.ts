@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { isRecord } from '../../common/index.js';
 import type { KindRef, ObjectRef } from '../../ports/index.js';
 import { resourceKey } from '../names/resource-key.js';
+import type { RetryEntry } from './retry-entry.js';
 
 /** Objects folded into groups, at most (about 150 KB of status). */
 export const MAX_OVERFLOW_OBJECTS = 10_000;
@@ -29,18 +30,6 @@ export interface RetryGroup {
   retryAfter: string;
   /** Digests of `<namespace>/<name>|<version>`, sorted. */
   objects: string[];
-}
-
-/** What a folded group needs of a detailed entry. */
-export interface FoldedEntry extends KindRef {
-  op: 'apply' | 'delete';
-  object: string;
-  version: string;
-  reason: string;
-  failures: number;
-  retryAfter: string;
-  /** Never on a folded object: a replacement is due at once, so it is never folded for long. */
-  replace?: string[];
 }
 
 /** The digest a group lists for an object and the version that failed. */
@@ -82,7 +71,7 @@ export function readRetryGroups(list: unknown): RetryGroup[] {
  */
 export function foldOverflow(
   waiting: ReadonlyMap<string, RetryGroup>,
-  spilled: readonly FoldedEntry[],
+  spilled: readonly RetryEntry[],
   nowMs: number,
 ): RetryGroup[] {
   const groups = new Map<string, RetryGroup & { set: Set<string> }>();
@@ -158,7 +147,7 @@ export class FoldedRetries {
   entry(
     key: { kind: KindRef; op: 'apply' | 'delete'; object: ObjectRef },
     version: string,
-  ): FoldedEntry | undefined {
+  ): RetryEntry | undefined {
     const gk = groupKey(key.kind, key.op);
     const group = this.groups.get(gk);
     const object = `${key.object.namespace}/${key.object.name}`;
@@ -178,7 +167,7 @@ export class FoldedRetries {
   }
 
   /** {@link foldOverflow} of the groups held. */
-  fold(spilled: readonly FoldedEntry[], nowMs: number): RetryGroup[] {
+  fold(spilled: readonly RetryEntry[], nowMs: number): RetryGroup[] {
     return foldOverflow(this.groups, spilled, nowMs);
   }
 }

@@ -68,15 +68,23 @@ export class DecisionRecorder {
   }
 
   /** Calls every sink's `passFinished`, containing failures. */
-  async finish(result: PassResult): Promise<void> {
-    await Promise.all(
-      this.sinks.map(async (sink) => {
-        try {
-          await sink.passFinished(result);
-        } catch {
-          // Delivery is best effort: a sink never fails the pass.
-        }
-      }),
-    );
+  finish(result: PassResult): Promise<void> {
+    return finishSinks(this.sinks, result);
   }
+}
+
+/** Tells every sink the pass ended; a sink that fails never stops the others, nor the pass. */
+export async function finishSinks(
+  sinks: readonly DecisionSink[],
+  result: PassResult,
+): Promise<void> {
+  await Promise.all(
+    sinks.map(async (sink) => {
+      try {
+        await sink.passFinished(result);
+      } catch {
+        // Delivery is best effort: a sink never fails the pass.
+      }
+    }),
+  );
 }

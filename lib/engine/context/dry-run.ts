@@ -24,10 +24,7 @@ export function dryRunClient(api: ClusterApi): ClusterApi {
     // An identity, not a write: the check that the tenant is not the host compares it.
     ...(api.server === undefined ? {} : { server: api.server }),
   };
-  if (api.namespaced) client.namespaced = (kind) => api.namespaced?.(kind) ?? Promise.resolve(true);
-  if (api.watchChanges) {
-    const watch = api.watchChanges.bind(api);
-    client.watchChanges = (kind, options) => watch(kind, options);
-  }
+  if (api.namespaced) client.namespaced = api.namespaced.bind(api);
+  if (api.watchChanges) client.watchChanges = api.watchChanges.bind(api);
   return client;
 }

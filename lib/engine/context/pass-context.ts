@@ -12,7 +12,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   type Clock,
   type ClusterApi,
-  type Decision,
   type DecisionAction,
   type DecisionSink,
   type KindRef,
@@ -113,11 +112,6 @@ export class Ledger {
       ...(alreadyGone === true ? { alreadyGone: true } : {}),
     });
     if (error !== undefined) this.errors.add(rule, error, tenantRef, hostRef);
-  }
-
-  /** The Decisions so far, in order. */
-  get decisions(): readonly Decision[] {
-    return this.recorder.decisions;
   }
 
   /** A Decision a full pass of the same state would make again (see `DecisionRecorder.unsettled`). */

@@ -5,7 +5,7 @@
  * made, and the end of the pass only once the lease has said whether the pass stands.
  */
 import type { Clock, ClusterApi, Decision, DecisionSink, PassResult } from '../../ports/index.js';
-import { DecisionRecorder, deliver } from '../context/decisions.js';
+import { deliver, finishSinks } from '../context/decisions.js';
 import { leaseGuarded } from '../tenant/lease-guard.js';
 import { LeaseHeldError, TenantLease } from '../tenant/tenant-lease.js';
 import { leaseHeldResult } from './result.js';
@@ -18,7 +18,7 @@ class DeferredEnd implements DecisionSink {
   }
   async passFinished(): Promise<void> {}
   finish(result: PassResult): Promise<void> {
-    return new DecisionRecorder(this.sinks).finish(result);
+    return finishSinks(this.sinks, result);
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { TenantClusterChangedError } from '../../../lib/engine/errors.js';
-import { InvalidPolicyError } from '../../../lib/engine/index.js';
+import { InvalidPolicyError, recordedConditions } from '../../../lib/engine/index.js';
 import { TenantClusterKeys } from '../../../lib/engine/names/metadata.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
 import { TENANT_CLUSTER } from '../../../lib/ports/index.js';
@@ -32,8 +32,7 @@ const { scene, snapshot, changes, copiesOf, patchSpec, annotate, status } = life
 /** The TenantCluster's Ready condition, as `kubectl get tenantcluster` shows it. */
 async function readyCondition(t: Tenant): Promise<unknown> {
   const object = await t.hostApi.get(TENANT_CLUSTER, undefined, t.name);
-  const status = object?.status as { conditions?: Array<{ type: string }> } | undefined;
-  return status?.conditions?.find((c) => c.type === 'Ready');
+  return recordedConditions(object?.status).find((c) => c.type === 'Ready');
 }
 
 describe('lifecycle on the real clusters', () => {
