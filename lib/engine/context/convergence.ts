@@ -20,7 +20,10 @@ export interface ConvergenceScope {
 /** The convergence state of one pass. */
 export interface Convergence {
   retries: RetryMemory;
-  /** Kinds of the policy, among which the write budget is shared. */
+  /**
+   * Kinds of the policy, among which the write budget is shared, plus one when copies wait to be
+   * retired: the retirement runs after the kinds, with a share of its own.
+   */
   kindCount: number;
 }
 
@@ -29,10 +32,11 @@ export function newConvergence(
   recordedStatus: unknown,
   kinds: readonly KindRef[],
   clock: Clock,
+  retiring = false,
 ): Convergence {
   const retries = new RetryMemory(recordedStatus, () => clock.now());
   retries.retainKinds(kinds);
-  return { retries, kindCount: kinds.length };
+  return { retries, kindCount: kinds.length + (retiring ? 1 : 0) };
 }
 
 /** The status fields the convergence state wants written (`retries`), when they changed. */

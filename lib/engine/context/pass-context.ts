@@ -12,34 +12,25 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   type Clock,
   type ClusterApi,
-  type DecisionAction,
   type DecisionSink,
-  type KindRef,
   type KubeObject,
-  type ObjectRef,
-  type PassWarning,
   systemClock,
 } from '../../ports/index.js';
 import type { PassBounds } from '../bounds/budget.js';
 import type { TenantLister } from '../listing/tenant-listing.js';
-import { resourceKey } from '../names/resource-key.js';
 import { DEFAULT_DELETE_GUARD, type DeleteGuardPolicy, type SyncPolicy } from '../policy/policy.js';
-import { policyRecheck } from '../tenant/lifecycle.js';
+import {
+  pendingMove,
+  pendingRetirement,
+  policyRecheck,
+  readRemembered,
+} from '../tenant/lifecycle.js';
 import { ResumeBook } from '../tenant/resume-point.js';
 import { confirmedTokens } from '../tenant/tenant-cluster.js';
 import { type Convergence, newConvergence } from './convergence.js';
-import { DecisionRecorder } from './decisions.js';
-import { errorText } from './error-text.js';
-import { ObjectErrors } from './object-errors.js';
+import { type DecisionInput, Ledger, type PassProgress } from './ledger.js';
 
-/** Progress after each page of a kind. */
-export interface PassProgress {
-  kind: string;
-  /** Tenant objects of this kind listed so far. */
-  listed: number;
-  /** Writes started for this kind so far (dry runs count would-be writes). */
-  written: number;
-}
+export { type DecisionInput, Ledger, type PassProgress };
 
 /** The read-only facts of one pass. */
 export interface PassScope {
@@ -56,143 +47,6 @@ export interface PassScope {
   /** The mass-delete guard of the policy (its default when the policy names none). */
   readonly deleteGuard: DeleteGuardPolicy;
   readonly clock: Clock;
-}
-
-/** One Decision as a step states it; the ledger adds who decided it and when. */
-export interface DecisionInput {
-  action: DecisionAction;
-  rule: KindRef;
-  tenantRef: ObjectRef;
-  hostRef: ObjectRef;
-  reason: string;
-  /** The write failed: the Decision stands as decided and is also an error of the pass. */
-  error?: unknown;
-  /** A delete that found its object gone already. */
-  alreadyGone?: boolean;
-}
-
-/** What the pass has done so far; every change goes through a method. */
-export class Ledger {
-  readonly recorder: DecisionRecorder;
-  readonly errors: ObjectErrors;
-  private readonly started = new Set<string>();
-  private readonly seen: Record<string, number> = {};
-  private readonly warned: PassWarning[] = [];
-  /** Terminating copies, by apiVersion, kind, namespace and name: each counted once. */
-  private readonly terminatingCopies = new Set<string>();
-  /** Of them, the copies a tenant object still wants (see {@link countTerminating}). */
-  private readonly wantedTerminating = new Set<string>();
-  private bookkeepingWrites = 0;
-
-  constructor(
-    private readonly identity: { tenant: string; passId: string; dryRun: boolean },
-    bounds: PassBounds,
-    sinks: readonly DecisionSink[],
-    /** Hears how far each kind has come. */
-    public onProgress?: (progress: PassProgress) => void,
-  ) {
-    this.recorder = new DecisionRecorder(sinks);
-    this.errors = new ObjectErrors(bounds);
-  }
-
-  /** Records a Decision; one whose write failed is also an error of the pass. */
-  decide(input: DecisionInput): void {
-    const { action, rule, tenantRef, hostRef, reason, error, alreadyGone } = input;
-    this.recorder.record({
-      action,
-      tenant: this.identity.tenant,
-      kind: rule.kind,
-      apiVersion: rule.apiVersion,
-      tenantRef,
-      hostRef,
-      reason,
-      passId: this.identity.passId,
-      dryRun: this.identity.dryRun,
-      ...(error === undefined ? {} : { error: errorText(rule, error) }),
-      ...(alreadyGone === true ? { alreadyGone: true } : {}),
-    });
-    if (error !== undefined) this.errors.add(rule, error, tenantRef, hostRef);
-  }
-
-  /** A Decision a full pass of the same state would make again (see `DecisionRecorder.unsettled`). */
-  unsettle(): void {
-    this.recorder.unsettled += 1;
-  }
-
-  /** A kind's work began (so an incomplete pass can say which kinds it never reached). */
-  startKind(rule: KindRef): void {
-    this.started.add(resourceKey(rule));
-    this.seen[rule.kind] ??= 0;
-  }
-
-  /** How many kinds' work began in this pass. */
-  get kindsStarted(): number {
-    return this.started.size;
-  }
-
-  /** Whether the kind's work began in this pass. */
-  hasStarted(rule: KindRef): boolean {
-    return this.started.has(resourceKey(rule));
-  }
-
-  /** One tenant object of `kind` was listed. */
-  sawObject(kind: string): void {
-    this.seen[kind] = (this.seen[kind] ?? 0) + 1;
-  }
-
-  /** Tenant objects seen, per kind started. */
-  get objectsSeen(): Record<string, number> {
-    return this.seen;
-  }
-
-  /**
-   * A host copy found terminating (held by a host finalizer): left alone, counted once however
-   * many paths meet it (apply and GC both do). `wanted`: a tenant object still wants it, so it
-   * must be created anew once the host lets it go; its kind then keeps no resume point
-   * ({@link terminatingWanted}), and the next pass is full.
-   */
-  countTerminating(copy: KubeObject, wanted?: 'wanted'): void {
-    const { namespace, name } = copy.metadata;
-    const key = `${copy.apiVersion}/${copy.kind}/${namespace ?? ''}/${name}`;
-    this.terminatingCopies.add(key);
-    if (wanted) this.wantedTerminating.add(key);
-  }
-
-  get terminating(): number {
-    return this.terminatingCopies.size;
-  }
-
-  /** Terminating copies a tenant object still wants; only grows during a pass. */
-  get terminatingWanted(): number {
-    return this.wantedTerminating.size;
-  }
-
-  /** Something the operator must act on (one Warning Event each). */
-  warn(warning: PassWarning): void {
-    this.warned.push(warning);
-  }
-
-  get warnings(): readonly PassWarning[] {
-    return this.warned;
-  }
-
-  /**
-   * A write to the TenantCluster itself (finalizer, remembered kinds and namespaces): kept out of
-   * `requests` like the status report, so `requests` is what the sync cost.
-   */
-  bookkept(): void {
-    // A dry run's client answers writes without sending them: nothing to keep out of `requests`.
-    if (!this.identity.dryRun) this.bookkeepingWrites += 1;
-  }
-
-  get bookkeeping(): number {
-    return this.bookkeepingWrites;
-  }
-
-  /** Tells the caller how far a kind has come. */
-  progress(progress: PassProgress): void {
-    this.onProgress?.(progress);
-  }
 }
 
 /** What crosses passes: read from the TenantCluster at the start, written back at the end. */
@@ -261,8 +115,12 @@ export function newPassContext(inputs: PassContextInputs): PassContext {
     deleteGuard: policy.deleteGuard ?? DEFAULT_DELETE_GUARD,
     clock,
   };
+  const remembered = readRemembered(tenantCluster);
+  // While copies wait in a namespace the tenant moved away from, every kind is listed in full, so
+  // the retirement knows which sources still want a copy (see `Ledger.listedWanted`).
+  const moving = pendingMove(remembered, policy);
   const ledger = new Ledger(
-    { tenant, passId, dryRun: inputs.dryRun },
+    { tenant, passId, dryRun: inputs.dryRun, keepWanted: moving },
     bounds,
     inputs.sinks ?? [],
     inputs.onProgress,
@@ -270,9 +128,15 @@ export function newPassContext(inputs: PassContextInputs): PassContext {
   const memory: PassMemory = {
     confirmedDeletes: confirmedTokens(tenantCluster.metadata.annotations),
     recheckPolicy: policyRecheck(hostApi, tenant, policy),
-    convergence: newConvergence(tenantCluster.status, policy.toHost, clock),
+    convergence: newConvergence(
+      tenantCluster.status,
+      policy.toHost,
+      clock,
+      pendingRetirement(remembered, policy),
+    ),
     resume: new ResumeBook(tenantCluster, policy.hostNamespace, {
       full: path !== 'auto',
+      moving,
       incremental: path !== 'full-only',
       canWatch: tenantLister.canWatch,
       nowMs: () => clock.now(),

@@ -4,7 +4,7 @@
  * TenantCluster being deleted. Each is a deliberate act of the operator, so each delete is made
  * (with uid and resourceVersion preconditions) and explained, never held by the mass-delete guard.
  */
-import { runPool } from '../../common/index.js';
+import { plural, runPool } from '../../common/index.js';
 import { isClusterError, type KindRef, type KubeObject } from '../../ports/index.js';
 import { errorText } from '../context/error-text.js';
 import type { PassContext } from '../context/pass-context.js';
@@ -17,6 +17,7 @@ import { isOurCopy, ourCopySource } from '../names/reverse-mapping.js';
 import { equalitySelector } from '../policy/label-selector.js';
 import type { SyncPolicy } from '../policy/policy.js';
 import { type Remembered, unionKinds } from '../tenant/lifecycle.js';
+import { type MoveHold, moveHold } from './move.js';
 
 /** How far retiring one kind in one namespace got. */
 export interface RetireResult {
@@ -36,6 +37,8 @@ export async function retireCopies(
   kind: KindRef & { sensitive?: boolean },
   namespace: string,
   why: string,
+  /** Copies to keep for now (a move keeps a copy until the new namespace has its own). */
+  hold?: MoveHold,
 ): Promise<RetireResult> {
   let objects: KubeObject[] | undefined;
   try {
@@ -52,8 +55,14 @@ export async function retireCopies(
   }
   if (!objects) return { clean: false, left: 1 };
   const owner = { tenant: ctx.scope.tenant, kind: kind.kind };
-  const copies = objects.filter((o) => o.metadata.uid && isOurCopy(o, owner));
-  let left = 0;
+  const ours = objects.filter((o) => o.metadata.uid && isOurCopy(o, owner));
+  const copies = hold ? ours.filter((copy) => !hold.keeps(copy)) : ours;
+  let left = ours.length - copies.length;
+  if (hold && left > 0)
+    ctx.ledger.errors.kindIncomplete(
+      kind,
+      `${plural(left, 'copy', 'copies')} in host namespace ${namespace} wait until ${left === 1 ? 'its' : 'their'} replacement exists in ${hold.namespace}`,
+    );
   let started = 0;
   let failed = 0;
   await runPool(
@@ -134,16 +143,22 @@ function retireHint(
 
 /**
  * Retires what the policy no longer covers: every remembered kind in every host namespace the
- * tenant left, and kinds that left `toHost` in the current one. Returns what is still to be
- * remembered: a namespace or kind is forgotten only once it is clean.
+ * tenant left, and kinds that left `toHost` in the current one. It runs after the kinds, with a
+ * share of the write budget like a kind (the last one: `PassBounds.beginKind`), so a move creates
+ * in the new namespace before it deletes from the old, and a copy in the old namespace goes only
+ * once its replacement exists in the new one or its source no longer wants one (`move.ts`).
+ * Returns what is still to be remembered: a namespace or kind is forgotten only once it is clean.
  */
 export async function retireStale(
   ctx: PassContext,
   policy: SyncPolicy,
   remembered: Remembered,
 ): Promise<Remembered> {
+  const { bounds } = ctx.scope;
   const current = new Set(policy.toHost.map(resourceKey));
   const allKinds = unionKinds(remembered.syncedKinds, policy.toHost);
+  const kindCount = ctx.memory.convergence?.kindCount ?? 1;
+  bounds.beginKind(kindCount - 1, kindCount);
   // In the order remembered: the first is where the tenant's lease lives (`leaseNamespaceOf`), so
   // it stays first until it is forgotten, which only a pass holding the lease there does, once
   // every kind in it was listed clean.
@@ -153,10 +168,12 @@ export async function retireStale(
       keptNamespaces.push(namespace);
       continue;
     }
-    let clean = true;
+    let clean = !bounds.isStopped();
     for (const kind of allKinds) {
+      if (bounds.isStopped()) break;
       const why = `the host namespace of tenant cluster "${ctx.scope.tenant}" changed from ${namespace} to ${policy.hostNamespace}`;
-      clean = (await retireCopies(ctx, kind, namespace, why)).clean && clean;
+      const hold = current.has(resourceKey(kind)) ? await moveHold(ctx, kind) : undefined;
+      clean = (await retireCopies(ctx, kind, namespace, why, hold)).clean && clean;
     }
     if (!clean) keptNamespaces.push(namespace);
   }
@@ -165,11 +182,14 @@ export async function retireStale(
   for (const kind of remembered.syncedKinds) {
     if (current.has(resourceKey(kind))) continue;
     const why = `kind ${kind.kind} (${kind.apiVersion}) left the sync policy of tenant cluster "${ctx.scope.tenant}"`;
-    let clean = true;
-    for (const namespace of keptNamespaces)
+    let clean = !bounds.isStopped();
+    for (const namespace of keptNamespaces) {
+      if (bounds.isStopped()) break;
       clean = (await retireCopies(ctx, kind, namespace, why)).clean && clean;
+    }
     if (!clean) keptKinds.push(kind);
   }
+  bounds.endKind();
   const next: Remembered = {
     syncedKinds: unionKinds(policy.toHost, keptKinds),
     hostNamespaces: keptNamespaces,

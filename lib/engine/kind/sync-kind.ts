@@ -121,6 +121,9 @@ async function syncKindWithin(
     }
     return undefined;
   }
+  // A namespace move deletes an old copy only once the source no longer wants one, or has one
+  // in the new namespace (`gc/retire.ts`): what the complete listing wanted says which.
+  if (complete) ctx.ledger.listedWanted(rule, view.desired);
   if (gc.candidates > 0) progress();
   if (bounds.isStopped()) errors.kindIncomplete(rule, 'stopped during garbage collection');
   // A listing restarted after an expired continue token spans two snapshots: no resume point.

@@ -1,7 +1,7 @@
 /**
  * One pass, as callers run it and as it reads: read the TenantCluster and its policy, check the
- * tenant cluster's identity and every rule's scope, retire what the policy no longer covers, sync
- * each kind, report. Around it, the guards every caller needs: every request ends by the pass
+ * tenant cluster's identity and every rule's scope, sync each kind, retire what the policy no
+ * longer covers, report. Around it, the guards every caller needs: every request ends by the pass
  * deadline plus the reporting reserve (`bounds/deadlines.ts`), a pass that writes holds the
  * tenant's lease (`lease.ts`), a dry run's host client sends no write (`context/dry-run.ts`), and
  * a pass-level failure is reported on the TenantCluster before it is thrown.
@@ -93,13 +93,13 @@ async function story(options: StoryOptions): Promise<PassResult> {
     // `undefined`: what would cover the copies is not recorded, so the pass writes none.
     const recorded = await prepareTenant(ctx, tenantCluster, remembered, tenantApi);
     if (recorded) {
-      const next = await retireStale(ctx, policy, recorded);
       if (!bounds.isStopped()) prefetchResumes(ctx, policy.toHost);
       for (const rule of applyOrder(policy.toHost)) {
         if (bounds.isStopped()) break;
         await syncKindByPath(ctx, compileKindRule(rule));
       }
-      await rememberSynced(ctx, recorded, next);
+      // After the kinds, with a share of its own: a move creates before it deletes.
+      await rememberSynced(ctx, recorded, await retireStale(ctx, policy, recorded));
     }
   }
 

@@ -38,6 +38,24 @@ export function readRemembered(tenantCluster: KubeObject): Remembered {
 }
 
 /**
+ * Whether a pass has copies to retire after its kinds: a remembered host namespace the policy
+ * moved away from, or a remembered kind the policy no longer names. Such a pass shares its write
+ * budget with one more "kind", the retirement (`gc/retire.ts`), which runs last.
+ */
+export function pendingRetirement(remembered: Remembered, policy: SyncPolicy): boolean {
+  const current = new Set(policy.toHost.map(resourceKey));
+  return (
+    remembered.hostNamespaces.some((namespace) => namespace !== policy.hostNamespace) ||
+    remembered.syncedKinds.some((kind) => !current.has(resourceKey(kind)))
+  );
+}
+
+/** Whether copies wait in a host namespace the policy moved away from. */
+export function pendingMove(remembered: Remembered, policy: SyncPolicy): boolean {
+  return remembered.hostNamespaces.some((namespace) => namespace !== policy.hostNamespace);
+}
+
+/**
  * The union of two kind lists, first list's order first (a kind once: by its resource key). A
  * kind is sensitive when either list says so: sensitivity is what keeps a server's message about
  * its objects (which may quote their data) out of Decisions, Events, status and logs, so it is

@@ -96,6 +96,8 @@ export class ResumeBook {
     private readonly hostNamespace: string,
     private readonly options: {
       full: boolean;
+      /** Copies wait in a host namespace the tenant moved away from: every kind is listed in full. */
+      moving?: boolean;
       canWatch: boolean;
       nowMs: () => number;
       /** Off: every pass is full and no resume point is read or written. */
@@ -113,6 +115,9 @@ export class ResumeBook {
     if (this.options.incremental !== true) return { path: 'full', reason: '' };
     if (this.options.full) return { path: 'full', reason: 'a full pass was asked for' };
     if (!this.options.canWatch) return { path: 'full', reason: 'the tenant client cannot watch' };
+    if (this.options.moving === true) {
+      return { path: 'full', reason: 'copies wait in a host namespace the tenant moved away from' };
+    }
     if (!point) return { path: 'full', reason: 'no resume point stored yet' };
     if (point.policy !== policyDigest(rule, this.hostNamespace)) {
       return { path: 'full', reason: 'the sync policy changed since the resume point' };

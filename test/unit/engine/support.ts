@@ -141,6 +141,8 @@ export interface PassContextOptions {
   /** Defaults to a clock stopped at 2030-01-01T00:00:00Z. */
   clock?: Clock;
   sinks?: DecisionSink[];
+  /** As a pass during a host namespace move: the ledger keeps what complete listings wanted. */
+  keepWanted?: boolean;
 }
 
 /**
@@ -170,7 +172,11 @@ export function passContext(options: PassContextOptions = {}): PassContext {
       deleteGuard: { maxPercent: 50, minCopies: 20 },
       clock,
     },
-    ledger: new Ledger({ tenant: TENANT, passId: 'pass-1', dryRun }, bounds, options.sinks ?? []),
+    ledger: new Ledger(
+      { tenant: TENANT, passId: 'pass-1', dryRun, keepWanted: options.keepWanted === true },
+      bounds,
+      options.sinks ?? [],
+    ),
     memory: {
       confirmedDeletes: new Set(),
       recheckPolicy: async () => undefined,

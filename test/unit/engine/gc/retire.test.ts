@@ -377,7 +377,7 @@ describe('retireStale', () => {
   });
 
   it('adds the current namespace after the remembered ones, and forgets a clean old one', async () => {
-    const { ctx } = setup([copyIn(cm('default', 'a'), OLD_NS)]);
+    const { ctx } = setup([copyIn(cm('default', 'a'), OLD_NS), hostCopyOf(cm('default', 'a'))]);
     const kept = await retireStale(ctx, policy, {
       syncedKinds: [CONFIGMAP],
       hostNamespaces: ['elsewhere', OLD_NS],
@@ -455,5 +455,55 @@ describe('retireCopies of a copy deleted by someone else in the meantime', () =>
     expect(tally.counts.Delete).toBe(0);
     expect(tally.alreadyGone).toBe(1);
     expect(ctx.ledger.recorder.decisions[0]?.reason).toMatch(/already gone/);
+  });
+});
+
+describe('a namespace move deletes an old copy only once it is not needed', () => {
+  const policy = parseSyncPolicy(TENANT, { hostNamespace: HOST_NS, toHost: [CONFIGMAP] });
+  const move = { syncedKinds: [CONFIGMAP], hostNamespaces: [OLD_NS, HOST_NS] };
+  const cases: Array<{
+    name: string;
+    hostState: KubeObject[];
+    wanted?: string[];
+    expectedOld: string[];
+  }> = [
+    {
+      name: 'a copy whose replacement exists in the new namespace goes',
+      hostState: [copyIn(cm('default', 'a'), OLD_NS), hostCopyOf(cm('default', 'a'))],
+      expectedOld: [],
+    },
+    {
+      name: 'a copy without a replacement stays while the listing is unknown',
+      hostState: [copyIn(cm('default', 'a'), OLD_NS)],
+      expectedOld: [hn('default', 'a')],
+    },
+    {
+      name: 'a copy without a replacement stays while its source still wants one',
+      hostState: [copyIn(cm('default', 'a'), OLD_NS)],
+      wanted: ['default/a'],
+      expectedOld: [hn('default', 'a')],
+    },
+    {
+      name: 'a copy whose source no longer wants one goes',
+      hostState: [copyIn(cm('default', 'a'), OLD_NS), copyIn(cm('default', 'b'), OLD_NS)],
+      wanted: ['default/b'],
+      expectedOld: [hn('default', 'b')],
+    },
+  ];
+  it.each(cases)('$name', async ({ hostState, wanted, expectedOld }) => {
+    const { hostApi, ctx } = setup(hostState, { keepWanted: true });
+    if (wanted) ctx.ledger.listedWanted(CONFIGMAP, new Set(wanted));
+    const next = await retireStale(ctx, policy, move);
+    const old = hostApi
+      .objects(CONFIGMAP)
+      .filter((o) => o.metadata.namespace === OLD_NS)
+      .map((o) => o.metadata.name);
+    expect(old.sort()).toEqual(expectedOld.sort());
+    expect(next.hostNamespaces).toEqual(expectedOld.length > 0 ? [OLD_NS, HOST_NS] : [HOST_NS]);
+    if (expectedOld.length > 0) {
+      expect(ctx.ledger.errors.incompleteKinds.join('\n')).toContain(
+        `wait until ${expectedOld.length === 1 ? 'its' : 'their'} replacement exists in ${HOST_NS}`,
+      );
+    }
   });
 });
