@@ -24,6 +24,7 @@ import type { KindRule } from '../policy/policy.js';
 import type { CompiledKindRule } from '../policy/scope.js';
 import type { ResumePoint } from '../tenant/status.js';
 import { KindWriter } from './kind-writes.js';
+import { isPodKind, syncPodTokens } from './pod-tokens.js';
 import { syncKind } from './sync-kind.js';
 import { TenantView } from './tenant-view.js';
 
@@ -59,6 +60,12 @@ export function prefetchResumes(ctx: PassContext, rules: readonly KindRule[]): v
  * watch resumes and nothing forces a full pass, else full; records the path and the next point.
  */
 export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRule): Promise<void> {
+  await syncOnPath(ctx, compiled);
+  // Whatever the path, the tokens of every host Pod: renewal is due with time, not with changes.
+  if (isPodKind(compiled.rule)) await syncPodTokens(ctx);
+}
+
+async function syncOnPath(ctx: PassContext, compiled: CompiledKindRule): Promise<void> {
   const { rule } = compiled;
   const book = ctx.memory.resume;
   const plan = book.plan(rule);
@@ -206,6 +213,8 @@ async function resumeKind(
     desired: view.desired,
     listed: view.listed,
   };
+  const mismatch = historyMismatch(copies, latest, owner);
+  if (mismatch !== undefined) return { fallback: mismatch };
   // The resumed path's guard bound lives with the guard (`delete-guard.ts`).
   const fallback = resumedPassFallback(planGc(copies, listing).length, ctx.scope.deleteGuard);
   if (fallback !== undefined) return { fallback };
@@ -215,4 +224,29 @@ async function resumeKind(
   await writer.flush();
   writer.finish(view.desired, copies, false);
   return done;
+}
+
+/**
+ * Why the watch's deletions do not fit the copies, or `undefined`. A deletion names the uid of the
+ * source it deleted; a copy made from another incarnation of that name (its virtual uid differs)
+ * was never the deleted object's copy. In one consistent history the latest change of a recreated
+ * source is its creation, never an older incarnation's deletion, so this means the tenant's history
+ * is not the one the copies were synced from (a restored etcd): a full listing decides instead.
+ */
+function historyMismatch(
+  copies: readonly KubeObject[],
+  latest: ReadonlyMap<string, { type: string; object: KubeObject }>,
+  owner: { tenant: string; kind: string },
+): string | undefined {
+  for (const copy of copies) {
+    const source = ourCopySource(copy, owner);
+    if (!source?.virtualUid) continue;
+    const key = sourceKey(source.virtualNamespace, source.virtualName);
+    const change = latest.get(key);
+    const deleted = change?.type === 'DELETED' ? change.object.metadata.uid : undefined;
+    if (deleted !== undefined && deleted !== source.virtualUid) {
+      return `the watch deleted ${key} (uid ${deleted}), but its copy was made from uid ${source.virtualUid}: the tenant cluster's history is not the one synced (a restored etcd?)`;
+    }
+  }
+  return undefined;
 }

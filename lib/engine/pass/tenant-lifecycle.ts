@@ -171,6 +171,7 @@ export async function prepareTenant(
     remembered.tenantClusterId,
     observed,
   );
+  ctx.memory.resume.identify(id);
   await checkHostScope(ctx, policy);
   const recorded: Remembered = {
     syncedKinds: unionKinds(remembered.syncedKinds, policy.toHost),

@@ -54,9 +54,17 @@ export function resumeKey(kind: KindRef): ResourceKey {
   return resourceKey(kind);
 }
 
-/** Digest of what a resume point holds for: the rule and the host namespace. */
-export function policyDigest(rule: KindRule, hostNamespace: string): string {
-  return jsonDigest([hostNamespace, rule]);
+/**
+ * Digest of what a resume point holds for: the rule, the host namespace and the tenant cluster's
+ * identity (the uid of its `kube-system` namespace), so a point recorded on another cluster behind
+ * the same kubeconfig (a rebuilt one, accepted with `tenantplane.io/accept-tenant-cluster-id`) is
+ * never resumed on this one. Points recorded before the identity was part of it do not match: the
+ * kind has one full pass, then resumes again.
+ */
+export function policyDigest(rule: KindRule, hostNamespace: string, clusterId?: string): string {
+  return clusterId === undefined
+    ? jsonDigest([hostNamespace, rule])
+    : jsonDigest([hostNamespace, rule, clusterId]);
 }
 
 /** `spec.resync` (`90s`, `30m`, `2h`) in milliseconds; the default when absent or garbled. */
@@ -85,6 +93,8 @@ export class ResumeBook {
   private readonly stored: Record<string, ResumePoint>;
   private readonly next: Record<string, ResumePoint | null>;
   private material = false;
+  /** The tenant cluster's identity, once the pass has checked it (see {@link identify}). */
+  private clusterId: string | undefined;
   /** The path each kind took, and why it was not resumed; by resource key, named by Kind. */
   private readonly paths = new Map<
     ResourceKey,
@@ -109,6 +119,11 @@ export class ResumeBook {
     this.next = { ...this.stored };
   }
 
+  /** The tenant cluster's identity this pass checked: points hold for it alone. */
+  identify(clusterId: string | undefined): void {
+    this.clusterId = clusterId;
+  }
+
   /** Which path `rule` takes this pass (see the module doc). */
   plan(rule: KindRule): KindPlan {
     const point = this.stored[resumeKey(rule)];
@@ -119,8 +134,11 @@ export class ResumeBook {
       return { path: 'full', reason: 'copies wait in a host namespace the tenant moved away from' };
     }
     if (!point) return { path: 'full', reason: 'no resume point stored yet' };
-    if (point.policy !== policyDigest(rule, this.hostNamespace)) {
-      return { path: 'full', reason: 'the sync policy changed since the resume point' };
+    if (point.policy !== policyDigest(rule, this.hostNamespace, this.clusterId)) {
+      return {
+        path: 'full',
+        reason: 'the sync policy or the tenant cluster changed since the resume point',
+      };
     }
     if (retriesOf(this.recorded, rule)) {
       return {
@@ -154,7 +172,7 @@ export class ResumeBook {
       return;
     }
     const now = new Date(this.options.nowMs()).toISOString();
-    const policy = policyDigest(rule, this.hostNamespace);
+    const policy = policyDigest(rule, this.hostNamespace, this.clusterId);
     this.next[key] = { resourceVersion, at: now, fullAt: now, policy };
     if (!('path' in plan && plan.retriesWaiting === true)) this.material = true;
   }

@@ -233,7 +233,7 @@ describe('incremental passes on the real clusters', () => {
       else
         expect({ context, reason: real.pathReason }).toEqual({
           context,
-          reason: expect.stringMatching(/policy changed|no resume point/),
+          reason: expect.stringMatching(/policy or the tenant cluster changed|no resume point/),
         });
       const after = await run(t, { dryRun: true, full: true });
       expect({ context, left: comparable(after.decisions) }).toEqual({ context, left: [] });
@@ -275,5 +275,36 @@ describe('incremental passes on the real clusters', () => {
       (o) => `${o.metadata.uid}@${o.metadata.resourceVersion}`,
     );
     expect(hostAfter).toEqual(hostBefore);
+  }, 120_000);
+
+  it('a deletion that does not fit its copy (another history, as after an etcd restore) falls back to a full pass', async () => {
+    const t = await createTenant(apis(), 'inc-history');
+    for (const name of ['one', 'two']) await t.tenantApi.create(tenantConfigMap(t, t.vns.a, name));
+    await run(t);
+    expect((await run(t)).path).toBe('resumed');
+
+    // As after an etcd restore: the copy of one was made from another incarnation of it, and the
+    // watch now deletes the incarnation the restored cluster has.
+    const copies = await hostObjects(t);
+    const copyOfOne = copies.find((o) => o.metadata.name.startsWith('one-')) as KubeObject;
+    const other = copies.find((o) => o.metadata.name.startsWith('two-')) as KubeObject;
+    const annotations = {
+      ...copyOfOne.metadata.annotations,
+      'tenantplane.io/virtual-uid': 'other',
+    };
+    await t.hostApi.update({ ...copyOfOne, metadata: { ...copyOfOne.metadata, annotations } });
+    const source = await t.tenantApi.get(CONFIGMAP, t.vns.a, 'one');
+    await t.tenantApi.delete(CONFIGMAP, t.vns.a, 'one', { uid: source?.metadata.uid as string });
+    const restored = await run(t);
+    expect(restored.path).toBe('full');
+    expect(restored.pathReason).toMatch(/made from uid other: the tenant cluster's history/);
+    // The full listing decides: the source is gone, so its copy goes; nothing else is touched.
+    expect(restored.decisions.map((d) => `${d.action} ${d.tenantRef.name}`)).toEqual([
+      'Delete one',
+    ]);
+    const after = await hostObjects(t);
+    expect(after.map((o) => `${o.metadata.uid}@${o.metadata.resourceVersion}`)).toEqual([
+      `${other.metadata.uid}@${other.metadata.resourceVersion}`,
+    ]);
   }, 120_000);
 });

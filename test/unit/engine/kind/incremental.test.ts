@@ -121,6 +121,21 @@ describe('incremental passes', () => {
     expect(stored.lastPass?.path).toBe('full');
   });
 
+  it("falls back to a full pass when a deletion does not match its copy's virtual uid", async () => {
+    const world = clusters([cm('a', 'x')], [], SPEC);
+    await runPass({ tenant: TENANT, ...world });
+    await runPass({ tenant: TENANT, ...world });
+    // As after an etcd restore: the copy was made from another incarnation of a/x.
+    const copy = world.hostApi.peek(CONFIGMAP, HOST_NS, `x-x-a-x-${TENANT}`) as KubeObject;
+    const annotations = { ...copy.metadata.annotations, 'tenantplane.io/virtual-uid': 'other-uid' };
+    world.hostApi.replace({ ...copy, metadata: { ...copy.metadata, annotations } });
+    world.tenantApi.remove(CONFIGMAP, 'a', 'x');
+    const next = await runPass({ tenant: TENANT, ...world });
+    expect(next.path).toBe('full');
+    expect(next.pathReason).toMatch(/made from uid other-uid: the tenant cluster's history/);
+    expect(decisionLines(next.decisions)).toEqual([`Delete ConfigMap a/x -> x-x-a-x-${TENANT}`]);
+  });
+
   it('is on by default, off with incremental: false, and full when asked', async () => {
     const world = clusters([cm('a', 'x')], [], SPEC);
     await runPass({ tenant: TENANT, ...world });

@@ -93,7 +93,10 @@ describe('ResumeBook.plan', () => {
       name: 'the policy changed',
       tc: withPoint(point({ policy: 'other' })),
       options: {},
-      expected: { path: 'full', reason: 'the sync policy changed since the resume point' },
+      expected: {
+        path: 'full',
+        reason: 'the sync policy or the tenant cluster changed since the resume point',
+      },
     },
   ])('$name', ({ tc, options, expected }) => {
     expect(book(tc, options).plan(rule)).toEqual(expected);
@@ -188,4 +191,21 @@ it('keys and digests name the kind and the policy', () => {
   expect(resumeKey(rule)).toBe('v1/ConfigMap');
   expect(policyDigest(rule, HOST_NS)).not.toBe(policyDigest(rule, 'elsewhere'));
   expect(TENANT).toBe('dev');
+});
+
+it('a point holds for the tenant cluster it was recorded on, and only for it', () => {
+  const tc = withPoint(point({ policy: policyDigest(rule, HOST_NS, 'uid-a') }));
+  const same = book(tc);
+  same.identify('uid-a');
+  expect(same.plan(rule)).toEqual({ resume: expect.objectContaining({ resourceVersion: '100' }) });
+  const rebuilt = book(tc);
+  rebuilt.identify('uid-b');
+  expect(rebuilt.plan(rule)).toEqual({
+    path: 'full',
+    reason: 'the sync policy or the tenant cluster changed since the resume point',
+  });
+  // What the full pass records holds for the new identity.
+  rebuilt.listed(rule, '200', { path: 'full', reason: '' });
+  const written = rebuilt.statusFields([rule]).must?.resume?.[resumeKey(rule)];
+  expect(written?.policy).toBe(policyDigest(rule, HOST_NS, 'uid-b'));
 });
