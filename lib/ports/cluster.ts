@@ -84,6 +84,26 @@ export interface DeletePreconditions {
 }
 
 /**
+ * A TokenRequest (`authentication.k8s.io/v1`) for a service account: the token a workload of the
+ * cluster would get, bound to one object so it dies with it.
+ */
+export interface TokenRequestSpec {
+  /** Audiences the token is for; empty or absent means the apiserver's own. */
+  audiences?: string[];
+  /** Asked lifetime; the apiserver may shorten it. */
+  expirationSeconds: number;
+  /** The object the token is bound to (a Pod): deleting it invalidates the token. */
+  boundObjectRef?: { apiVersion: string; kind: string; name: string; uid?: string };
+}
+
+/** What a TokenRequest returned. The token is a credential: never log or record it. */
+export interface IssuedToken {
+  token: string;
+  /** RFC 3339, as the apiserver set it. */
+  expirationTimestamp: string;
+}
+
+/**
  * The cluster API. Every method throws a {@link ClusterError} (see `errors.ts`) on failure, never
  * a raw HTTP error.
  */
@@ -123,6 +143,20 @@ export interface ClusterApi {
    * Optional: a client without it always lists in full.
    */
   watchChanges?(kind: KindRef, options: WatchOptions): Promise<WatchOutcome>;
+  /**
+   * Mints a token for service account `serviceAccount` of `namespace` (POST
+   * `serviceaccounts/<name>/token`). Optional: without it a pass mints no tenant tokens.
+   */
+  createToken?(
+    namespace: string,
+    serviceAccount: string,
+    request: TokenRequestSpec,
+  ): Promise<IssuedToken>;
+  /**
+   * The PEM certificate authority this client trusts for its server, when the kubeconfig names
+   * one: what a workload of this cluster must trust too.
+   */
+  readonly certificateAuthority?: string;
   /** Requests this client has made so far (reads and writes). */
   requestCount(): RequestCount;
   /**

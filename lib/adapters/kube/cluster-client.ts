@@ -11,6 +11,7 @@
  * Every request has a bounded timeout (30 s by default) so a hung server cannot eat a Lambda's
  * deadline, and every failure is a typed {@link ClusterError}.
  */
+import { readFileSync } from 'node:fs';
 import { HttpMethod, type KubeConfig } from '@kubernetes/client-node';
 import { isRecord } from '../../common/index.js';
 import {
@@ -18,6 +19,7 @@ import {
   ClusterError,
   ClusterErrorReason,
   type DeletePreconditions,
+  type IssuedToken,
   isClusterError,
   type KindRef,
   type KubeconfigText,
@@ -25,6 +27,7 @@ import {
   type ListOptions,
   type ListPage,
   type RequestCount,
+  type TokenRequestSpec,
   type WatchOptions,
   type WatchOutcome,
 } from '../../ports/index.js';
@@ -33,6 +36,20 @@ import { DiscoveryCache } from './discovery.js';
 import { KubeHttp, type RequestSpec } from './http.js';
 import { collectionPath, kindLabel, listQuery, objectPath, statusPath } from './rest-paths.js';
 import { watchChanges } from './watch.js';
+
+/** The PEM CA of the kubeconfig's current cluster (inline or from its file), when it names one. */
+function certificateAuthorityOf(kubeConfig: KubeConfig): string | undefined {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (cluster?.caData) return Buffer.from(cluster.caData, 'base64').toString('utf8');
+  if (cluster?.caFile) {
+    try {
+      return readFileSync(cluster.caFile, 'utf8');
+    } catch {
+      return undefined; // the client fails on its own when it cannot read it
+    }
+  }
+  return undefined;
+}
 
 /** Default per-request timeout. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -85,6 +102,7 @@ function kindOf(object: KubeObject): KindRef {
 class KubeClusterClient implements KubeClusterApi {
   readonly server: string;
   readonly context: string;
+  readonly certificateAuthority?: string;
   private readonly http: KubeHttp;
   private readonly discovery: DiscoveryCache;
   private readonly fieldManager: string;
@@ -92,6 +110,8 @@ class KubeClusterClient implements KubeClusterApi {
   constructor(kubeConfig: KubeConfig, server: string, context: string, options: ClusterApiOptions) {
     this.server = server;
     this.context = context;
+    const ca = certificateAuthorityOf(kubeConfig);
+    if (ca !== undefined) this.certificateAuthority = ca;
     this.fieldManager = options.fieldManager ?? 'tenantplane';
     this.http = new KubeHttp(kubeConfig, server, context, {
       timeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
@@ -212,6 +232,29 @@ class KubeClusterClient implements KubeClusterApi {
   }
 
   /** A write that returns the object; the server records `fieldManager` as its owner. */
+  async createToken(
+    namespace: string,
+    serviceAccount: string,
+    request: TokenRequestSpec,
+  ): Promise<IssuedToken> {
+    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts/${encodeURIComponent(serviceAccount)}/token`;
+    const body = await this.http.request({
+      method: HttpMethod.POST,
+      path,
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: request },
+    });
+    const status = isRecord(body) && isRecord(body.status) ? body.status : {};
+    const { token, expirationTimestamp } = status;
+    if (typeof token !== 'string' || token === '' || typeof expirationTimestamp !== 'string') {
+      // Never the body in the message: it may hold a token.
+      throw new ClusterError(
+        ClusterErrorReason.Unknown,
+        `POST ${path} on ${this.server} returned no token`,
+      );
+    }
+    return { token, expirationTimestamp };
+  }
+
   private async write(kind: KindRef, spec: Omit<RequestSpec, 'query'>): Promise<KubeObject> {
     const body = await this.http.request({ ...spec, query: { fieldManager: this.fieldManager } });
     return this.asObject(body, kind);

@@ -23,7 +23,18 @@ export function dryRunClient(api: ClusterApi): ClusterApi {
     requestCount: () => api.requestCount(),
     // An identity, not a write: the check that the tenant is not the host compares it.
     ...(api.server === undefined ? {} : { server: api.server }),
+    // What a minted token's Secret carries beside it: read, not written.
+    ...(api.certificateAuthority === undefined
+      ? {}
+      : { certificateAuthority: api.certificateAuthority }),
   };
+  // A token as if minted (empty: a dry run holds no credential), valid for what was asked.
+  if (api.createToken) {
+    client.createToken = async (_namespace, _serviceAccount, request) => ({
+      token: '',
+      expirationTimestamp: new Date(Date.now() + request.expirationSeconds * 1000).toISOString(),
+    });
+  }
   if (api.namespaced) client.namespaced = api.namespaced.bind(api);
   if (api.watchChanges) client.watchChanges = api.watchChanges.bind(api);
   return client;

@@ -28,6 +28,7 @@ import {
 import { ResumeBook } from '../tenant/resume-point.js';
 import { confirmedTokens } from '../tenant/tenant-cluster.js';
 import { type Convergence, newConvergence } from './convergence.js';
+import { dryRunClient } from './dry-run.js';
 import { type DecisionInput, Ledger, type PassProgress } from './ledger.js';
 
 export { type DecisionInput, Ledger, type PassProgress };
@@ -40,6 +41,11 @@ export interface PassScope {
   /** The host client; in a dry run it answers writes without sending them (`dry-run.ts`). */
   readonly hostApi: ClusterApi;
   readonly tenantLister: TenantLister;
+  /**
+   * The tenant client, for what is not a listing: minting service-account tokens for host Pods
+   * (`kind/pod-tokens.ts`). In a dry run its writes are answered without being sent.
+   */
+  readonly tenantApi?: ClusterApi;
   /** Whether this pass is a dry run: recorded on its Decisions, never a switch in a step. */
   readonly dryRun: boolean;
   readonly bounds: PassBounds;
@@ -73,6 +79,8 @@ export interface PassContextInputs {
   tenant: string;
   hostApi: ClusterApi;
   tenantLister: TenantLister;
+  /** The tenant client, when the pass may mint tokens with it. */
+  tenantApi?: ClusterApi;
   passId?: string;
   dryRun: boolean;
   bounds: PassBounds;
@@ -109,6 +117,9 @@ export function newPassContext(inputs: PassContextInputs): PassContext {
     hostNamespace: policy.hostNamespace,
     hostApi,
     tenantLister,
+    ...(inputs.tenantApi === undefined
+      ? {}
+      : { tenantApi: inputs.dryRun ? dryRunClient(inputs.tenantApi) : inputs.tenantApi }),
     dryRun: inputs.dryRun,
     bounds,
     policy,

@@ -60,9 +60,24 @@ export function prefetchResumes(ctx: PassContext, rules: readonly KindRule[]): v
  * watch resumes and nothing forces a full pass, else full; records the path and the next point.
  */
 export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRule): Promise<void> {
+  const { rule } = compiled;
+  if (!isPodKind(rule)) return syncOnPath(ctx, compiled);
+  const resuming = 'resume' in ctx.memory.resume.plan(rule);
+  const writes = podWrites(ctx);
   await syncOnPath(ctx, compiled);
-  // Whatever the path, the tokens of every host Pod: renewal is due with time, not with changes.
-  if (isPodKind(compiled.rule)) await syncPodTokens(ctx);
+  // Whatever the path, the tenant tokens of host Pods: renewal is due with time, not with
+  // changes. The host Pods are listed unless the kind resumed without writing one.
+  const before = kindTrouble(ctx);
+  await syncPodTokens(ctx, { listPods: !resuming || podWrites(ctx) !== writes });
+  // A token left undone (an error, a Skip) is found again only by a listing: the next pass is full.
+  if (!untroubled(before, kindTrouble(ctx))) ctx.memory.resume.clear(rule);
+}
+
+/** Writes decided so far (tried or not): those of the Pod kind, taken around its sync. */
+function podWrites(ctx: PassContext): number {
+  const { counts, failed } = ctx.ledger.recorder;
+  const { Create, Update, Delete } = counts;
+  return Create + Update + Delete + failed.Create + failed.Update + failed.Delete;
 }
 
 async function syncOnPath(ctx: PassContext, compiled: CompiledKindRule): Promise<void> {

@@ -10,6 +10,7 @@ import { sourceKey } from '../names/provenance.js';
 import type { TenantSource } from '../names/reverse-mapping.js';
 import { type ObjectReference, referencesOf, translate } from '../object/kinds/registry.js';
 import { type CompiledKindRule, isExcluded } from '../policy/scope.js';
+import type { WorkloadPolicy } from '../policy/workloads.js';
 
 /** One tenant object to apply: its desired host object and where it came from. */
 export interface ApplyItem {
@@ -28,11 +29,23 @@ export class TenantView {
   /** Tenant objects taken in. */
   count = 0;
   private reportedClusterScoped = false;
+  /**
+   * The policy's workload part with the tenant API endpoint resolved: the policy's, else the
+   * tenant kubeconfig's server (what host Pods reach the tenant apiserver at).
+   */
+  private readonly workloads: WorkloadPolicy;
 
   constructor(
     private readonly ctx: PassContext,
     private readonly compiled: CompiledKindRule,
-  ) {}
+  ) {
+    const { policy, tenantApi } = ctx.scope;
+    const endpoint = policy.workloads?.tenantApiEndpoint ?? tenantApi?.server;
+    this.workloads = {
+      ...policy.workloads,
+      ...(endpoint === undefined ? {} : { tenantApiEndpoint: endpoint }),
+    };
+  }
 
   /**
    * Takes in one page: checks each object, records it, and transforms the ones in scope. A
@@ -72,7 +85,7 @@ export class TenantView {
           tenant: ctx.scope.tenant,
           hostNamespace: ctx.scope.hostNamespace,
           excludeKeys: this.compiled.excludeKeys,
-          ...(ctx.scope.policy.workloads ? { workloads: ctx.scope.policy.workloads } : {}),
+          workloads: this.workloads,
         });
         if ('refused' in translation) {
           // Not wanted on the host at all: a copy made before the policy said so is collected.

@@ -33,7 +33,24 @@ export const Annotations = {
    * downward API reads the tenant's from here.
    */
   ServiceAccountName: 'tenantplane.io/service-account-name',
+  /**
+   * On a host Pod: JSON of the tenant tokens it mounts (`[{"key","audiences","expirationSeconds"}]`),
+   * what a pass mints into its token Secret. Absent: the Pod mounts no tenant token.
+   */
+  TokenRequests: 'tenantplane.io/token-requests',
+  /** On a token Secret: when its tokens were minted (RFC 3339); with the expiry, their life. */
+  TokenIssuedAt: 'tenantplane.io/token-issued-at',
+  /** On a token Secret: the earliest expiry of its tokens (RFC 3339), never a token itself. */
+  TokenExpiresAt: 'tenantplane.io/token-expires-at',
+  /** On a token Secret: digest of what was minted (requests, service account, bound Pod). */
+  TokenRequestHash: 'tenantplane.io/token-request-hash',
 } as const;
+
+/**
+ * The `tenantplane.io/kind` label of the per-Pod token Secrets: not `Secret`, so no Secret rule's
+ * GC or retirement ever takes one for a copy of a tenant Secret.
+ */
+export const TOKEN_SECRET_KIND = 'ServiceAccountToken';
 
 /**
  * Annotations on the Kubernetes Events about a TenantCluster: they let tools find the Events

@@ -37,3 +37,15 @@ export function hostName(name: string, vns: string, tenant: string): string {
   const prefix = plain.slice(0, PREFIX_LENGTH).replace(/[-.]+$/, '');
   return `${prefix}-${h}`;
 }
+
+/** What {@link tokenSecretName} appends to a host Pod's name. */
+const TOKEN_SECRET_SUFFIX = '.token';
+
+/**
+ * The host Secret holding the tenant service-account token of host Pod `hostPodName`. Ending in
+ * `.token`, it is no {@link hostName} output (those end in `-x-<tenant>`, a DNS label without dots,
+ * or in 10 hex characters), so it never takes the name of a tenant object's copy.
+ */
+export function tokenSecretName(hostPodName: string): string {
+  return hostPodName + TOKEN_SECRET_SUFFIX;
+}

@@ -20,6 +20,56 @@ export interface WorkloadPolicy {
   allowHostAccess?: boolean;
   /** The host service account host Pods run as; default: the host namespace's `default`. */
   hostServiceAccountName?: string;
+  /**
+   * Where tenant Pods reach the tenant apiserver (`host:port`, or an `https://` URL): their
+   * `KUBERNETES_SERVICE_HOST`/`PORT`. Default: the server of the tenant kubeconfig.
+   */
+  tenantApiEndpoint?: string;
+  /** The tenant's DNS for host Pods; absent: host Pods use the host's DNS. */
+  tenantDns?: TenantDns;
+}
+
+/** A DNS server that answers for the tenant's Services, and the tenant's cluster domain. */
+export interface TenantDns {
+  /** An IP address. */
+  nameserver: string;
+  /** Default `cluster.local`. */
+  clusterDomain: string;
+}
+
+/** Where a Pod reaches an apiserver: `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT`. */
+export interface ApiEndpoint {
+  host: string;
+  port: string;
+}
+
+/**
+ * The endpoint of `host:port`, `[v6]:port`, `host` (port 443) or an `https://` URL; `undefined`
+ * when it is none of these.
+ */
+export function parseApiEndpoint(text: string): ApiEndpoint | undefined {
+  const url = /^[a-z]+:\/\//i.test(text) ? text : `https://${text}`;
+  if (!URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'https:' || parsed.hostname === '') return undefined;
+  // A URL keeps IPv6 brackets; the variable takes the bare address, as a kubelet writes it.
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  return { host, port: parsed.port === '' ? '443' : parsed.port };
+}
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
+
+function parseTenantDns(value: unknown, problems: string[]): TenantDns | undefined {
+  if (!isRecord(value)) {
+    problems.push('spec.workloads.tenantDns must be an object');
+    return undefined;
+  }
+  const { nameserver, clusterDomain = 'cluster.local' } = value;
+  const ip = typeof nameserver === 'string' && (IPV4.test(nameserver) || nameserver.includes(':'));
+  if (!ip) problems.push('spec.workloads.tenantDns.nameserver must be an IP address');
+  const domain = typeof clusterDomain === 'string' && isDnsSubdomain(clusterDomain);
+  if (!domain) problems.push('spec.workloads.tenantDns.clusterDomain must be a DNS domain');
+  return ip && domain ? { nameserver, clusterDomain } : undefined;
 }
 
 /** Parses `spec.workloads`; every problem goes to `problems`. */
@@ -29,7 +79,7 @@ export function parseWorkloadPolicy(value: unknown, problems: string[]): Workloa
     problems.push('spec.workloads must be an object');
     return policy;
   }
-  const { allowHostAccess, hostServiceAccountName } = value;
+  const { allowHostAccess, hostServiceAccountName, tenantApiEndpoint, tenantDns } = value;
   if (allowHostAccess !== undefined) {
     if (typeof allowHostAccess === 'boolean') policy.allowHostAccess = allowHostAccess;
     else problems.push('spec.workloads.allowHostAccess must be true or false');
@@ -38,6 +88,15 @@ export function parseWorkloadPolicy(value: unknown, problems: string[]): Workloa
     if (typeof hostServiceAccountName === 'string' && isDnsSubdomain(hostServiceAccountName)) {
       policy.hostServiceAccountName = hostServiceAccountName;
     } else problems.push('spec.workloads.hostServiceAccountName must be a service account name');
+  }
+  if (tenantApiEndpoint !== undefined) {
+    if (typeof tenantApiEndpoint === 'string' && parseApiEndpoint(tenantApiEndpoint)) {
+      policy.tenantApiEndpoint = tenantApiEndpoint;
+    } else problems.push('spec.workloads.tenantApiEndpoint must be host:port or an https:// URL');
+  }
+  if (tenantDns !== undefined) {
+    const dns = parseTenantDns(tenantDns, problems);
+    if (dns) policy.tenantDns = dns;
   }
   return policy;
 }

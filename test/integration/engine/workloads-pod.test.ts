@@ -35,6 +35,8 @@ const HOST_TOLERATION = {
 
 function podSpec(config: string): Record<string, unknown> {
   return {
+    // The tenant token a Pod otherwise gets is workloads-token.test.ts's subject.
+    automountServiceAccountToken: false,
     volumes: [
       { name: 'config', configMap: { name: config } },
       { name: 'creds', secret: { secretName: 'db' } },
@@ -102,7 +104,7 @@ async function referredTo(t: Tenant, hostPod: KubeObject): Promise<string[]> {
     >;
     initContainers: Array<{ envFrom: Array<{ secretRef: { name: string } }> }>;
     containers: Array<{
-      env: Array<{ valueFrom: Record<string, { name?: string }> }>;
+      env: Array<{ valueFrom?: Record<string, { name?: string }> }>;
       envFrom: Array<{ configMapRef: { name: string } }>;
     }>;
     imagePullSecrets: Array<{ name: string }>;
@@ -121,7 +123,8 @@ async function referredTo(t: Tenant, hostPod: KubeObject): Promise<string[]> {
     for (const e of c.envFrom) refs.push([SECRET, e.secretRef.name]);
   for (const c of spec.containers) {
     for (const e of c.env) {
-      const from = e.valueFrom;
+      // KUBERNETES_SERVICE_HOST/PORT (the tenant's endpoint) are values, no reference.
+      const from = e.valueFrom ?? {};
       if (from.configMapKeyRef?.name) refs.push([CONFIGMAP, from.configMapKeyRef.name]);
       if (from.secretKeyRef?.name) refs.push([SECRET, from.secretKeyRef.name]);
     }

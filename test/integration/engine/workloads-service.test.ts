@@ -46,7 +46,13 @@ function pod(
     POD,
     namespace,
     name,
-    { spec: { containers: [{ name: 'web', image: 'registry.example/web:1' }] } },
+    {
+      spec: {
+        // The tenant token a Pod otherwise gets is workloads-token.test.ts's subject.
+        automountServiceAccountToken: false,
+        containers: [{ name: 'web', image: 'registry.example/web:1' }],
+      },
+    },
     { labels },
   );
 }

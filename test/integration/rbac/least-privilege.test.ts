@@ -45,6 +45,7 @@ const NAMESPACE: KindRef = { apiVersion: 'v1', kind: 'Namespace' };
 const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
 const TENANT_CLUSTER: KindRef = { apiVersion: 'tenantplane.io/v1alpha1', kind: 'TenantCluster' };
 const SERVICE: KindRef = { apiVersion: 'v1', kind: 'Service' };
+const SERVICE_ACCOUNT: KindRef = { apiVersion: 'v1', kind: 'ServiceAccount' };
 const CLUSTER_ROLE: KindRef = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' };
 const CLUSTER_ROLE_BINDING: KindRef = {
   apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -353,6 +354,10 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
       );
     }
     await admin.tenant.create({ ...NAMESPACE, metadata: { name: W_VNS } });
+    // The Pod's tenant token is minted for `default`, which the tenant's controller manager makes.
+    await eventually('the tenant namespace has its default service account', async () => {
+      if (!(await admin.tenant.get(SERVICE_ACCOUNT, W_VNS, 'default'))) throw new Error('not yet');
+    });
     await admin.host.create({
       ...TENANT_CLUSTER,
       metadata: { name: W_TENANT },
@@ -423,10 +428,17 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     expect(lines(run.result)).toEqual([
       'Create ConfigMap app',
       'Create Pod web',
+      // The Pod's tenant token (TokenRequest with `serviceaccounts/token` create on the tenant,
+      // the Secret with host-cluster.yaml's secrets grant).
       'Create Secret token',
+      'Create Secret web',
       'Create Service web',
     ]);
     await expectClean(run, W_TENANT);
+    const tokenSecret = await admin.host.get(SECRET, W_HOST_NS, `${podName}.token`);
+    expect(tokenSecret?.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Pod', name: podName }),
+    ]);
     const hostPod = (await admin.host.get(POD, W_HOST_NS, podName)) as KubeObject;
     expect(hostPod).toBeDefined();
     const containers = (hostPod.spec as { containers: { envFrom: unknown[] }[] }).containers;
@@ -480,6 +492,9 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     // The tenant side stays read-only, and only the granted kinds.
     await expectForbidden('create a Pod on the tenant', () => w.tenant.create(probePod(W_VNS)));
     await expectForbidden('get a Pod on the tenant', () => w.tenant.get(POD, W_VNS, 'web'));
+    await expectForbidden('get a ServiceAccount on the tenant', () =>
+      w.tenant.get(SERVICE_ACCOUNT, W_VNS, 'default'),
+    );
     await expectForbidden('list an ungranted kind on the tenant', () =>
       w.tenant.list({ apiVersion: 'apps/v1', kind: 'Deployment' }),
     );

@@ -13,18 +13,28 @@ import {
   type ClusterApi,
   ClusterError,
   type DeletePreconditions,
+  type IssuedToken,
   type KindRef,
   type KubeObject,
   type ListOptions,
   type ListPage,
   type RequestCount,
+  type TokenRequestSpec,
   type WatchChange,
   type WatchOptions,
   type WatchOutcome,
 } from '../../../lib/ports/index.js';
 import { immutabilityError } from './immutability.js';
 
-export type FakeMethod = 'list' | 'get' | 'create' | 'update' | 'delete' | 'patchStatus' | 'watch';
+export type FakeMethod =
+  | 'list'
+  | 'get'
+  | 'create'
+  | 'update'
+  | 'delete'
+  | 'patchStatus'
+  | 'watch'
+  | 'createToken';
 
 /** One call the fake received, as the failure rules and hooks see it. */
 export interface FakeCall {
@@ -41,6 +51,11 @@ export interface FakeCall {
 export type FailureRule = (call: FakeCall) => ClusterError | undefined;
 
 export interface MemoryClusterOptions {
+  /**
+   * Serve TokenRequest (`createToken`) for service accounts that exist in the store, with
+   * expiries from this clock (ms); without it the fake has no `createToken`, as a bare client.
+   */
+  tokens?: { now: () => number; certificateAuthority?: string };
   /** When set, any other kind answers NotFound (like a CRD that is not installed). */
   installedKinds?: KindRef[];
   /** Called (and awaited) before every call is served: lets a test act "concurrently". */
@@ -59,7 +74,13 @@ export interface MemoryClusterOptions {
   watchLogSize?: number;
 }
 
-const WRITES: ReadonlySet<FakeMethod> = new Set(['create', 'update', 'delete', 'patchStatus']);
+const WRITES: ReadonlySet<FakeMethod> = new Set([
+  'create',
+  'update',
+  'delete',
+  'patchStatus',
+  'createToken',
+]);
 
 function keyOf(apiVersion: string, kind: string, namespace: string | undefined, name: string) {
   return `${apiVersion}|${kind}|${namespace ?? ''}|${name}`;
@@ -120,10 +141,42 @@ export class MemoryCluster implements ClusterApi {
     return String(this.nextRv - 1);
   }
 
+  /** The tokens this fake minted, in order (tests check what they were bound to). */
+  readonly issued: Array<
+    { namespace: string; serviceAccount: string } & TokenRequestSpec & IssuedToken
+  > = [];
+  createToken?: (
+    namespace: string,
+    serviceAccount: string,
+    request: TokenRequestSpec,
+  ) => Promise<IssuedToken>;
+  readonly certificateAuthority?: string;
+
   constructor(
     readonly name: string,
     private readonly options: MemoryClusterOptions = {},
-  ) {}
+  ) {
+    const tokens = options.tokens;
+    if (!tokens) return;
+    if (tokens.certificateAuthority !== undefined) {
+      this.certificateAuthority = tokens.certificateAuthority;
+    }
+    this.createToken = async (namespace, serviceAccount, request) => {
+      const sa = { apiVersion: 'v1', kind: 'ServiceAccount' };
+      await this.enter({ method: 'createToken', ...sa, namespace, name: serviceAccount });
+      if (!this.peek(sa, namespace, serviceAccount)) {
+        throw new ClusterError('NotFound', `serviceaccounts "${serviceAccount}" not found`, {
+          status: 404,
+        });
+      }
+      const expirationTimestamp = new Date(
+        tokens.now() + request.expirationSeconds * 1000,
+      ).toISOString();
+      const token = `token-${this.issued.length + 1}-for-${namespace}-${serviceAccount}`;
+      this.issued.push({ namespace, serviceAccount, ...request, token, expirationTimestamp });
+      return { token, expirationTimestamp };
+    };
+  }
 
   // ---- test helpers (not counted as requests) ----
 

@@ -97,9 +97,9 @@ export function tenantFieldRefs(spec: Json): void {
 /**
  * Removes tenant service-account token sources from projected volumes: a token the host minted
  * would be a host credential, and the tenant's token comes from TokenRequest against the tenant
- * (not done yet; the volume keeps its other sources). The tenant CA (`kube-root-ca.crt`) that the
- * tenant's admission put beside the token goes with it: it is never synced, and it would be a
- * missing reference.
+ * (`pod-token.ts` serves them from the Pod's token Secret; this removal is what the references
+ * see). The tenant CA (`kube-root-ca.crt`) that the tenant's admission put beside the token goes
+ * with it: it is never synced, and it would be a missing reference.
  */
 export function dropTokenSources(spec: Json): void {
   for (const volume of records(spec.volumes)) {

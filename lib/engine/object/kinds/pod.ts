@@ -2,7 +2,9 @@
  * The Pod translator: a tenant Pod becomes a host Pod that works there and stays inside its
  * tenant and virtual namespace. Every reference names the host copy of what it refers to (by
  * {@link hostName}); the Pod is refused when it asks for host access the policy does not allow;
- * it carries no host credentials; it reads its tenant identity through the downward API; its
+ * it carries no host credentials, and its service-account token sources are served from its own
+ * token Secret, filled by the tenant apiserver (`pod-token.ts`), with the tenant's API endpoint
+ * and DNS; it reads its tenant identity through the downward API; its
  * affinity and topology spread selectors stay inside its tenant (`pod-affinity.ts`); its labels
  * under reserved keys are carried under the key function's key (`selectors.ts`); and an update
  * touches only what a running Pod lets change (`pod-update.ts`).
@@ -10,7 +12,8 @@
 import { isRecord } from '../../../common/index.js';
 import type { KubeObject } from '../../../ports/index.js';
 import { Annotations } from '../../names/metadata.js';
-import { hostName } from '../../names/naming.js';
+import { hostName, tokenSecretName } from '../../names/naming.js';
+import { parseApiEndpoint } from '../../policy/workloads.js';
 import { podSelectorFields, podSelectorRefusal } from './pod-affinity.js';
 import {
   dropTokenSources,
@@ -19,28 +22,43 @@ import {
   tenantFieldRefs,
 } from './pod-hardening.js';
 import { POD_REFERENCED_KINDS, walkPodReferences } from './pod-references.js';
+import {
+  ensureTokenVolume,
+  mountTokenSecret,
+  takeTokenSources,
+  tenantApiEnv,
+  tenantDnsConfig,
+} from './pod-token.js';
 import { podUpdateBody } from './pod-update.js';
 import { carriedLabels } from './selectors.js';
 import type { KindTranslator, ObjectReference, TranslateTarget } from './translator.js';
 
 /**
- * The host Pod spec of a tenant Pod spec (changed in place: it is the transform's own copy).
- * Token sources go first, so the tenant CA beside them is no reference to rename.
+ * The host Pod spec of a tenant Pod spec (changed in place: it is the transform's own copy), and
+ * what it needs beside it: the tenant service account and the tenant tokens it mounts. Token
+ * sources go first, so the tenant CA beside them is no reference to rename; they come back as
+ * sources of the Pod's token Secret after the renaming (`pod-token.ts`).
  */
-function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, name: string) {
-  const { virtualNamespace: vns, tenant } = target;
-  dropTokenSources(spec);
+function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, host: string) {
+  const { virtualNamespace: vns, tenant, workloads } = target;
+  ensureTokenVolume(spec);
+  const tokens = takeTokenSources(spec);
   // The registry asks for the refusal first, so a Pod whose affinity cannot be scoped never gets here.
   const scoped = podSelectorFields(spec, { tenant, virtualNamespace: vns });
   if ('fields' in scoped) Object.assign(spec, scoped.fields);
   walkPodReferences(spec, (ref) => ref.set(hostName(ref.name, vns, tenant)));
   tenantFieldRefs(spec);
+  mountTokenSecret(spec, tokens, tokenSecretName(host));
+  const endpoint = workloads?.tenantApiEndpoint && parseApiEndpoint(workloads.tenantApiEndpoint);
+  if (endpoint) tenantApiEnv(spec, endpoint);
+  if (workloads?.tenantDns) tenantDnsConfig(spec, workloads.tenantDns, vns);
   // The Pod's DNS name is `<hostname>.<subdomain>`: the subdomain is a headless Service of the
   // virtual namespace, whose host copy has the host name.
   if (typeof spec.subdomain === 'string' && spec.subdomain !== '') {
     spec.subdomain = hostName(spec.subdomain, vns, tenant);
   }
-  return hardenSpec(spec, name, target.workloads);
+  const serviceAccount = hardenSpec(spec, target.source.metadata.name, workloads);
+  return { serviceAccount, tokens: tokens.requests };
 }
 
 /** Pods: see the module doc. */
@@ -64,10 +82,13 @@ export const POD_TRANSLATOR: KindTranslator = {
       ...carriedLabels(target.source.metadata.labels, target.excludeKeys?.labels),
     };
     if (!isRecord(object.spec)) return object;
-    const serviceAccount = translateSpec(object.spec, target, target.source.metadata.name);
+    const { serviceAccount, tokens } = translateSpec(object.spec, target, object.metadata.name);
     object.metadata.annotations = {
       ...object.metadata.annotations,
       [Annotations.ServiceAccountName]: serviceAccount,
+      // What a pass mints into the Pod's token Secret (`kind/pod-tokens.ts`), read from the host
+      // Pod so renewal needs no tenant read.
+      ...(tokens.length > 0 ? { [Annotations.TokenRequests]: JSON.stringify(tokens) } : {}),
     };
     return object;
   },

@@ -7,6 +7,7 @@ import {
   EventAnnotations,
   isReservedKey,
   RESERVED_DOMAIN,
+  TOKEN_SECRET_KIND,
 } from '../../../../lib/engine/names/metadata.js';
 
 describe('isReservedKey', () => {
@@ -74,7 +75,12 @@ describe('metadata constants', () => {
       AppliedHash: 'tenantplane.io/applied-hash',
       StoredHash: 'tenantplane.io/stored-hash',
       ServiceAccountName: 'tenantplane.io/service-account-name',
+      TokenRequests: 'tenantplane.io/token-requests',
+      TokenIssuedAt: 'tenantplane.io/token-issued-at',
+      TokenExpiresAt: 'tenantplane.io/token-expires-at',
+      TokenRequestHash: 'tenantplane.io/token-request-hash',
     });
+    expect(TOKEN_SECRET_KIND).toBe('ServiceAccountToken');
   });
 
   it('drops kubectl’s last-applied record, which is not a reserved key', () => {

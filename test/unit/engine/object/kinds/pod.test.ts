@@ -1,7 +1,7 @@
 /** The Pod translator: references renamed, host access refused, no host credentials, tenant identity. */
 import { describe, expect, it } from '@jest/globals';
 import { Annotations } from '../../../../../lib/engine/names/metadata.js';
-import { hostName } from '../../../../../lib/engine/names/naming.js';
+import { hostName, tokenSecretName } from '../../../../../lib/engine/names/naming.js';
 import { reverseMappingLabels } from '../../../../../lib/engine/names/reverse-mapping.js';
 import { referencesOf, translate } from '../../../../../lib/engine/object/kinds/registry.js';
 import { scopeSelectorMap } from '../../../../../lib/engine/object/kinds/selectors.js';
@@ -12,8 +12,10 @@ import { EVERY_REFERENCE } from './pod-fixtures.js';
 import { HOST_NAMESPACE, hostOf, TENANT, tenantObject, translated } from './support.js';
 
 const h = (name: string) => hostName(name, 'shop', TENANT);
+// Opted out of the token unless a case says otherwise: the volume a Pod that does not opt out
+// gets is the subject of pod-token.test.ts, not of these tables.
 const pod = (spec: Record<string, unknown>, metadata: Partial<KubeObject['metadata']> = {}) =>
-  tenantObject('v1', 'Pod', { spec }, metadata);
+  tenantObject('v1', 'Pod', { spec: { automountServiceAccountToken: false, ...spec } }, metadata);
 const web = { name: 'web', image: 'nginx:1' };
 const HARDENED = {
   automountServiceAccountToken: false,
@@ -61,7 +63,7 @@ describe('Pod translator: toHost', () => {
       },
     },
     {
-      name: 'no host credentials: token not mounted, tenant token sources and CA dropped, host SA',
+      name: 'no host credentials: the token and CA sources come from the Pod’s tenant-token Secret',
       tenantState: pod({
         serviceAccountName: 'shop-sa',
         containers: [web],
@@ -104,6 +106,15 @@ describe('Pod translator: toHost', () => {
                           fieldPath: `metadata.annotations['${Annotations.VirtualNamespace}']`,
                         },
                       },
+                    ],
+                  },
+                },
+                {
+                  secret: {
+                    name: tokenSecretName(h('web')),
+                    items: [
+                      { key: 'token', path: 'token' },
+                      { key: 'ca.crt', path: 'ca.crt' },
                     ],
                   },
                 },
