@@ -24,6 +24,7 @@ import type { KindRule } from '../policy/policy.js';
 import type { CompiledKindRule } from '../policy/scope.js';
 import type { ResumePoint } from '../tenant/status.js';
 import { KindWriter } from './kind-writes.js';
+import { listHostPods, PodStatusBack } from './pod-status-back.js';
 import { isPodKind, syncPodTokens } from './pod-tokens.js';
 import { syncKind } from './sync-kind.js';
 import { TenantView } from './tenant-view.js';
@@ -64,13 +65,21 @@ export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRul
   if (!isPodKind(rule)) return syncOnPath(ctx, compiled);
   const resuming = 'resume' in ctx.memory.resume.plan(rule);
   const writes = podWrites(ctx);
-  await syncOnPath(ctx, compiled);
+  const status = new PodStatusBack(ctx, rule);
+  await syncOnPath(ctx, compiled, status.note);
   // Whatever the path, the tenant tokens of host Pods: renewal is due with time, not with
-  // changes. The host Pods are listed unless the kind resumed without writing one.
+  // changes. The host Pods are listed unless the kind resumed without writing or seeing one.
   const before = kindTrouble(ctx);
-  await syncPodTokens(ctx, { listPods: !resuming || podWrites(ctx) !== writes });
-  // A token left undone (an error, a Skip) is found again only by a listing: the next pass is full.
-  if (!untroubled(before, kindTrouble(ctx))) ctx.memory.resume.clear(rule);
+  const minting = ctx.scope.tenantApi?.createToken !== undefined;
+  const listPods = (minting && (!resuming || podWrites(ctx) !== writes)) || status.pending;
+  const pods = listPods ? await listHostPods(ctx, rule) : undefined;
+  // Host Pods that could not be listed: only the renewals the Secrets show are due.
+  await syncPodTokens(ctx, pods === undefined ? { listPods: false } : { listPods: true, pods });
+  // Apart from every spec write of the kind: a refused one never holds a status back.
+  if (pods !== undefined) await status.write(pods);
+  // A token or a status left undone (an error, a Skip), or a host Pod still starting (its status
+  // changes while its tenant Pod does not), is found again only by a listing: the next pass is full.
+  if (!untroubled(before, kindTrouble(ctx)) || status.starting > 0) ctx.memory.resume.clear(rule);
 }
 
 /** Writes decided so far (tried or not): those of the Pod kind, taken around its sync. */
@@ -80,14 +89,18 @@ function podWrites(ctx: PassContext): number {
   return Create + Update + Delete + failed.Create + failed.Update + failed.Delete;
 }
 
-async function syncOnPath(ctx: PassContext, compiled: CompiledKindRule): Promise<void> {
+async function syncOnPath(
+  ctx: PassContext,
+  compiled: CompiledKindRule,
+  observe?: (tenantObject: KubeObject) => void,
+): Promise<void> {
   const { rule } = compiled;
   const book = ctx.memory.resume;
   const plan = book.plan(rule);
   const before = kindTrouble(ctx);
   if ('resume' in plan) {
     const outcome = await withRequestDeadline(workDeadline(ctx.scope.bounds.budget), () =>
-      resumeKind(ctx, compiled, plan.resume),
+      resumeKind(ctx, compiled, plan.resume, observe),
     );
     if ('stalled' in outcome) {
       // Nothing was synced, so the kind did not resume (ResumeHit counts only kinds that did);
@@ -106,12 +119,12 @@ async function syncOnPath(ctx: PassContext, compiled: CompiledKindRule): Promise
     book.failed();
     const fallback = { path: 'full' as const, reason: outcome.fallback };
     book.took(rule, 'full', outcome.fallback);
-    const listing = await syncKind(ctx, compiled);
+    const listing = await syncKind(ctx, compiled, observe);
     book.listed(rule, untroubled(before, kindTrouble(ctx)) ? listing : undefined, fallback);
     return;
   }
   book.took(rule, plan.path, plan.reason);
-  const listing = await syncKind(ctx, compiled);
+  const listing = await syncKind(ctx, compiled, observe);
   book.listed(rule, untroubled(before, kindTrouble(ctx)) ? listing : undefined, plan);
 }
 
@@ -174,6 +187,7 @@ async function resumeKind(
   ctx: PassContext,
   compiled: CompiledKindRule,
   point: ResumePoint,
+  observe: ((tenantObject: KubeObject) => void) | undefined,
 ): Promise<ResumeOutcome> {
   const { rule } = compiled;
   let watched: Awaited<ReturnType<typeof ctx.scope.tenantLister.watch>>;
@@ -211,7 +225,7 @@ async function resumeKind(
     return done;
   }
 
-  const view = new TenantView(ctx, compiled);
+  const view = new TenantView(ctx, compiled, observe);
   const present = [...latest.values()].filter((c) => c.type !== 'DELETED').map((c) => c.object);
   const work = view.intake(present);
   // Only copies of the changed sources: every other copy's source did not change.

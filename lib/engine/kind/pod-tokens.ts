@@ -74,6 +74,8 @@ export interface PodTokenOptions {
    * Secrets alone say when (`secretTokenNeed`).
    */
   listPods: boolean;
+  /** The host Pods, listed already (`pod-status-back.ts` shares its listing): not listed again. */
+  pods?: readonly KubeObject[];
 }
 
 type Due = { need: PodTokenNeed; secret: KubeObject | undefined; why: string };
@@ -82,11 +84,11 @@ type Due = { need: PodTokenNeed; secret: KubeObject | undefined; why: string };
 export async function syncPodTokens(ctx: PassContext, options: PodTokenOptions): Promise<void> {
   const { tenantApi, bounds, tenant } = ctx.scope;
   if (!tenantApi?.createToken || bounds.isStopped()) return;
-  let pods: KubeObject[] | undefined;
+  let pods: readonly KubeObject[] | undefined = options.pods;
   let secrets: KubeObject[];
   try {
     secrets = await listAll(ctx, SECRET, selector(tenant, TOKEN_SECRET_KIND));
-    if (options.listPods) pods = await listAll(ctx, POD, selector(tenant, POD.kind));
+    if (options.listPods) pods ??= await listAll(ctx, POD, selector(tenant, POD.kind));
   } catch (error) {
     if (error instanceof PassError) throw error;
     ctx.ledger.errors.listingFailed(SECRET, 'host', error, 'the tenant tokens of host Pods wait');

@@ -20,14 +20,16 @@ import { TenantView } from './tenant-view.js';
 /**
  * Converges one kind. Listing failures and bounds are recorded on the context (errors, incomplete
  * kinds, stop reason), never thrown; only pass-level failures (the tenant unreachable) throw.
+ * `observe` hears each tenant object taken in as work (see `TenantView`).
  */
 export function syncKind(
   ctx: PassContext,
   compiled: CompiledKindRule,
+  observe?: (tenantObject: KubeObject) => void,
 ): Promise<string | undefined> {
   // Every request of the kind's work ends by the pass deadline (a stalled server included).
   return withRequestDeadline(workDeadline(ctx.scope.bounds.budget), () =>
-    syncKindWithin(ctx, compiled),
+    syncKindWithin(ctx, compiled, observe),
   );
 }
 
@@ -43,6 +45,7 @@ function readPage(
 async function syncKindWithin(
   ctx: PassContext,
   compiled: CompiledKindRule,
+  observe: ((tenantObject: KubeObject) => void) | undefined,
 ): Promise<string | undefined> {
   const { rule } = compiled;
   const { bounds } = ctx.scope;
@@ -57,7 +60,7 @@ async function syncKindWithin(
   }
   if (!hostObjects) return undefined;
   const byName = new Map(hostObjects.map((o) => [o.metadata.name, o]));
-  const view = new TenantView(ctx, compiled);
+  const view = new TenantView(ctx, compiled, observe);
   const writer = new KindWriter(ctx, rule, byName);
   const writesBefore = bounds.writes;
   const progress = () =>

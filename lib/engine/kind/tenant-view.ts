@@ -35,9 +35,14 @@ export class TenantView {
    */
   private readonly workloads: WorkloadPolicy;
 
+  /**
+   * @param observe hears each tenant object taken in as work, as listed (the status back of Pods
+   * compares what the tenant shows with its host copy: `pod-status-back.ts`).
+   */
   constructor(
     private readonly ctx: PassContext,
     private readonly compiled: CompiledKindRule,
+    private readonly observe?: (object: KubeObject) => void,
   ) {
     const { policy, tenantApi } = ctx.scope;
     const endpoint = policy.workloads?.tenantApiEndpoint ?? tenantApi?.server;
@@ -105,6 +110,7 @@ export class TenantView {
           source,
           ...(requires.length > 0 ? { requires } : {}),
         });
+        this.observe?.(object);
       } catch (error) {
         ctx.ledger.errors.add(rule, error, { namespace, name });
       }

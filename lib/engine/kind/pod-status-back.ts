@@ -1,0 +1,192 @@
+/**
+ * Status back, for Pods: after the Pod kind's writes, each tenant Pod the kind took in this pass
+ * whose host copy exists shows that copy's status (`object/kinds/pod-status.ts`), written through
+ * the tenant Pod's `/status` subresource (a JSON merge patch), apart from every spec or metadata
+ * write, so a refused spec write never holds the status back (vcluster #4150).
+ *
+ * What the tenant Pods show is known only from what the kind read: on the full path every tenant
+ * Pod, on the resumed path only the changed ones. A host copy whose status changed while its
+ * tenant Pod did not is therefore written back by the next full pass (docs/workloads.md). The
+ * host side is one label-selected, paged LIST of the tenant's host Pods, shared with the tenant
+ * tokens step (`pod-tokens.ts`). Only what differs is written: a steady state writes nothing.
+ */
+import { runPool } from '../../common/index.js';
+import {
+  isClusterError,
+  type KindRef,
+  type KubeObject,
+  withRequestDeadline,
+} from '../../ports/index.js';
+import { workDeadline } from '../bounds/deadlines.js';
+import type { PassContext } from '../context/pass-context.js';
+import { PassError } from '../errors.js';
+import { Labels, MANAGED_BY_VALUE } from '../names/metadata.js';
+import { sourceKey } from '../names/provenance.js';
+import { ourCopySource } from '../names/reverse-mapping.js';
+import { podStatusPatch, podStatusSettled } from '../object/kinds/pod-status.js';
+
+const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
+/**
+ * How long a host Pod that is not yet Ready keeps its kind on full passes: long enough to start
+ * (image pulls included), short enough that a Pod that never starts (unschedulable) costs full
+ * listings only for a while, then waits for the next full pass like any host-only change.
+ */
+export const STARTING_MS = 10 * 60_000;
+const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
+
+/**
+ * What the status back keeps of a tenant Pod: its identity, its container names and its status;
+ * the rest of its spec is not needed, and a pass may see thousands of Pods.
+ */
+function slimPod(pod: KubeObject): KubeObject {
+  const { namespace, name, uid } = pod.metadata;
+  const spec: Record<string, unknown> = {};
+  const full = pod.spec;
+  if (typeof full === 'object' && full !== null) {
+    for (const list of CONTAINER_LISTS) {
+      const items = (full as Record<string, unknown>)[list];
+      if (!Array.isArray(items)) continue;
+      spec[list] = items.map((item: unknown) =>
+        typeof item === 'object' && item !== null
+          ? { name: (item as { name?: unknown }).name }
+          : {},
+      );
+    }
+  }
+  return {
+    apiVersion: POD.apiVersion,
+    kind: POD.kind,
+    metadata: { name, ...(namespace === undefined ? {} : { namespace }), ...(uid ? { uid } : {}) },
+    spec,
+    ...(pod.status === undefined ? {} : { status: pod.status }),
+  };
+}
+
+/**
+ * Every host Pod of the tenant (its copies, by the engine's labels), page by page; `undefined`
+ * when they could not be listed (an error of the kind) or the pass is stopped.
+ */
+export async function listHostPods(
+  ctx: PassContext,
+  rule: KindRef,
+): Promise<KubeObject[] | undefined> {
+  const { hostApi, hostNamespace, bounds, tenant } = ctx.scope;
+  if (bounds.isStopped()) return undefined;
+  const labelSelector = [
+    `${Labels.ManagedBy}=${MANAGED_BY_VALUE}`,
+    `${Labels.Tenant}=${tenant}`,
+    `${Labels.Kind}=${POD.kind}`,
+  ].join(',');
+  const items: KubeObject[] = [];
+  let continueToken: string | undefined;
+  try {
+    await withRequestDeadline(workDeadline(bounds.budget), async () => {
+      do {
+        const page = await hostApi.list(POD, {
+          namespace: hostNamespace,
+          labelSelector,
+          limit: bounds.budget.pageSize,
+          ...(continueToken === undefined ? {} : { continueToken }),
+        });
+        items.push(...page.items);
+        continueToken = page.continueToken;
+      } while (continueToken !== undefined);
+    });
+  } catch (error) {
+    if (error instanceof PassError) throw error;
+    ctx.ledger.errors.listingFailed(rule, 'host', error, 'its tokens and status back wait');
+    return undefined;
+  }
+  return items;
+}
+
+/** The tenant Pods the kind took in this pass, and their status written back from the host. */
+export class PodStatusBack {
+  private readonly seen = new Map<string, KubeObject>();
+  /**
+   * Noted Pods whose host copy is still starting ({@link STARTING_MS}): their next status shows
+   * only to a pass that reads them again, so the caller makes the next pass full.
+   */
+  starting = 0;
+
+  constructor(
+    private readonly ctx: PassContext,
+    private readonly rule: KindRef,
+  ) {}
+
+  /** Takes note of a tenant Pod the kind took in (what it shows now). */
+  readonly note = (pod: KubeObject): void => {
+    const { namespace, name } = pod.metadata;
+    this.seen.set(sourceKey(namespace ?? '', name), slimPod(pod));
+  };
+
+  /** Whether any tenant Pod was taken in (and can be written): only then can a status be due. */
+  get pending(): boolean {
+    return this.ctx.scope.tenantApi !== undefined && this.seen.size > 0;
+  }
+
+  /**
+   * Writes back the status of every noted tenant Pod whose host copy in `hostPods` shows another.
+   * A failed write is an error of that Pod, never of the pass.
+   */
+  async write(hostPods: readonly KubeObject[]): Promise<void> {
+    const { tenantApi, bounds, tenant } = this.ctx.scope;
+    if (!tenantApi || this.seen.size === 0) return;
+    const owner = { tenant, kind: POD.kind };
+    const due: Array<{
+      hostPod: KubeObject;
+      tenantPod: KubeObject;
+      patch: Record<string, unknown>;
+    }> = [];
+    for (const hostPod of hostPods) {
+      const source = ourCopySource(hostPod, owner);
+      if (!source) continue;
+      const tenantPod = this.seen.get(sourceKey(source.virtualNamespace, source.virtualName));
+      if (!tenantPod) continue;
+      // A copy of an earlier tenant Pod of the name: its status is not this Pod's.
+      const uid = tenantPod.metadata.uid;
+      if (source.virtualUid && uid && source.virtualUid !== uid) continue;
+      const patch = podStatusPatch(hostPod.status, tenantPod);
+      if (patch !== undefined) due.push({ hostPod, tenantPod, patch });
+      if (this.isStarting(hostPod)) this.starting += 1;
+    }
+    await runPool(
+      due,
+      bounds.budget.concurrency,
+      async (item) => {
+        if (bounds.reserveWrite()) await this.patch(item.hostPod, item.tenantPod, item.patch);
+      },
+      () => bounds.isStopped(),
+    );
+  }
+
+  private isStarting(hostPod: KubeObject): boolean {
+    if (hostPod.metadata.deletionTimestamp || podStatusSettled(hostPod.status)) return false;
+    const created = Date.parse(String(hostPod.metadata.creationTimestamp ?? ''));
+    return Number.isFinite(created) && this.ctx.scope.clock.now() - created < STARTING_MS;
+  }
+
+  private async patch(
+    hostPod: KubeObject,
+    tenantPod: KubeObject,
+    patch: Record<string, unknown>,
+  ): Promise<void> {
+    const { tenantApi, hostNamespace } = this.ctx.scope;
+    const { namespace = '', name } = tenantPod.metadata;
+    if (!tenantApi) return;
+    try {
+      await tenantApi.patchStatus(POD, namespace, name, patch);
+    } catch (error) {
+      if (error instanceof PassError) throw error;
+      // Deleted in the tenant since it was read: nothing left to show the status on.
+      if (isClusterError(error, 'NotFound')) return;
+      // Recorded as the server answered (its reason, e.g. Forbidden without `pods/status`).
+      this.ctx.ledger.errors.add(
+        this.rule,
+        error,
+        { namespace, name },
+        { namespace: hostNamespace, name: hostPod.metadata.name },
+      );
+    }
+  }
+}

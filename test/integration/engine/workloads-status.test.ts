@@ -1,0 +1,77 @@
+/**
+ * Status back on the real clusters: a tenant Pod whose host copy the host scheduler placed on a
+ * kwok node, Running with an IP, shows that status in the tenant after a pass (phase, IPs, the
+ * Ready condition, its container statuses), keeps its own qosClass, and later passes write
+ * nothing on either side.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { hostName } from '../../../lib/engine/index.js';
+import type { KindRef, KubeObject } from '../../../lib/ports/index.js';
+import { createTenant, pass, tenantObject, useApis, waitFor } from './support.js';
+
+const apis = useApis();
+const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
+
+interface PodStatus {
+  phase?: string;
+  podIP?: string;
+  hostIP?: string;
+  qosClass?: string;
+  conditions?: Array<{ type: string; status: string }>;
+  containerStatuses?: Array<{ name: string; ready?: boolean }>;
+}
+
+const statusOf = (pod: KubeObject | undefined): PodStatus => (pod?.status ?? {}) as PodStatus;
+const isReady = (status: PodStatus) =>
+  status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+
+describe('status back for Pods', () => {
+  it('a tenant Pod whose host copy runs shows Running with its IPs, Ready and its containers; its qosClass stays; later passes write nothing', async () => {
+    const t = await createTenant(apis(), 'wl-status', { toHost: [POD] });
+    const ns = t.vns.a;
+    const spec = {
+      // The tenant token is workloads-token.test.ts's subject.
+      automountServiceAccountToken: false,
+      containers: [{ name: 'web', image: 'nginx:1' }],
+    };
+    await t.tenantApi.create(tenantObject(t, POD, ns, 'web', { spec }));
+    const qosClass = statusOf(await t.tenantApi.get(POD, ns, 'web')).qosClass;
+    expect(qosClass).toBe('BestEffort');
+
+    const created = await pass(t);
+    expect(created.result.errors).toEqual([]);
+    const h = hostName('web', ns, t.name);
+    const hostStatus = await waitFor(
+      'the host Pod Running with an IP and Ready',
+      async () => {
+        const status = statusOf(await t.hostApi.get(POD, t.hostNamespace, h));
+        return status.phase === 'Running' && status.podIP && isReady(status) ? status : undefined;
+      },
+      60_000,
+    );
+
+    const back = await pass(t);
+    expect(back.result.errors).toEqual([]);
+    expect(back.result.requests.tenant.writes).toBe(1);
+    expect(back.result.requests.host.writes).toBe(0);
+    const shown = statusOf(await t.tenantApi.get(POD, ns, 'web'));
+    expect(shown).toMatchObject({
+      phase: 'Running',
+      podIP: hostStatus.podIP,
+      hostIP: hostStatus.hostIP,
+      qosClass,
+    });
+    expect(isReady(shown)).toBe(true);
+    expect(shown.containerStatuses?.map((c) => [c.name, c.ready])).toEqual([['web', true]]);
+
+    // The second pass may resume (it sees the status write as a change), the third is full.
+    for (const options of [{}, { full: true }]) {
+      const steady = await pass(t, options);
+      expect(steady.result.errors).toEqual([]);
+      expect(steady.result.decisions).toEqual([]);
+      expect(steady.result.requests.tenant.writes).toBe(0);
+      expect(steady.result.requests.host.writes).toBe(0);
+    }
+    expect(statusOf(await t.tenantApi.get(POD, ns, 'web')).qosClass).toBe(qosClass);
+  });
+});

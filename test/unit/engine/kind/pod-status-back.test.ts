@@ -1,0 +1,167 @@
+/**
+ * Status back, pass after pass: a tenant Pod shows its host copy's status through `/status`,
+ * apart from its spec writes, only when it changed; a failed status write is an error of the Pod.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { runPass } from '../../../../lib/engine/index.js';
+import { ClusterError, type KubeObject } from '../../../../lib/ports/index.js';
+import { clusters, HOST_NS, hn } from '../support.js';
+
+const POD = { apiVersion: 'v1', kind: 'Pod' };
+const HOST_POD = hn('shop', 'web');
+/** The fake host stamps every object created at this time. */
+const CREATED = Date.parse('2025-01-01T00:00:00Z');
+const LATER = CREATED + 60 * 60_000;
+
+const tenantPod: KubeObject = {
+  ...POD,
+  metadata: { namespace: 'shop', name: 'web', uid: 'tenant-pod-uid' },
+  spec: {
+    automountServiceAccountToken: false,
+    containers: [{ name: 'web', image: 'nginx:1' }],
+  },
+  status: { phase: 'Pending', qosClass: 'BestEffort' },
+};
+const RUNNING = {
+  phase: 'Running',
+  podIP: '10.244.0.7',
+  hostIP: '172.18.0.3',
+  qosClass: 'Guaranteed',
+  nominatedNodeName: 'host-node',
+  conditions: [{ type: 'Ready', status: 'True' }],
+  containerStatuses: [{ name: 'web', ready: true, restartCount: 0 }],
+};
+
+function setup(nowMs = LATER) {
+  let now = nowMs;
+  const { tenantApi, hostApi } = clusters([tenantPod], [], { toHost: [POD] });
+  const run = (path?: 'full') =>
+    runPass({
+      tenant: 'dev',
+      tenantApi,
+      hostApi,
+      clock: { now: () => now },
+      ...(path ? { path } : {}),
+    });
+  /** The host's kubelet reports `status` on the host Pod. */
+  const report = (status: Record<string, unknown>) => {
+    const pod = hostApi.peek(POD, HOST_NS, HOST_POD);
+    if (!pod) throw new Error('no host Pod');
+    hostApi.replace({ ...pod, status });
+  };
+  return { tenantApi, hostApi, run, report, advance: (ms: number) => (now += ms) };
+}
+
+describe('status back of Pods', () => {
+  it('a full pass writes the running host Pod’s status to the tenant Pod, qosClass kept; then nothing is written', async () => {
+    const { tenantApi, run, report } = setup();
+    expect((await run()).errors).toEqual([]);
+    report(RUNNING);
+
+    const back = await run('full');
+    expect(back.errors).toEqual([]);
+    expect(back.requests.tenant.writes).toBe(1);
+    expect(back.requests.host.writes).toBe(0);
+    expect(tenantApi.callsOf('patchStatus')).toHaveLength(1);
+    const { nominatedNodeName: _n, ...shown } = RUNNING;
+    expect(tenantApi.peek(POD, 'shop', 'web')?.status).toEqual({
+      ...shown,
+      qosClass: 'BestEffort',
+    });
+
+    // The next pass resumes and sees the status write as a change: it compares, writes nothing.
+    for (const n of [1, 2, 3]) {
+      const steady = await run();
+      expect({ n, decisions: steady.decisions, errors: steady.errors }).toEqual({
+        n,
+        decisions: [],
+        errors: [],
+      });
+      expect({ n, writes: steady.requests }).toMatchObject({
+        n,
+        writes: { tenant: { writes: 0 }, host: { writes: 0 } },
+      });
+    }
+  });
+
+  it('a resumed pass writes back the status of a tenant Pod that changed', async () => {
+    const { tenantApi, run, report } = setup();
+    await run();
+    report(RUNNING);
+    const pod = tenantApi.peek(POD, 'shop', 'web') as KubeObject;
+    tenantApi.replace({ ...pod, metadata: { ...pod.metadata, labels: { tier: 'web' } } });
+    const resumed = await run();
+    expect(resumed.path).toBe('resumed');
+    expect(tenantApi.peek(POD, 'shop', 'web')?.status).toMatchObject({ phase: 'Running' });
+  });
+
+  it('a host Pod still starting keeps the Pod kind on full passes until it is Ready', async () => {
+    const { tenantApi, run, report, advance } = setup(CREATED + 60_000);
+    await run();
+    report({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }] });
+    const pending = await run();
+    expect(pending.path).not.toBe('resumed');
+    expect(tenantApi.peek(POD, 'shop', 'web')?.status).toMatchObject({ phase: 'Pending' });
+    report(RUNNING);
+    advance(60_000);
+    await run();
+    expect(tenantApi.peek(POD, 'shop', 'web')?.status).toMatchObject({ phase: 'Running' });
+    await run();
+    expect((await run()).path).toBe('resumed');
+  });
+
+  it('a refused status write is an error of the Pod; the pass goes on and the next pass is full', async () => {
+    const { tenantApi, run, report } = setup();
+    await run();
+    report(RUNNING);
+    tenantApi.failWhen((c) =>
+      c.method === 'patchStatus' ? new ClusterError('Forbidden', 'no pods/status') : undefined,
+    );
+    const refused = await run('full');
+    expect(refused.errors).toEqual([
+      expect.objectContaining({
+        kind: 'Pod',
+        reason: 'Forbidden',
+        tenantRef: { namespace: 'shop', name: 'web' },
+        hostRef: { namespace: HOST_NS, name: HOST_POD },
+      }),
+    ]);
+    tenantApi.clearFailures();
+    const next = await run();
+    expect(next.path).not.toBe('resumed');
+    expect(next.errors).toEqual([]);
+    expect(tenantApi.peek(POD, 'shop', 'web')?.status).toMatchObject({ phase: 'Running' });
+  });
+
+  it('a refused spec write never holds the status back', async () => {
+    const { tenantApi, hostApi, run, report } = setup();
+    await run();
+    report(RUNNING);
+    const pod = tenantApi.peek(POD, 'shop', 'web') as KubeObject;
+    tenantApi.replace({
+      ...pod,
+      spec: { ...(pod.spec as object), containers: [{ name: 'web', image: 'x:2' }] },
+    });
+    hostApi.failWhen((c) =>
+      c.method === 'update' && c.kind === 'Pod' ? new ClusterError('Invalid', 'no') : undefined,
+    );
+    const result = await run('full');
+    expect(result.errors).toEqual([expect.objectContaining({ kind: 'Pod', reason: 'Invalid' })]);
+    expect(tenantApi.peek(POD, 'shop', 'web')?.status).toMatchObject({ phase: 'Running' });
+  });
+
+  it('a host copy of an earlier tenant Pod of the name gives it no status', async () => {
+    const { tenantApi, hostApi, run, report } = setup();
+    await run();
+    report(RUNNING);
+    const pod = tenantApi.peek(POD, 'shop', 'web') as KubeObject;
+    tenantApi.remove(POD, 'shop', 'web');
+    tenantApi.seed({ ...pod, metadata: { ...pod.metadata, uid: 'recreated' } });
+    // The copy cannot be taken over by the new Pod: it still names the old one's uid.
+    hostApi.failWhen((c) =>
+      c.method === 'update' && c.kind === 'Pod' ? new ClusterError('Invalid', 'no') : undefined,
+    );
+    await run('full');
+    expect(tenantApi.callsOf('patchStatus')).toEqual([]);
+  });
+});
