@@ -144,6 +144,12 @@ export interface ClusterApi {
    */
   watchChanges?(kind: KindRef, options: WatchOptions): Promise<WatchOutcome>;
   /**
+   * Resizes a Pod in place: PUT of its `resize` subresource with `object` (its
+   * `metadata.resourceVersion` set), of which the server takes only the container resources.
+   * Optional: without it a Pod's resource change is that Pod's error.
+   */
+  resize?(object: KubeObject): Promise<KubeObject>;
+  /**
    * Mints a token for service account `serviceAccount` of `namespace` (POST
    * `serviceaccounts/<name>/token`). Optional: without it a pass mints no tenant tokens.
    */

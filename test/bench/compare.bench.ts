@@ -9,6 +9,14 @@
  * `--only steady` measures the first pass, then the steady pass and its LIST floor alone: no
  * kubectl peer, no churn rows (the slow parts when profiling the steady pass at scale).
  *
+ *   npm run bench:compare -- --pods 2000 [--only steady] [...]
+ *
+ * `--pods N` (issue 18) syncs N Pods, their N ConfigMaps and N/10 Services (`pod-scenario.ts`; N a
+ * multiple of 100) on a host that schedules them (kube-scheduler, kwok), instead of N ConfigMaps
+ * alone: the floor lists all three kinds on both sides, the kubectl peer lists and applies all
+ * three, and the steady rows start once every host Pod runs and a pass wrote nothing (the Pods'
+ * status back to the tenant converged, unmeasured). The churn rows change ConfigMaps, as without.
+ *
  * Scenario (`scenario.ts`): N ConfigMaps with ~200-byte payloads in 10 tenant namespaces, seeded
  * 32 creates at a time, TenantCluster `bench` syncing them into host namespace `tenant-bench`.
  * Rows:
@@ -35,15 +43,17 @@
 import { parseArgs } from 'node:util';
 import { compileKindRule, parseSyncPolicy, runPass } from '../../lib/engine/index.js';
 import type { CompiledKindRule } from '../../lib/engine/policy/scope.js';
-import type { ClusterApi, PassResult, RequestCount } from '../../lib/ports/index.js';
+import type { ClusterApi, KindRef, PassResult, RequestCount } from '../../lib/ports/index.js';
 import { TENANT_CLUSTER } from '../../lib/ports/index.js';
 import { type PeerRun, runKubectlPeer } from './kubectl-peer.js';
+import { addBenchNodes, POD, SERVICE, seedPods, waitForRunningPods } from './pod-scenario.js';
 import {
   BENCH_TENANT,
   type BenchClusters,
   CONFIGMAP,
   configMap,
   HOST_NAMESPACE,
+  PAYLOAD_BYTES,
   pool,
   withBenchClusters,
 } from './scenario.js';
@@ -57,14 +67,22 @@ const { values } = parseArgs({
     'kubectl-batch': { type: 'string', default: '0' },
     'kubectl-reps': { type: 'string' },
     only: { type: 'string' },
+    pods: { type: 'string' },
   },
 });
+/** N Pods, N ConfigMaps and N/10 Services instead of N ConfigMaps (see the module doc). */
+const pods = values.pods === undefined ? undefined : Number(values.pods);
+if (pods !== undefined && !(Number.isInteger(pods) && pods >= 100 && pods % 100 === 0)) {
+  throw new Error(`--pods takes a multiple of 100, not ${JSON.stringify(values.pods)}`);
+}
+/** The kinds a pass syncs, in the order it lists them (referenced kinds first). */
+const KINDS = pods === undefined ? [CONFIGMAP] : [CONFIGMAP, SERVICE, POD];
 if (values.only !== undefined && values.only !== 'steady') {
   throw new Error(`--only takes "steady", not ${JSON.stringify(values.only)}`);
 }
 /** Skip the kubectl peer and the churn rows. */
 const steadyOnly = values.only === 'steady';
-const objects = Number(values.objects);
+const objects = pods ?? Number(values.objects);
 const reps = Math.max(1, Number(values.reps));
 const pageSize = Number(values['page-size']);
 const concurrency = Number(values.concurrency);
@@ -154,15 +172,23 @@ async function passSample(clusters: BenchClusters, incremental = false): Promise
   };
 }
 
-/** Every page of the host namespace, then of the tenant (the order a pass lists them in). */
+/**
+ * Every page of the host namespace, then of the tenant, kind after kind (the order a pass lists
+ * them in).
+ */
 async function floorSample(clusters: BenchClusters): Promise<Sample> {
   const { tenantApi, hostApi } = clusters;
   const before = { tenant: tenantApi.requestCount(), host: hostApi.requestCount() };
   const listAll = async (api: ClusterApi, namespace?: string) => {
     let n = 0;
+    for (const kind of KINDS) n += await listKind(api, kind, namespace);
+    return n;
+  };
+  const listKind = async (api: ClusterApi, kind: KindRef, namespace?: string) => {
+    let n = 0;
     let continueToken: string | undefined;
     do {
-      const page = await api.list(CONFIGMAP, {
+      const page = await api.list(kind, {
         limit: pageSize,
         ...(namespace ? { namespace } : {}),
         ...(continueToken ? { continueToken } : {}),
@@ -185,7 +211,10 @@ async function floorSample(clusters: BenchClusters): Promise<Sample> {
   };
 }
 
-async function peerSample(clusters: BenchClusters, rule: CompiledKindRule): Promise<Sample> {
+async function peerSample(
+  clusters: BenchClusters,
+  rules: ReadonlyMap<string, CompiledKindRule>,
+): Promise<Sample> {
   const { state } = clusters;
   const run = await sampled(() =>
     runKubectlPeer({
@@ -194,7 +223,8 @@ async function peerSample(clusters: BenchClusters, rule: CompiledKindRule): Prom
       hostKubeconfig: state.clusters.host.kubeconfig,
       tenant: BENCH_TENANT,
       hostNamespace: PEER_NAMESPACE,
-      rule,
+      rules,
+      resources: pods === undefined ? 'configmaps' : 'configmaps,services,pods',
       pageSize,
       batch: kubectlBatch,
     }),
@@ -270,14 +300,46 @@ function summarize(row: Row) {
   };
 }
 
-await withBenchClusters(objects, async (clusters) => {
+/**
+ * Before the steady rows of `--pods`: every host Pod (the pass's and the peer's) runs, and full
+ * passes (unmeasured) write the Pods' status back until one decides nothing and writes nothing in
+ * the tenant.
+ */
+async function settlePods(clusters: BenchClusters, count: number): Promise<void> {
+  const { hostApi } = clusters;
+  await waitForRunningPods(hostApi, HOST_NAMESPACE, count);
+  if (!steadyOnly) await waitForRunningPods(hostApi, PEER_NAMESPACE, count);
+  for (let n = 1; n <= 10; n += 1) {
+    const sample = await passSample(clusters);
+    console.error(
+      `[compare] settling pass ${n}: tenant ${rw(sample.tenant)}, host ${rw(sample.host)}, ${sample.outcome}`,
+    );
+    // No Decision and no tenant write: what is left on the host is the full pass's status write
+    // (its resume point), which every full steady pass makes.
+    if (sample.tenant.writes === 0 && sample.outcome.startsWith('0/0/0/0')) return;
+  }
+  console.error('[compare] the Pods did not settle in 10 passes: the steady rows are not steady');
+}
+
+const benchOptions = pods === undefined ? {} : { workloads: true, toHost: KINDS };
+/** The bench's control plane, with the Pod scenario's options under `--pods`. */
+const withClusters = (body: (clusters: BenchClusters) => Promise<void>) =>
+  withBenchClusters(objects, body, PAYLOAD_BYTES, benchOptions);
+await withClusters(async (clusters) => {
   const { tenantApi, hostApi, state } = clusters;
-  await hostApi.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: PEER_NAMESPACE } });
+  await hostApi.create({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: PEER_NAMESPACE },
+  });
+  if (pods !== undefined) {
+    await addBenchNodes(hostApi, pods);
+    await seedPods(tenantApi, pods);
+  }
   const tenantCluster = await hostApi.get(TENANT_CLUSTER, undefined, BENCH_TENANT);
   const policy = parseSyncPolicy(BENCH_TENANT, tenantCluster?.spec);
-  const configMapRule = policy.toHost.find((r) => r.kind === 'ConfigMap');
-  if (!configMapRule) throw new Error('the bench TenantCluster does not sync ConfigMaps');
-  const rule = compileKindRule(configMapRule);
+  const rules = new Map(policy.toHost.map((r) => [r.kind, compileKindRule(r)]));
+  if (!rules.has('ConfigMap')) throw new Error('the bench TenantCluster does not sync ConfigMaps');
 
   const rows = new Map<string, Row>();
   const add = async (label: string, take: () => Promise<Sample>, extra: Partial<Row> = {}) => {
@@ -302,7 +364,8 @@ await withBenchClusters(objects, async (clusters) => {
 
   // (a) First passes, each into its own empty host namespace.
   await add(FIRST, () => passSample(clusters), { baseline: FIRST });
-  if (!steadyOnly) await add(PEER_FIRST, () => peerSample(clusters, rule), { baseline: FIRST });
+  if (!steadyOnly) await add(PEER_FIRST, () => peerSample(clusters, rules), { baseline: FIRST });
+  if (pods !== undefined) await settlePods(clusters, pods);
 
   // (b), (c) Steady state, interleaved so drift in the machine's load spreads over all three.
   for (let r = 0; r < reps; r += 1) {
@@ -310,7 +373,7 @@ await withBenchClusters(objects, async (clusters) => {
     await add(FLOOR, () => floorSample(clusters), { baseline: FLOOR });
     await add(INCREMENTAL, () => passSample(clusters, true), { baseline: FLOOR });
     if (!steadyOnly && r < kubectlReps) {
-      await add(PEER_STEADY, () => peerSample(clusters, rule), { baseline: STEADY });
+      await add(PEER_STEADY, () => peerSample(clusters, rules), { baseline: STEADY });
     }
   }
 
@@ -399,7 +462,7 @@ await withBenchClusters(objects, async (clusters) => {
     );
   }
   console.log(
-    `objects=${objects} reps=${reps} pageSize=${pageSize} concurrency=${concurrency} kubectlBatch=${kubectlBatch || 'all'}${steadyOnly ? ' only=steady' : ''} kubernetes=v${state.version} node=${process.version}`,
+    `objects=${objects}${pods === undefined ? '' : ` pods=${pods} services=${pods / 10}`} reps=${reps} pageSize=${pageSize} concurrency=${concurrency} kubectlBatch=${kubectlBatch || 'all'}${steadyOnly ? ' only=steady' : ''} kubernetes=v${state.version} node=${process.version}`,
   );
   console.log(lines.join('\n'));
   console.log(
@@ -413,6 +476,7 @@ await withBenchClusters(objects, async (clusters) => {
     JSON.stringify({
       bench: 'compare',
       objects,
+      ...(pods === undefined ? {} : { pods, services: pods / 10 }),
       reps,
       pageSize,
       concurrency,

@@ -1,9 +1,11 @@
 /**
  * The peer `compare.bench.ts` measures the engine against: a cron job built from kubectl doing the
- * same job as a pass, minus GC and every safety check. It lists the tenant's ConfigMaps
- * (`kubectl get configmaps -A -o json`, kubectl's default chunk size = page size), keeps what the
- * engine's scope keeps, renames and re-labels each object with the engine's own `toHostObject`
- * (so `hostName` and the reverse-mapping labels and annotations are the same), and server-side
+ * same job as a pass, minus GC and every safety check. It lists the tenant's ConfigMaps (with
+ * `--pods`, also Services and Pods: `kubectl get configmaps,services,pods -A -o json`, kubectl's
+ * default chunk size = page size), keeps what the engine's scope keeps, translates each object
+ * with the engine's own `translate` (the generic `toHostObject` for ConfigMaps, so `hostName` and
+ * the reverse-mapping labels and annotations are the same; the Pod and Service translators for
+ * those), and server-side
  * applies the result into the host namespace (`kubectl apply --server-side -f -`, one `List` per
  * batch, batches one after the other).
  *
@@ -17,7 +19,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isExcluded } from '../../lib/engine/index.js';
-import { toHostObject } from '../../lib/engine/object/transform.js';
+import { translate } from '../../lib/engine/object/kinds/registry.js';
 import type { CompiledKindRule } from '../../lib/engine/policy/scope.js';
 import type { KubeObject } from '../../lib/ports/index.js';
 
@@ -29,8 +31,10 @@ export interface PeerOptions {
   hostKubeconfig: string;
   tenant: string;
   hostNamespace: string;
-  /** The engine's compiled rule for ConfigMaps: the same scope and key exclusions. */
-  rule: CompiledKindRule;
+  /** The engine's compiled rules, by kind: the same scope and key exclusions. */
+  rules: ReadonlyMap<string, CompiledKindRule>;
+  /** The kubectl resources to list (`configmaps`, or `configmaps,services,pods`). */
+  resources: string;
   pageSize: number;
   /** Objects per `kubectl apply`; 0 applies everything in one batch. */
   batch: number;
@@ -134,7 +138,7 @@ export async function runKubectlPeer(options: PeerOptions): Promise<PeerRun> {
       '--kubeconfig',
       options.tenantKubeconfig,
       'get',
-      'configmaps',
+      options.resources,
       '-A',
       '-o',
       'json',
@@ -145,15 +149,16 @@ export async function runKubectlPeer(options: PeerOptions): Promise<PeerRun> {
     const items = list.items ?? [];
     const desired: KubeObject[] = [];
     for (const item of items) {
-      const object = { ...item, apiVersion: 'v1', kind: 'ConfigMap' };
-      if (object.metadata.deletionTimestamp || isExcluded(options.rule, object)) continue;
-      desired.push(
-        toHostObject(object, {
-          tenant: options.tenant,
-          hostNamespace: options.hostNamespace,
-          excludeKeys: options.rule.excludeKeys,
-        }),
-      );
+      // kubectl names each item's kind; a one-resource listing of old may not.
+      const object = item.kind ? item : { ...item, apiVersion: 'v1', kind: 'ConfigMap' };
+      const rule = options.rules.get(object.kind);
+      if (!rule || object.metadata.deletionTimestamp || isExcluded(rule, object)) continue;
+      const translated = translate(object, {
+        tenant: options.tenant,
+        hostNamespace: options.hostNamespace,
+        excludeKeys: rule.excludeKeys,
+      });
+      if ('host' in translated) desired.push(translated.host);
     }
     const t2 = performance.now();
     const size = options.batch > 0 ? options.batch : Math.max(1, desired.length);

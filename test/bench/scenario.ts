@@ -14,7 +14,7 @@ import {
   startControlPlane,
   stopControlPlane,
 } from '../../lib/localcluster/index.js';
-import type { KubeObject } from '../../lib/ports/index.js';
+import type { KindRef, KubeObject } from '../../lib/ports/index.js';
 
 export const BENCH_TENANT = 'bench';
 export const HOST_NAMESPACE = 'tenant-bench';
@@ -59,6 +59,14 @@ export function configMap(i: number, value: string, payloadBytes = PAYLOAD_BYTES
   };
 }
 
+/** What a bench needs beyond N ConfigMaps (the Pod scenario of `pod-scenario.ts`). */
+export interface BenchOptions {
+  /** Start the host scheduler, controller managers and kwok (default false). */
+  workloads?: boolean;
+  /** The kinds the bench TenantCluster syncs (default: ConfigMaps). */
+  toHost?: KindRef[];
+}
+
 /**
  * Starts a throw-away control plane, seeds `objects` tenant ConfigMaps, runs `body`, and stops
  * everything afterwards (also when `body` fails).
@@ -67,6 +75,7 @@ export async function withBenchClusters(
   objects: number,
   body: (clusters: BenchClusters) => Promise<void>,
   payloadBytes = PAYLOAD_BYTES,
+  options: BenchOptions = {},
 ): Promise<void> {
   const stateDir = await mkdtemp(join(tmpdir(), 'tenantplane-bench-'));
   try {
@@ -75,7 +84,7 @@ export async function withBenchClusters(
       tieToThisProcess: true,
       removeStateDirWhenOrphaned: true,
       // ConfigMap benchmarks: no scheduler, controller managers or kwok competing for the cores.
-      workloads: false,
+      workloads: options.workloads === true,
       log: (l) => console.error(`[local] ${l}`),
     });
     const source = new LocalKubeconfigSource(state);
@@ -85,7 +94,7 @@ export async function withBenchClusters(
       apiVersion: 'tenantplane.io/v1alpha1',
       kind: 'TenantCluster',
       metadata: { name: BENCH_TENANT },
-      spec: { hostNamespace: HOST_NAMESPACE, toHost: [CONFIGMAP] },
+      spec: { hostNamespace: HOST_NAMESPACE, toHost: options.toHost ?? [CONFIGMAP] },
     });
     await hostApi.create({
       apiVersion: 'v1',

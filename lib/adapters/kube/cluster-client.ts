@@ -231,6 +231,14 @@ class KubeClusterClient implements KubeClusterApi {
     });
   }
 
+  /** PUT of the `resize` subresource (in-place Pod resize), with the observed resourceVersion. */
+  async resize(object: KubeObject): Promise<KubeObject> {
+    const kind = kindOf(object);
+    const resource = await this.discovery.resource(kind);
+    const path = `${objectPath(kind, resource, object.metadata.namespace, object.metadata.name)}/resize`;
+    return this.write(kind, { method: HttpMethod.PUT, path, body: object });
+  }
+
   /** A write that returns the object; the server records `fieldManager` as its owner. */
   async createToken(
     namespace: string,

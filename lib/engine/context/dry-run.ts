@@ -35,6 +35,8 @@ export function dryRunClient(api: ClusterApi): ClusterApi {
       expirationTimestamp: new Date(Date.now() + request.expirationSeconds * 1000).toISOString(),
     });
   }
+  // A resize as if made, so a dry run decides the Pod's update like the real pass.
+  if (api.resize) client.resize = async (object: KubeObject) => object;
   if (api.namespaced) client.namespaced = api.namespaced.bind(api);
   if (api.watchChanges) client.watchChanges = api.watchChanges.bind(api);
   return client;

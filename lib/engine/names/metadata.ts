@@ -29,6 +29,11 @@ export const Annotations = {
   /** Digest of the copy's content as the host stored that desired object (`write-record.ts`). */
   StoredHash: 'tenantplane.io/stored-hash',
   /**
+   * On a host Pod: digest of what of the desired Pod a running Pod cannot change, as last written
+   * (`write-record.ts`), so a host webhook's change of it is told from the tenant's.
+   */
+  ImmutableHash: 'tenantplane.io/immutable-hash',
+  /**
    * A host Pod's tenant service account: its host `serviceAccountName` is the host's, so the
    * downward API reads the tenant's from here.
    */

@@ -18,12 +18,20 @@ import {
   replacementCause,
   sourceRecreated,
 } from './replace.js';
+import { resizeThenUpdate } from './resize.js';
 import { createBody, planUpdate, recordOnly } from './write-record.js';
 
 /** What applying one object should do, decided without any request. */
 export type ApplyPlan =
   | { action: 'Create' }
-  | { action: 'Update'; body: KubeObject; changed: string[]; recordOnly?: boolean }
+  | {
+      action: 'Update';
+      body: KubeObject;
+      changed: string[];
+      recordOnly?: boolean;
+      /** The in-place resize sent before the update (a Pod's resources). */
+      resize?: KubeObject;
+    }
   | { action: 'Replace'; fields: string[]; recreated: boolean }
   | { action: 'InSync' }
   | { action: 'Skip'; reason: string };
@@ -56,9 +64,21 @@ export function planApply(
   }
   const update = planUpdate(desired, observed);
   if (update.action === 'InSync') return { action: 'InSync' };
+  if (update.action === 'Immutable') {
+    // A tenant object recreated with another spec is what the Skip's reason asks for: the copy
+    // of the old one goes, the new one is created.
+    const recreated = sourceRecreated(desired, observed);
+    return recreated
+      ? { action: 'Replace', fields: update.fields, recreated }
+      : { action: 'Skip', reason: update.reason };
+  }
   const { body, changed } = update;
   const fields = hints.replace ?? predictedImmutableFields(desired, observed);
-  if (fields.length === 0) return { action: 'Update', body, changed };
+  if (fields.length === 0) {
+    return update.resize
+      ? { action: 'Update', body, changed, resize: update.resize }
+      : { action: 'Update', body, changed };
+  }
   // Made from this very desired object: the difference is the host's rewrite of an immutable
   // field, which a replacement would only repeat. Record it instead (an update that keeps them).
   if (update.sameDesired) {
@@ -120,8 +140,9 @@ async function write(
   reason: string,
   send: () => Promise<unknown>,
   desired: KubeObject,
+  writes = 1,
 ): Promise<ApplyOutcome> {
-  if (!ctx.reserveWrite()) return { result: 'deferred' };
+  if (!ctx.reserveWrite(writes)) return { result: 'deferred' };
   let stored: unknown;
   try {
     stored = await send();
@@ -171,7 +192,12 @@ async function update(
   const reason = plan.recordOnly
     ? `the host stores ${plan.changed.join(', ')} of the copy differently from what was written and refuses to change it; recorded as the host's own, so later passes leave it`
     : `host copy differs from the tenant source in ${plan.changed.join(', ')}`;
-  const outcome = await write(ctx, 'Update', reason, () => ctx.hostApi.update(plan.body), desired);
+  const { resize } = plan;
+  const send = resize
+    ? () => resizeThenUpdate(ctx.hostApi, resize, plan.body)
+    : () => ctx.hostApi.update(plan.body);
+  // A resize is a second write, reserved with the update's.
+  const outcome = await write(ctx, 'Update', reason, send, desired, resize ? 2 : 1);
   if (outcome.result !== 'decided') return outcome;
   const fields = immutableFields(outcome.error);
   if (!fields) return outcome;

@@ -26,7 +26,17 @@ import { translatorFor } from './kinds/registry.js';
 import { NON_CONTENT_FIELDS } from './transform.js';
 
 /** The annotations of this module; the drift comparison leaves them out. */
-const RECORD_KEYS: readonly string[] = [Annotations.AppliedHash, Annotations.StoredHash];
+const RECORD_KEYS: readonly string[] = [
+  Annotations.AppliedHash,
+  Annotations.StoredHash,
+  Annotations.ImmutableHash,
+];
+
+/** The immutable-part digest of `desired`, for kinds whose updates name immutable changes. */
+function immutableRecord(desired: KubeObject): Record<string, string> {
+  const digest = translatorFor(desired)?.immutableDigest?.(desired);
+  return digest === undefined ? {} : { [Annotations.ImmutableHash]: digest };
+}
 
 function withoutRecordKeys(map: Record<string, string> | undefined): Record<string, string> {
   const kept: Record<string, string> = {};
@@ -90,13 +100,29 @@ function withRecord(object: KubeObject, record: Record<string, string | undefine
 
 /** The body of a create: the desired object with its applied digest. */
 export function createBody(desired: KubeObject): KubeObject {
-  return withRecord(desired, { [Annotations.AppliedHash]: desiredHash(desired) });
+  return withRecord(desired, {
+    [Annotations.AppliedHash]: desiredHash(desired),
+    ...immutableRecord(desired),
+  });
 }
 
 /** What an existing same-source copy needs. */
 export type UpdatePlan =
   | { action: 'InSync'; normalised: boolean }
-  | { action: 'Update'; body: KubeObject; changed: string[]; sameDesired: boolean };
+  | {
+      action: 'Update';
+      body: KubeObject;
+      changed: string[];
+      sameDesired: boolean;
+      /** The in-place resize to make first (a Pod's resources), when they changed. */
+      resize?: KubeObject;
+    }
+  | {
+      /** The tenant changed what the host cannot change on this copy: only recreating can. */
+      action: 'Immutable';
+      fields: string[];
+      reason: string;
+    };
 
 /** A translator's body with the engine's merged labels and annotations (managedFields left out). */
 function withMetadataOf(body: KubeObject, drift: Drift): KubeObject {
@@ -105,6 +131,18 @@ function withMetadataOf(body: KubeObject, drift: Drift): KubeObject {
     ...body,
     metadata: { ...metadata, labels: drift.labels, annotations: drift.annotations },
   };
+}
+
+/**
+ * Whether a difference the host cannot take is the host's own doing (a webhook's sidecar, a
+ * default), not the tenant's: the immutable part of the desired object is the one last written
+ * (its recorded digest), or, on a copy written before that digest, the whole desired object is.
+ */
+function hostsOwnDifference(desired: KubeObject, recorded: Record<string, string>): boolean {
+  const immutable = recorded[Annotations.ImmutableHash];
+  if (immutable !== undefined)
+    return immutableRecord(desired)[Annotations.ImmutableHash] === immutable;
+  return recorded[Annotations.AppliedHash] === desiredHash(desired);
 }
 
 /**
@@ -122,13 +160,16 @@ export function planUpdate(desired: KubeObject, observed: KubeObject): UpdatePla
   // A kind the host lets change only in part (a Pod): only what may change counts, and the body
   // is the host's copy with just that overwritten.
   const translated = partial ? partial(desired, plain) : undefined;
+  const recorded = observed.metadata.annotations ?? {};
+  if (translated?.immutable && !hostsOwnDifference(desired, recorded)) {
+    return { action: 'Immutable', ...translated.immutable };
+  }
   const changed = translated
     ? [...drift.changed.filter((f) => f === 'labels' || f === 'annotations'), ...translated.changed]
     : drift.changed;
   if (changed.length === 0) return { action: 'InSync', normalised: false };
   const body = translated ? withMetadataOf(translated.body, drift) : bodyFor(desired, plain, drift);
   const applied = desiredHash(desired);
-  const recorded = observed.metadata.annotations ?? {};
   const sameDesired = recorded[Annotations.AppliedHash] === applied;
   const stored = storedHash(observed, desired);
   if (sameDesired && recorded[Annotations.StoredHash] === stored) {
@@ -137,8 +178,10 @@ export function planUpdate(desired: KubeObject, observed: KubeObject): UpdatePla
   const record = {
     [Annotations.AppliedHash]: applied,
     [Annotations.StoredHash]: sameDesired ? stored : undefined,
+    ...immutableRecord(desired),
   };
-  return { action: 'Update', body: withRecord(body, record), changed, sameDesired };
+  const plan = { action: 'Update' as const, body: withRecord(body, record), changed, sameDesired };
+  return translated?.resize ? { ...plan, resize: translated.resize } : plan;
 }
 
 /**

@@ -27,6 +27,14 @@ export interface WorkloadPolicy {
   tenantApiEndpoint?: string;
   /** The tenant's DNS for host Pods; absent: host Pods use the host's DNS. */
   tenantDns?: TenantDns;
+  /**
+   * The host priority class of every host Pod that {@link priorityClasses} does not map. Absent
+   * (and unmapped): the host Pod has no priority class, priority or preemption policy (the
+   * tenant's would spend host priority the tenant was never given).
+   */
+  priorityClassName?: string;
+  /** Tenant priority class -> the host priority class its Pods get on the host. */
+  priorityClasses?: Readonly<Record<string, string>>;
 }
 
 /** A DNS server that answers for the tenant's Services, and the tenant's cluster domain. */
@@ -72,6 +80,30 @@ function parseTenantDns(value: unknown, problems: string[]): TenantDns | undefin
   return ip && domain ? { nameserver, clusterDomain } : undefined;
 }
 
+/** Parses `spec.workloads.priorityClasses`: a map of class names to class names. */
+function parsePriorityClasses(
+  value: unknown,
+  problems: string[],
+): Record<string, string> | undefined {
+  const problem =
+    'spec.workloads.priorityClasses must map tenant priority class names to host ones';
+  if (!isRecord(value)) {
+    problems.push(problem);
+    return undefined;
+  }
+  const classes: Record<string, string> = {};
+  for (const [tenantClass, hostClass] of Object.entries(value)) {
+    if (
+      !isDnsSubdomain(tenantClass) ||
+      typeof hostClass !== 'string' ||
+      !isDnsSubdomain(hostClass)
+    ) {
+      problems.push(`${problem} (${JSON.stringify(tenantClass)} is not)`);
+    } else classes[tenantClass] = hostClass;
+  }
+  return classes;
+}
+
 /** Parses `spec.workloads`; every problem goes to `problems`. */
 export function parseWorkloadPolicy(value: unknown, problems: string[]): WorkloadPolicy {
   const policy: WorkloadPolicy = {};
@@ -80,6 +112,7 @@ export function parseWorkloadPolicy(value: unknown, problems: string[]): Workloa
     return policy;
   }
   const { allowHostAccess, hostServiceAccountName, tenantApiEndpoint, tenantDns } = value;
+  const { priorityClassName, priorityClasses } = value;
   if (allowHostAccess !== undefined) {
     if (typeof allowHostAccess === 'boolean') policy.allowHostAccess = allowHostAccess;
     else problems.push('spec.workloads.allowHostAccess must be true or false');
@@ -97,6 +130,15 @@ export function parseWorkloadPolicy(value: unknown, problems: string[]): Workloa
   if (tenantDns !== undefined) {
     const dns = parseTenantDns(tenantDns, problems);
     if (dns) policy.tenantDns = dns;
+  }
+  if (priorityClassName !== undefined) {
+    if (typeof priorityClassName === 'string' && isDnsSubdomain(priorityClassName)) {
+      policy.priorityClassName = priorityClassName;
+    } else problems.push('spec.workloads.priorityClassName must be a priority class name');
+  }
+  if (priorityClasses !== undefined) {
+    const classes = parsePriorityClasses(priorityClasses, problems);
+    if (classes) policy.priorityClasses = classes;
   }
   return policy;
 }

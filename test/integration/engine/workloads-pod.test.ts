@@ -1,8 +1,9 @@
 /**
  * Pods on the real clusters: references land renamed to copies that exist, a Pod whose reference
- * is not synced waits with a Decision that names it, and an image change updates the host Pod in
- * place while a host-added toleration stays; converged passes write nothing (uid/resourceVersion
- * snapshot of the host namespace).
+ * is not synced waits with a Decision that names it, and an image change and a resource change
+ * (an in-place resize) update the host Pod in place while a host-added toleration stays; converged
+ * passes write nothing (uid/resourceVersion snapshot of the host namespace); a change the running
+ * host Pod cannot take is a Skip that says so, with no write.
  */
 import { describe, expect, it } from '@jest/globals';
 import { hostName } from '../../../lib/engine/index.js';
@@ -14,9 +15,11 @@ import {
   diffSnapshots,
   listAll,
   pass,
+  RUN,
   SECRET,
   type Snapshot,
   type Tenant,
+  tenantClusterObject,
   tenantObject,
   useApis,
 } from './support.js';
@@ -26,6 +29,9 @@ const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
 const CLAIM: KindRef = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' };
 // Pods first: the pass applies what they refer to before them anyway.
 const TO_HOST = [POD, CONFIGMAP, SECRET, CLAIM];
+
+/** The web container's resources after the tenant's in-place resize (100m before). */
+const RESIZED = { requests: { cpu: '200m', memory: '64Mi' } };
 
 const HOST_TOLERATION = {
   key: 'example.com/host-added',
@@ -53,6 +59,7 @@ function podSpec(config: string): Record<string, unknown> {
       {
         name: 'web',
         image: 'nginx:1',
+        resources: { requests: { cpu: '100m', memory: '64Mi' } },
         env: [
           { name: 'A', valueFrom: { configMapKeyRef: { name: config, key: 'a' } } },
           { name: 'B', valueFrom: { secretKeyRef: { name: 'db', key: 'b' } } },
@@ -172,7 +179,7 @@ describe('Pods on the host', () => {
     expect(volumes.map((v) => v.name)).not.toContain(expect.stringMatching(/^kube-api-access/));
   });
 
-  it('a Pod whose ConfigMap is not synced waits, named in its Decision, and is created in the pass where it exists; an image change updates it in place, a host toleration stays, then nothing is written', async () => {
+  it('a Pod whose ConfigMap is not synced waits, named in its Decision, and is created in the pass where it exists; an image change and a resource change update it in place, a host toleration stays, then nothing is written', async () => {
     const t = await createTenant(apis(), 'wl-wait', { toHost: TO_HOST });
     const ns = t.vns.a;
     const h = (name: string) => hostName(name, ns, t.name);
@@ -205,11 +212,21 @@ describe('Pods on the host', () => {
     const tenantPod = await t.tenantApi.get(POD, ns, 'web');
     if (!tenantPod) throw new Error('no tenant Pod');
     const tenantSpec = tenantPod.spec as { containers: Array<Record<string, unknown>> };
-    await t.tenantApi.update({
+    const imaged = await t.tenantApi.update({
       ...tenantPod,
       spec: {
         ...tenantSpec,
         containers: tenantSpec.containers.map((c) => ({ ...c, image: 'nginx:2' })),
+      },
+    });
+    // The tenant resizes its Pod in place, as `kubectl edit --subresource resize` does.
+    if (!t.tenantApi.resize) throw new Error('the cluster client cannot resize');
+    const imagedSpec = imaged.spec as { containers: Array<Record<string, unknown>> };
+    await t.tenantApi.resize({
+      ...imaged,
+      spec: {
+        ...imagedSpec,
+        containers: imagedSpec.containers.map((c) => ({ ...c, resources: RESIZED })),
       },
     });
 
@@ -219,7 +236,7 @@ describe('Pods on the host', () => {
     const after = await t.hostApi.get(POD, t.hostNamespace, h('web'));
     expect(after?.metadata.uid).toBe(made.metadata.uid);
     expect(after?.spec).toMatchObject({
-      containers: [expect.objectContaining({ image: 'nginx:2' })],
+      containers: [expect.objectContaining({ image: 'nginx:2', resources: RESIZED })],
       tolerations: expect.arrayContaining([HOST_TOLERATION]),
     });
 
@@ -234,5 +251,73 @@ describe('Pods on the host', () => {
       changed: [],
       deleted: [],
     });
+
+    // A policy change the running host Pod cannot take (its DNS settings): a Skip naming the
+    // fields and what to do, no write; the same again in the next pass.
+    const tc = await tenantClusterObject(t);
+    const tcSpec = tc.spec as Record<string, unknown>;
+    await t.hostApi.update({
+      ...tc,
+      spec: { ...tcSpec, workloads: { tenantDns: { nameserver: '10.96.0.10' } } },
+    });
+    for (const n of [1, 2]) {
+      const refused = await pass(t, { full: true });
+      expect({ n, errors: refused.result.errors }).toEqual({ n, errors: [] });
+      expect(refused.result.decisions).toEqual([
+        expect.objectContaining({
+          action: 'Skip',
+          kind: 'Pod',
+          reason: expect.stringMatching(
+            /^the Pod's spec\.dnsPolicy, spec\.dnsConfig changed; a running Pod cannot change them; delete the tenant Pod to recreate it$/,
+          ),
+        }),
+      ]);
+      if (n === 2) expect(refused.result.requests.host.writes).toBe(0);
+    }
+    expect(diffSnapshots(before, await snapshot(t))).toEqual({
+      created: [],
+      changed: [],
+      deleted: [],
+    });
+  });
+
+  it('a Pod gets the host priority class the policy names, and the priority the host gives it', async () => {
+    const PRIORITY_CLASS: KindRef = { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass' };
+    const hostClass = `tenantplane-test-${RUN}`;
+    const { hostApi } = apis();
+    await hostApi.create({ ...PRIORITY_CLASS, metadata: { name: hostClass }, value: 1000 });
+    try {
+      const t = await createTenant(apis(), 'wl-prio', { toHost: [POD] });
+      const tc = await tenantClusterObject(t);
+      await t.hostApi.update({
+        ...tc,
+        spec: { ...(tc.spec as object), workloads: { priorityClassName: hostClass } },
+      });
+      const ns = t.vns.a;
+      await t.tenantApi.create(
+        tenantObject(t, POD, ns, 'web', {
+          spec: {
+            automountServiceAccountToken: false,
+            containers: [{ name: 'web', image: 'nginx:1' }],
+          },
+        }),
+      );
+      const run = await pass(t);
+      expect(run.result.errors).toEqual([]);
+      expect(decisionLines(run.result)).toEqual([
+        `Create Pod ${ns}/web -> ${hostName('web', ns, t.name)}`,
+      ]);
+      const hostPod = await t.hostApi.get(POD, t.hostNamespace, hostName('web', ns, t.name));
+      expect(hostPod?.spec).toMatchObject({ priorityClassName: hostClass, priority: 1000 });
+      const steady = await pass(t, { full: true });
+      expect(steady.result.decisions).toEqual([]);
+    } finally {
+      const found = await hostApi.get(PRIORITY_CLASS, undefined, hostClass);
+      if (found) {
+        await hostApi.delete(PRIORITY_CLASS, undefined, hostClass, {
+          uid: found.metadata.uid as string,
+        });
+      }
+    }
   });
 });

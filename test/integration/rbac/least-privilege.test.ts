@@ -46,6 +46,10 @@ const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
 const TENANT_CLUSTER: KindRef = { apiVersion: 'tenantplane.io/v1alpha1', kind: 'TenantCluster' };
 const SERVICE: KindRef = { apiVersion: 'v1', kind: 'Service' };
 const SERVICE_ACCOUNT: KindRef = { apiVersion: 'v1', kind: 'ServiceAccount' };
+const ENDPOINT_SLICE: KindRef = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice' };
+const CLAIM: KindRef = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' };
+const INGRESS: KindRef = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' };
+const NETWORK_POLICY: KindRef = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' };
 const CLUSTER_ROLE: KindRef = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' };
 const CLUSTER_ROLE_BINDING: KindRef = {
   apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -137,6 +141,11 @@ async function pass(
 
 function lines(result: PassResult): string[] {
   return result.decisions.map((d) => `${d.action} ${d.kind} ${d.tenantRef.name}`).sort();
+}
+
+/** {@link lines} without the Skip of the slices the tenant's controller makes (random names). */
+function workloadLines(result: PassResult): string[] {
+  return lines(result).filter((line) => !/^Skip EndpointSlice web-/.test(line));
 }
 
 async function expectClean(
@@ -324,9 +333,59 @@ describe('the bounds of the restricted identities', () => {
   });
 });
 
+/** Every kind tenant-workloads.yaml and host-workloads.yaml grant. */
+const WORKLOAD_KINDS: readonly KindRef[] = [
+  POD,
+  SERVICE,
+  ENDPOINT_SLICE,
+  CLAIM,
+  INGRESS,
+  NETWORK_POLICY,
+  SERVICE_ACCOUNT,
+];
+
+/**
+ * One tenant object of each workload kind beyond Pods and selector Services: a selector-less
+ * Service with its hand-written EndpointSlice, a claim, an Ingress (to that Service, TLS from a
+ * synced Secret), a NetworkPolicy and a ServiceAccount.
+ */
+async function seedWorkloadKinds(
+  object: (kind: KindRef, name: string, body: Record<string, unknown>) => KubeObject,
+): Promise<void> {
+  await admin.tenant.create(object(SERVICE, 'ext', { spec: { ports: [{ port: 80 }] } }));
+  const slice = object(ENDPOINT_SLICE, 'ext-1', {
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['10.0.0.1'] }],
+    ports: [{ port: 80 }],
+  });
+  slice.metadata.labels = { ...slice.metadata.labels, 'kubernetes.io/service-name': 'ext' };
+  await admin.tenant.create(slice);
+  await admin.tenant.create(
+    object(CLAIM, 'data', {
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } },
+    }),
+  );
+  await admin.tenant.create(
+    object(INGRESS, 'web', {
+      spec: {
+        tls: [{ hosts: ['web.example.com'], secretName: 'token' }],
+        defaultBackend: { service: { name: 'ext', port: { number: 80 } } },
+      },
+    }),
+  );
+  await admin.tenant.create(
+    object(NETWORK_POLICY, 'web', {
+      spec: { podSelector: { matchLabels: { app: 'web' } }, policyTypes: ['Ingress'] },
+    }),
+  );
+  await admin.tenant.create(object(SERVICE_ACCOUNT, 'runner', {}));
+}
+
 /**
  * The opt-in workload manifests (host-workloads.yaml, tenant-workloads.yaml) on top of the
- * defaults, for a tenant of its own that syncs ConfigMaps, Secrets, Services and Pods. Runs last:
+ * defaults, for a tenant of its own that syncs every workload kind (Pods, Services, EndpointSlices
+ * of a selector-less Service, claims, Ingresses, NetworkPolicies, ServiceAccounts) next to
+ * ConfigMaps and Secrets, on a full and then a resumed path. Runs last:
  * tenant-workloads.yaml widens the shared tenant identity (`tenantplane-sync`), so the bounds of
  * the default grant above are proven before it is applied, and it is removed again afterwards.
  */
@@ -364,7 +423,17 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
       spec: {
         hostNamespace: W_HOST_NS,
         // Pods first: the pass applies what they refer to before them anyway.
-        toHost: [POD, SERVICE, CONFIGMAP, SECRET].map((k) => ({
+        toHost: [
+          POD,
+          SERVICE,
+          ENDPOINT_SLICE,
+          CLAIM,
+          INGRESS,
+          NETWORK_POLICY,
+          SERVICE_ACCOUNT,
+          CONFIGMAP,
+          SECRET,
+        ].map((k) => ({
           ...k,
           exclude: { labelSelector: `${LABEL}!=${W_TENANT}` },
         })),
@@ -377,6 +446,7 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
         spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] },
       }),
     );
+    await seedWorkloadKinds(object);
     const pod = object(POD, 'web', {
       spec: {
         volumes: [{ name: 'token', secret: { secretName: 'token' } }],
@@ -384,6 +454,7 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
           {
             name: 'web',
             image: 'nginx:1',
+            resources: { requests: { cpu: '100m' } },
             envFrom: [{ configMapRef: { name: 'app' } }],
             volumeMounts: [{ name: 'token', mountPath: '/token' }],
           },
@@ -399,13 +470,11 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     const hostKc = await issueUserKubeconfig(controlPlane, 'host', W_USER);
     w = { tenant: createClusterApi(tenantKc), host: createClusterApi(hostKc) };
     await eventually('the tenant workload binding takes effect', async () => {
-      await w.tenant.list(POD);
-      await w.tenant.list(SERVICE);
+      for (const kind of WORKLOAD_KINDS) await w.tenant.list(kind);
     });
     await eventually('the host workload bindings take effect', async () => {
       await w.host.get(TENANT_CLUSTER, undefined, W_TENANT);
-      await w.host.list(POD, { namespace: W_HOST_NS });
-      await w.host.list(SERVICE, { namespace: W_HOST_NS });
+      for (const kind of WORKLOAD_KINDS) await w.host.list(kind, { namespace: W_HOST_NS });
       await w.host.get({ apiVersion: 'v1', kind: 'Event' }, 'default', 'none');
     });
   });
@@ -425,16 +494,44 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
 
   it('a pass creates the host Pod and Service with their references first, zero errors', async () => {
     const run = await pass(W_TENANT, w);
-    expect(lines(run.result)).toEqual([
+    expect(run.result.path).toBe('full');
+    // The slice the tenant's controller made for Service web stays there (the host makes its own).
+    expect(run.result.decisions).toContainEqual(
+      expect.objectContaining({
+        action: 'Skip',
+        kind: 'EndpointSlice',
+        reason: expect.stringMatching(/tenant's EndpointSlice controller/),
+      }),
+    );
+    expect(workloadLines(run.result)).toEqual([
       'Create ConfigMap app',
+      'Create EndpointSlice ext-1',
+      'Create Ingress web',
+      'Create NetworkPolicy web',
+      'Create PersistentVolumeClaim data',
       'Create Pod web',
       // The Pod's tenant token (TokenRequest with `serviceaccounts/token` create on the tenant,
       // the Secret with host-cluster.yaml's secrets grant).
       'Create Secret token',
       'Create Secret web',
+      'Create Service ext',
       'Create Service web',
+      'Create ServiceAccount runner',
     ]);
     await expectClean(run, W_TENANT);
+    for (const [kind, name] of [
+      [ENDPOINT_SLICE, 'ext-1'],
+      [CLAIM, 'data'],
+      [INGRESS, 'web'],
+      [NETWORK_POLICY, 'web'],
+      [SERVICE_ACCOUNT, 'runner'],
+    ] as const) {
+      const copy = await admin.host.get(kind, W_HOST_NS, hostName(name, W_VNS, W_TENANT));
+      expect({ kind: kind.kind, copied: copy !== undefined }).toEqual({
+        kind: kind.kind,
+        copied: true,
+      });
+    }
     const tokenSecret = await admin.host.get(SECRET, W_HOST_NS, `${podName}.token`);
     expect(tokenSecret?.metadata.ownerReferences).toEqual([
       expect.objectContaining({ kind: 'Pod', name: podName }),
@@ -450,26 +547,62 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     ).toBeDefined();
   });
 
-  it('an image change updates the host Pod in place; a tenant delete removes the Service copy', async () => {
+  it('an image and a resource change update the host Pod in place; a tenant delete removes the Service copy', async () => {
     const before = (await admin.host.get(POD, W_HOST_NS, podName)) as KubeObject;
     const source = (await admin.tenant.get(POD, W_VNS, 'web')) as KubeObject;
     const spec = source.spec as { containers: { image: string }[] };
     spec.containers[0] = { ...spec.containers[0], image: 'nginx:2' } as { image: string };
-    await admin.tenant.update(source);
+    const imaged = await admin.tenant.update(source);
+    // And a resource change, which reaches the host Pod by its resize subresource (pods/resize).
+    const resized = { requests: { cpu: '200m' } };
+    const imagedSpec = imaged.spec as { containers: Record<string, unknown>[] };
+    imagedSpec.containers[0] = { ...imagedSpec.containers[0], resources: resized };
+    await admin.tenant.resize?.(imaged);
     const service = (await admin.tenant.get(SERVICE, W_VNS, 'web')) as KubeObject;
     await admin.tenant.delete(SERVICE, W_VNS, 'web', { uid: service.metadata.uid as string });
+    // Running before this pass, so the next one resumes (a starting Pod makes it full).
+    await eventually('the host Pod runs', async () => {
+      const host = await admin.host.get(POD, W_HOST_NS, podName);
+      const status = host?.status as { phase?: string } | undefined;
+      if (status?.phase !== 'Running') throw new Error('not yet');
+    });
 
     const run = await pass(W_TENANT, w);
-    expect(lines(run.result)).toEqual(['Delete Service web', 'Update Pod web']);
+    expect(workloadLines(run.result)).toEqual(['Delete Service web', 'Update Pod web']);
     await expectClean(run, W_TENANT);
     const after = (await admin.host.get(POD, W_HOST_NS, podName)) as KubeObject;
     expect(after.metadata.uid).toBe(before.metadata.uid);
-    expect((after.spec as { containers: { image: string }[] }).containers[0]?.image).toBe(
-      'nginx:2',
-    );
+    expect((after.spec as { containers: { image: string }[] }).containers[0]).toMatchObject({
+      image: 'nginx:2',
+      resources: { requests: { cpu: '200m' } },
+    });
     expect(
       await admin.host.get(SERVICE, W_HOST_NS, hostName('web', W_VNS, W_TENANT)),
     ).toBeUndefined();
+  });
+
+  it('a resumed pass updates the other workload kinds; the next one writes nothing', async () => {
+    // Read by a resumed watch (`watch` on the tenant), written with `update` on the host.
+    const slice = (await admin.tenant.get(ENDPOINT_SLICE, W_VNS, 'ext-1')) as KubeObject;
+    await admin.tenant.update({ ...slice, endpoints: [{ addresses: ['10.0.0.2'] }] });
+    const policy = (await admin.tenant.get(NETWORK_POLICY, W_VNS, 'web')) as KubeObject;
+    await admin.tenant.update({ ...policy, spec: { podSelector: {}, policyTypes: ['Ingress'] } });
+    const run = await pass(W_TENANT, w);
+    expect({ path: run.result.path, why: run.result.pathReason }).toEqual({
+      path: 'resumed',
+      why: undefined,
+    });
+    expect(workloadLines(run.result)).toEqual([
+      'Update EndpointSlice ext-1',
+      'Update NetworkPolicy web',
+    ]);
+    await expectClean(run, W_TENANT);
+
+    const steady = await pass(W_TENANT, w);
+    expect(steady.result.path).toBe('resumed');
+    expect(steady.result.errors).toEqual([]);
+    expect(workloadLines(steady.result)).toEqual([]);
+    expect(steady.result.requests.host.writes).toBe(0);
   });
 
   it('the workload identities stay in their bounds', async () => {

@@ -4,10 +4,14 @@
  * removed scheduling gates; the host adds tolerations of its own (taint-based eviction, admission
  * webhooks) that a full PUT from the tenant's spec would take away, which the apiserver refuses
  * (`existing toleration can not be modified`). So the body is the observed host Pod with only
- * those fields overwritten, and nothing is written when none of them differ.
+ * those fields overwritten, and nothing is written when none of them differ. Container resources
+ * change only through the `pods/resize` subresource, so a resource change comes with the body of
+ * that resize; every other change is named as one the host cannot take (`pod-immutable.ts`).
  */
 import { cloneJson, isRecord, jsonEqual } from '../../../common/index.js';
 import type { KubeObject } from '../../../ports/index.js';
+import { isSubset } from '../drift.js';
+import { immutableChangeReason, immutablePodChanges, resizable } from './pod-immutable.js';
 import type { TranslatedUpdate } from './translator.js';
 
 type Json = Record<string, unknown>;
@@ -30,6 +34,35 @@ function images(list: string, desired: Json, body: Json, changed: string[]): voi
       changed.push(`spec.${list}[${String(container.name)}].image`);
     }
   }
+}
+
+/** Requests and limits merged per resource: the host's extra ones (a LimitRange's) stay. */
+function mergedResources(observed: unknown, desired: Json): Json {
+  const have = isRecord(observed) ? observed : {};
+  const merged: Json = { ...cloneJson(have) };
+  for (const side of ['requests', 'limits']) {
+    const want = desired[side];
+    if (isRecord(want)) merged[side] = { ...(isRecord(have[side]) ? have[side] : {}), ...want };
+  }
+  return merged;
+}
+
+/**
+ * Container resources by name onto the observed lists, for the containers a resize can change;
+ * true when any changed. Only a resource the tenant sets counts: defaults the host added do not.
+ */
+function resources(list: string, desired: Json, body: Json, changed: string[]): boolean {
+  const wanted = new Map(records(desired[list]).map((c) => [c.name, c.resources]));
+  let any = false;
+  for (const container of records(body[list])) {
+    const want = wanted.get(container.name);
+    if (!isRecord(want) || !resizable(list, container)) continue;
+    if (isSubset(want, container.resources)) continue;
+    container.resources = mergedResources(container.resources, want);
+    changed.push(`spec.${list}[${String(container.name)}].resources`);
+    any = true;
+  }
+  return any;
 }
 
 /**
@@ -56,9 +89,10 @@ function remainingGates(observed: unknown, desired: unknown): Json[] {
 
 /**
  * The update of a host Pod: `observed` (whole) with the desired images, `activeDeadlineSeconds`
- * (when set: the host cannot unset it), tolerations (the union) and scheduling gates (only
- * removed). Metadata stays as observed (the engine merges labels and annotations). `changed` is
- * empty when none of them differ.
+ * (when set: the host cannot unset it), tolerations (the union), scheduling gates (only removed)
+ * and container resources (then `resize` is the body of the in-place resize: `observed` with only
+ * the resources changed). Metadata stays as observed (the engine merges labels and annotations).
+ * `changed` is empty when none of them differ; `immutable` names what else changed.
  */
 export function podUpdateBody(desired: KubeObject, observed: KubeObject): TranslatedUpdate {
   const { status: _status, ...rest } = observed;
@@ -67,6 +101,18 @@ export function podUpdateBody(desired: KubeObject, observed: KubeObject): Transl
   const spec = specOf(body);
   body.spec = spec;
   const changed: string[] = [];
+  // The resize body is taken before any other field is overwritten: the subresource refuses a
+  // body that changes anything but resources.
+  const resizeBody = cloneJson(body);
+  const resizeSpec = specOf(resizeBody);
+  let resized = false;
+  for (const list of ['initContainers', 'containers']) {
+    // Into both bodies: once the resize is made, the update must not take the resources back.
+    if (resources(list, want, resizeSpec, [])) {
+      resources(list, want, spec, changed);
+      resized = true;
+    }
+  }
   images('initContainers', want, spec, changed);
   images('containers', want, spec, changed);
   const deadline = want.activeDeadlineSeconds;
@@ -85,5 +131,13 @@ export function podUpdateBody(desired: KubeObject, observed: KubeObject): Transl
     else delete spec.schedulingGates;
     changed.push('spec.schedulingGates');
   }
-  return { body, changed };
+  const immutable = immutablePodChanges(desired, observed);
+  return {
+    body,
+    changed,
+    ...(resized ? { resize: resizeBody } : {}),
+    ...(immutable.length > 0
+      ? { immutable: { fields: immutable, reason: immutableChangeReason(immutable) } }
+      : {}),
+  };
 }

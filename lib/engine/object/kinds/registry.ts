@@ -15,6 +15,8 @@ import { INGRESS_TRANSLATOR } from './ingress.js';
 import { NETWORK_POLICY_TRANSLATOR } from './network-policy.js';
 import { PERSISTENT_VOLUME_CLAIM_TRANSLATOR } from './persistent-volume-claim.js';
 import { POD_TRANSLATOR } from './pod.js';
+import { podImmutableDigest } from './pod-immutable.js';
+import { withHostPriorityClass } from './pod-priority.js';
 import { SERVICE_TRANSLATOR } from './service.js';
 import { SERVICE_ACCOUNT_TRANSLATOR } from './service-account.js';
 import type { KindTranslator, ObjectReference, TranslateTarget } from './translator.js';
@@ -26,9 +28,19 @@ export type {
   TranslateTarget,
 } from './translator.js';
 
+/**
+ * The Pod translator as the registry serves it, with what lives apart from `pod.ts`: the policy's
+ * host priority class (a policy choice, not a translation) and the digest of what a running Pod
+ * cannot change (`pod-immutable.ts`, next to the update that names such changes).
+ */
+const POD: KindTranslator = {
+  ...withHostPriorityClass(POD_TRANSLATOR),
+  immutableDigest: podImmutableDigest,
+};
+
 /** Every translator, one per kind. */
 const TRANSLATORS: readonly KindTranslator[] = [
-  POD_TRANSLATOR,
+  POD,
   SERVICE_TRANSLATOR,
   ENDPOINT_SLICE_TRANSLATOR,
   PERSISTENT_VOLUME_CLAIM_TRANSLATOR,

@@ -36,6 +36,17 @@ export interface TranslatedUpdate {
   body: KubeObject;
   /** Content paths that differ (`spec.containers[web].image`); empty when none may or does. */
   changed: string[];
+  /**
+   * What differs although the host refuses to change it on this object (a running Pod's
+   * command): the content paths, and the Skip's reason in plain words (what to do instead).
+   * Absent when nothing such differs.
+   */
+  immutable?: { fields: string[]; reason: string };
+  /**
+   * The body of an in-place resize (a Pod's `resize` subresource, PUT before {@link body}): the
+   * observed object with only its container resources changed. Absent when none changed.
+   */
+  resize?: KubeObject;
 }
 
 /**
@@ -69,6 +80,12 @@ export interface KindTranslator {
    * with it carries no spec-hash annotation (a change the host cannot take must not cost a write).
    */
   updateBody?(desired: KubeObject, observed: KubeObject): TranslatedUpdate;
+  /**
+   * For kinds whose {@link updateBody} names immutable changes: a digest of what of `desired` the
+   * host cannot change, recorded on the copy at each write, so a difference the host made itself
+   * (a webhook's sidecar) is told from one the tenant made.
+   */
+  immutableDigest?(desired: KubeObject): string;
   /**
    * Every object `source` (the tenant object) refers to, optional ones included. A required one
    * whose host copy is missing keeps the object off the host, with a Decision naming it.

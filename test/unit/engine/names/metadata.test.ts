@@ -74,6 +74,7 @@ describe('metadata constants', () => {
       SpecHash: 'tenantplane.io/spec-hash',
       AppliedHash: 'tenantplane.io/applied-hash',
       StoredHash: 'tenantplane.io/stored-hash',
+      ImmutableHash: 'tenantplane.io/immutable-hash',
       ServiceAccountName: 'tenantplane.io/service-account-name',
       TokenRequests: 'tenantplane.io/token-requests',
       TokenIssuedAt: 'tenantplane.io/token-issued-at',

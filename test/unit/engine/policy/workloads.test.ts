@@ -13,6 +13,11 @@ describe('spec.workloads', () => {
       workloads: { allowHostAccess: true, hostServiceAccountName: 'tenant-pods' },
       expected: { allowHostAccess: true, hostServiceAccountName: 'tenant-pods' },
     },
+    {
+      name: 'host priority classes: a default and a mapping',
+      workloads: { priorityClassName: 'tenant-low', priorityClasses: { critical: 'tenant-high' } },
+      expected: { priorityClassName: 'tenant-low', priorityClasses: { critical: 'tenant-high' } },
+    },
   ])('$name', ({ workloads, expected }) => {
     expect(parseSyncPolicy('dev', spec(workloads)).workloads).toEqual(expected);
   });
@@ -22,5 +27,8 @@ describe('spec.workloads', () => {
       parseSyncPolicy('dev', spec({ allowHostAccess: 'yes', hostServiceAccountName: 'Not Valid' })),
     ).toThrow(/allowHostAccess must be true or false[\s\S]*hostServiceAccountName must be/);
     expect(() => parseSyncPolicy('dev', spec([]))).toThrow(/spec\.workloads must be an object/);
+    expect(() =>
+      parseSyncPolicy('dev', spec({ priorityClassName: 7, priorityClasses: { a: 'Not Valid' } })),
+    ).toThrow(/priorityClassName must be a priority class name[\s\S]*priorityClasses must map/);
   });
 });
