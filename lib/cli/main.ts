@@ -3,5 +3,11 @@ import { run } from './program.js';
 
 const code = await run(process.argv.slice(2));
 // Connections are closed by the commands; exit explicitly so a stray handle cannot hold the
-// terminal. stdout/stderr writes are synchronous for files, pipes and terminals on POSIX.
+// terminal. A large output to a pipe that is full is still queued: exiting before it drains
+// would cut it (a long `status -o yaml` was), so the exit waits for both streams to flush.
+await Promise.all(
+  [process.stdout, process.stderr].map(
+    (stream) => new Promise<void>((resolve) => stream.write('', () => resolve())),
+  ),
+);
 process.exit(code);

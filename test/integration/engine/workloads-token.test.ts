@@ -14,6 +14,7 @@ import {
   tenantEvents,
   tenantObject,
   useApis,
+  waitFor,
 } from './support.js';
 
 const apis = useApis();
@@ -125,6 +126,22 @@ describe('the tenant token of a host Pod', () => {
       spec: { token },
     });
     expect((hostReview.status as { authenticated?: boolean }).authenticated).not.toBe(true);
+
+    // The host Pod's status comes back to the tenant Pod as the host runs it: once it is Ready
+    // there, the tenant shows it after one more pass, and from then on nothing is written.
+    await waitFor(
+      'the host Pod Ready',
+      async () => {
+        const running = await t.hostApi.get(POD, t.hostNamespace, hostPod);
+        const conditions = (running?.status as { conditions?: { type: string; status: string }[] })
+          ?.conditions;
+        return conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
+          ? true
+          : undefined;
+      },
+      60_000,
+    );
+    expect((await pass(t)).result.requests.host.writes).toBe(0);
 
     // Converged: nothing more on either side.
     for (const n of [1, 2]) {
