@@ -37,6 +37,11 @@ export interface ListOptions {
   limit?: number;
   /** Continue token from the previous page. */
   continueToken?: string;
+  /**
+   * The most bytes of response the caller will take: a longer page is cut off and the list fails
+   * with a `TooLarge` ClusterError, so a page asked for by count cannot be far larger than meant.
+   */
+  maxBytes?: number;
 }
 
 export interface ListPage {

@@ -13,6 +13,8 @@ export const ClusterErrorReason = {
   /** 410 Gone: a continue token (or watch resourceVersion) too old for the server to honour. */
   Expired: 'Expired',
   Transport: 'Transport',
+  /** An answer longer than the request allowed (`ListOptions.maxBytes`): cut off, not read. */
+  TooLarge: 'TooLarge',
   Unknown: 'Unknown',
 } as const;
 export type ClusterErrorReason = (typeof ClusterErrorReason)[keyof typeof ClusterErrorReason];

@@ -142,6 +142,7 @@ class KubeClusterClient implements KubeClusterApi {
       method: HttpMethod.GET,
       path,
       query: listQuery(options),
+      ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
     });
     if (!isRecord(body) || !Array.isArray(body.items)) {
       throw new ClusterError(

@@ -25,6 +25,7 @@ import {
   type RequestCount,
   type RequestDeadline,
 } from '../../ports/index.js';
+import { bodyChunks, readText } from './body.js';
 import { clusterErrorFromResponse, clusterErrorFromTransport, STALLED } from './errors.js';
 import { type QueryValues, queryParams } from './rest-paths.js';
 
@@ -45,17 +46,11 @@ export interface RequestSpec {
   body?: unknown;
   /** Default `application/json`; a merge patch needs its own type. */
   contentType?: string;
+  /** A body longer than this is cut off: the request is aborted and fails as `TooLarge`. */
+  maxBytes?: number;
 }
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<Uint8Array | string> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
-  );
-}
 
 /** The request plumbing of one API server: auth, timeout, connection pool and request counts. */
 export class KubeHttp {
@@ -122,12 +117,19 @@ export class KubeHttp {
     bound = this.timeoutFor(spec); // getting credentials may have taken a while
     this.shareDispatcher(ctx);
     let response: Awaited<ReturnType<KubeHttp['send']>>;
-    let text: string;
+    let text: string | undefined;
+    const abort = new AbortController();
     try {
-      response = await this.send(ctx, bound.timeoutMs);
-      text = await response.body.text();
+      response = await this.send(ctx, bound.timeoutMs, abort.signal);
+      const ok = response.httpStatusCode >= 200 && response.httpStatusCode <= 299;
+      text = await readText(response.body, ok ? spec.maxBytes : undefined);
     } catch (error) {
       throw this.transportError(error, spec, bound);
+    }
+    if (text === undefined) {
+      abort.abort(); // the rest of the body is never read
+      const what = `${spec.method} ${spec.path} on ${this.server}`;
+      throw new ClusterError('TooLarge', `${what} answered over ${spec.maxBytes} bytes: cut off`);
     }
     const { httpStatusCode: status, headers } = response;
     return { body: this.parse(spec, status, headers, text), bytes: text.length };
@@ -158,9 +160,7 @@ export class KubeHttp {
         this.parse(spec, status, response.headers, await response.body.text());
         return;
       }
-      const body = response.body as { stream?: () => unknown };
-      const stream = typeof body.stream === 'function' ? body.stream() : undefined;
-      const chunks = isAsyncIterable(stream) ? stream : [await response.body.binary()];
+      const chunks = await bodyChunks(response.body);
       const decoder = new TextDecoder();
       let buffered = '';
       for await (const chunk of chunks) {

@@ -11,7 +11,7 @@ import { restartExpired } from './expired-listing.js';
 // A listed host object is held as what apply and GC need (`host-view.ts`): no managedFields, no
 // status, large content fields as digests.
 import { compactHostObject } from './host-view.js';
-import { type PageRead, PageSizer, settlePage } from './page-bytes.js';
+import { type PageRead, PageSizer, settlePage, wasCutOff } from './page-bytes.js';
 
 /** What a host listing reads with and stops on. */
 export interface HostListingScope {
@@ -41,6 +41,7 @@ export async function listHostObjects(
       ctx.hostApi.list(kind, {
         namespace,
         limit: sizer.limit,
+        ...(sizer.maxBytes === undefined ? {} : { maxBytes: sizer.maxBytes }),
         ...(continueToken ? { continueToken } : {}),
       }),
     );
@@ -52,6 +53,11 @@ export async function listHostObjects(
       const answer = await (next ?? read(continueToken));
       next = undefined;
       if ('error' in answer) {
+        // A page far larger than meant: ask again from the same place, smaller (page-bytes.ts).
+        if (wasCutOff(answer.error)) {
+          sizer.cutOff();
+          continue;
+        }
         // An expired continue token: start again from the first page, once (expired-listing.ts).
         if (!continueToken || !restartExpired(restarted, kind, answer.error)) throw answer.error;
         items = [];

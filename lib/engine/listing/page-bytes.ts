@@ -3,14 +3,15 @@
  * ConfigMaps of 1 MiB would be 500 MiB of response and parsed objects. Each listing (one kind, one
  * side) asks for a limit that keeps a page near {@link PAGE_BYTES}: the first page asks for as many
  * objects as fit when each is as large as an apiserver stores by default
- * ({@link LARGEST_OBJECT_BYTES}), every later page for as many as fit at the previous page's
- * average object size, never more than the configured page size. What has been seen bounds it
- * too, so a run of tiny objects followed by large ones cannot ask for `pageSize` large objects:
- * the next limit fits {@link PAGE_BYTES} also at the largest object seen so far in the listing,
- * and it at most doubles from one page to the next (a large object after tiny ones then lands in
- * a page about twice the size of the previous one, not `pageSize` times its own).
+ * ({@link LARGEST_OBJECT_BYTES}), every later page for as many as fit at the largest object size
+ * seen so far in the listing (a page's average when only its length is known), never more than
+ * the configured page size. What has not been seen yet is bounded by the client: every page is
+ * asked for with {@link PageSizer.maxBytes}, so a run of tiny objects followed by large ones cuts
+ * the page off (`TooLarge`) instead of reading `pageSize` large objects. The listing then asks
+ * again from the same place, from the first page's limit, and from there on the limit at most
+ * doubles from one page to the next.
  */
-import type { ListPage } from '../../ports/index.js';
+import { isClusterError, type ListPage } from '../../ports/index.js';
 
 /** A page read, or why it could not be: a page read ahead must never reject unawaited. */
 export type PageRead = { page: ListPage } | { error: unknown };
@@ -50,24 +51,37 @@ export function approxBytes(value: unknown): number {
   return bytes;
 }
 
-/** The `limit` of each page of one listing. */
+/** The most response one page may take before it is cut off: twice {@link PAGE_BYTES}. */
+export const PAGE_CUTOFF_FACTOR = 2;
+
+/** The `limit` (and the byte cut-off) of each page of one listing. */
 export class PageSizer {
   /** The limit of the next page. */
   limit: number;
   /** The largest object seen so far (a page's average when only the response size is known). */
   private largest = 0;
+  /** Set once a page was cut off: the limit then grows at most twofold per page. */
+  private ramping = false;
 
   constructor(
     private readonly pageSize: number,
     private readonly pageBytes: number = PAGE_BYTES,
   ) {
-    this.limit = this.clamp(Math.floor(pageBytes / LARGEST_OBJECT_BYTES));
+    this.limit = this.first();
   }
 
   /**
-   * Learns from a page received: the next limit fits {@link PAGE_BYTES} at its average size and
-   * at the largest object seen so far, and is at most twice this one. The size is the response's
-   * own (`ListPage.bytes`) when the client knows it, which costs nothing (its average is then the
+   * The byte cut-off of the next page, or `undefined` for a page of one object (which must be
+   * readable however large it is).
+   */
+  get maxBytes(): number | undefined {
+    return this.limit > 1 ? PAGE_CUTOFF_FACTOR * this.pageBytes : undefined;
+  }
+
+  /**
+   * Learns from a page received: the next limit fits {@link PAGE_BYTES} at the largest object
+   * seen so far (once a page was cut off, at most twice this one). The size is the response's own
+   * (`ListPage.bytes`) when the client knows it, which costs nothing (its average is then the
    * largest this page tells); otherwise every item is weighed with {@link approxBytes}.
    */
   observe(items: readonly unknown[], responseBytes?: number): void {
@@ -83,10 +97,29 @@ export class PageSizer {
     const average = Math.max(1, bytes / items.length);
     this.largest = Math.max(this.largest, average);
     const fits = Math.floor(this.pageBytes / this.largest);
-    this.limit = this.clamp(Math.min(fits, 2 * this.limit));
+    this.limit = this.clamp(this.ramping ? Math.min(fits, 2 * this.limit) : fits);
+  }
+
+  /**
+   * The page was cut off at {@link maxBytes}: ask again with the first page's limit (or half of
+   * a limit already that small), growing from there at most twofold per page.
+   */
+  cutOff(): void {
+    this.ramping = true;
+    const first = this.first();
+    this.limit = this.limit > first ? first : this.clamp(Math.floor(this.limit / 2));
+  }
+
+  private first(): number {
+    return this.clamp(Math.floor(this.pageBytes / LARGEST_OBJECT_BYTES));
   }
 
   private clamp(limit: number): number {
     return Math.max(1, Math.min(this.pageSize, limit));
   }
+}
+
+/** Whether a failed page read was cut off at its byte limit (the listing asks again, smaller). */
+export function wasCutOff(error: unknown): boolean {
+  return isClusterError(error, 'TooLarge');
 }

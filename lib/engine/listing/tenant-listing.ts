@@ -16,7 +16,7 @@ import type { KindRule } from '../policy/policy.js';
 import { compileKindRule } from '../policy/scope.js';
 import { ChangeWindow, type WindowBudget } from './change-window.js';
 import { restartExpired } from './expired-listing.js';
-import { PageSizer } from './page-bytes.js';
+import { PageSizer, wasCutOff } from './page-bytes.js';
 
 /**
  * What a resumed watch left a kind (`change-window.ts`): the latest change of each object in
@@ -107,6 +107,7 @@ export class TenantLister {
     try {
       const page = await this.tenantApi.list(kind, {
         limit: sizer.limit,
+        ...(sizer.maxBytes === undefined ? {} : { maxBytes: sizer.maxBytes }),
         ...(continueToken ? { continueToken } : {}),
       });
       sizer.observe(page.items, page.bytes);
@@ -114,6 +115,11 @@ export class TenantLister {
     } catch (error) {
       if (first && isClusterError(error, 'Transport') && !error.timedOut) {
         throw new ClusterUnreachableError('tenant' satisfies ClusterRole, { cause: error });
+      }
+      // A page far larger than meant: ask again from the same place, smaller (page-bytes.ts).
+      if (wasCutOff(error)) {
+        sizer.cutOff();
+        return this.page(kind, continueToken);
       }
       if (continueToken && restartExpired(this.restarted, kind, error)) {
         return this.page(kind, undefined);

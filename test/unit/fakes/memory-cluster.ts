@@ -325,6 +325,10 @@ export class MemoryCluster implements ClusterApi {
     if (last && start + limit < all.length) {
       page.continueToken = Buffer.from(last[0], 'utf8').toString('base64url');
     }
+    // Like the HTTP client: a page longer than the caller takes is cut off, not returned.
+    if (options.maxBytes !== undefined && JSON.stringify(page).length > options.maxBytes) {
+      throw new ClusterError('TooLarge', `${kind.kind} list cut off at ${options.maxBytes} bytes`);
+    }
     return page;
   }
 

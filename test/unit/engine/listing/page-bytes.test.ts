@@ -8,6 +8,7 @@ import {
   approxBytes,
   LARGEST_OBJECT_BYTES,
   PAGE_BYTES,
+  PAGE_CUTOFF_FACTOR,
   PageSizer,
 } from '../../../../lib/engine/listing/page-bytes.js';
 import { CONFIGMAP, clusters, cm, hostCopyOf, TENANT } from '../support.js';
@@ -35,19 +36,19 @@ describe('PageSizer', () => {
     expect(new PageSizer(500, 100).limit).toBe(1);
   });
 
-  it('grows to the page size for small objects, at most doubling, and shrinks for large ones', () => {
+  it('grows to the page size at once for small objects, and shrinks for large ones', () => {
     const sizer = new PageSizer(500);
-    const grown = [1, 2, 3, 4, 5, 6].map(() => {
-      sizer.observe([cm('default', 'small')]);
-      return sizer.limit;
-    });
-    expect(grown).toEqual([20, 40, 80, 160, 320, 500]);
+    sizer.observe([cm('default', 'small')]);
+    expect(sizer.limit).toBe(500);
+    expect(sizer.maxBytes).toBe(PAGE_CUTOFF_FACTOR * PAGE_BYTES);
     const large = cm('default', 'large', { payload: 'x'.repeat(MIB) });
     sizer.observe([large, large]);
     expect(sizer.limit).toBe(15); // 16 MiB at ~1 MiB each
     const huge = cm('default', 'huge', { payload: 'x'.repeat(20 * MIB) });
     sizer.observe([huge]);
     expect(sizer.limit).toBe(1);
+    // A page of one object is never cut off: it must be readable however large.
+    expect(sizer.maxBytes).toBeUndefined();
     sizer.observe([]);
     expect(sizer.limit).toBe(1);
   });
@@ -68,26 +69,30 @@ describe('PageSizer', () => {
   });
 
   // Finding 9 of issue 20: tiny objects followed by large ones made the next page pageSize x
-  // 1 MiB. The next limit fits PAGE_BYTES at the largest object seen so far and at most doubles.
+  // 1 MiB. What has been seen bounds the limit; what has not, the cut-off.
   it.each([
-    { name: 'tiny then large', pages: [100, 100, 100, MIB, 100], limits: [20, 40, 80, 16, 16] },
-    { name: 'large then tiny', pages: [MIB, 100, 100], limits: [16, 16, 16] },
-    {
-      name: 'tiny only',
-      pages: [100, 100, 100, 100, 100, 100, 100],
-      limits: [20, 40, 80, 160, 320, 500, 500],
-    },
-  ])('bounds the next page by what was seen: $name', ({ pages, limits }) => {
+    { name: 'a cut-off large page', limit: 500, cut: 10, after: [20, 40, 80] },
+    { name: 'a cut-off page already at the first limit', limit: 10, cut: 5, after: [10, 20, 40] },
+  ])('asks again smaller after $name, then at most doubles', ({ limit, cut, after }) => {
     const sizer = new PageSizer(500);
-    const seen: number[] = [];
-    for (const size of pages) {
-      const items = Array.from({ length: sizer.limit }, (_, i) => ({ i }));
-      sizer.observe(items, size * items.length);
-      seen.push(sizer.limit);
-      // Never a page of more than about twice PAGE_BYTES at any size seen so far.
-      expect(sizer.limit * size).toBeLessThanOrEqual(2 * PAGE_BYTES);
+    sizer.limit = limit;
+    sizer.cutOff();
+    expect(sizer.limit).toBe(cut);
+    const seen = after.map(() => {
+      sizer.observe([cm('default', 'tiny')]);
+      return sizer.limit;
+    });
+    expect(seen).toEqual(after);
+  });
+
+  it('halves down to a page of one, which has no cut-off', () => {
+    const sizer = new PageSizer(500);
+    const limits: number[] = [];
+    while (sizer.maxBytes !== undefined) {
+      sizer.cutOff();
+      limits.push(sizer.limit);
     }
-    expect(seen).toEqual(limits);
+    expect(limits).toEqual([5, 2, 1]);
   });
 });
 
@@ -109,9 +114,10 @@ describe('a pass over large objects', () => {
         .callsOf('list')
         .filter((c) => c.kind === CONFIGMAP.kind)
         .map((c) => c.options?.limit);
-    // 10 at the largest object size, then 16 MiB / 4 MiB = 3 (12 objects: 10 + 2).
-    expect(limits(tenantApi)).toEqual([10, 3]);
-    expect(limits(hostApi)).toEqual([10, 3]);
+    // 10 at the largest object size etcd stores by default; these are larger (an apiserver with
+    // a raised limit), so 40 MiB is cut off, then 5, then 16 MiB / 4 MiB = 3 (12 = 5 + 3 + 3 + 1).
+    expect(limits(tenantApi)).toEqual([10, 5, 3, 3, 3]);
+    expect(limits(hostApi)).toEqual([10, 5, 3, 3, 3]);
   });
 
   it('lists small objects at the configured page size after the first page', async () => {
@@ -124,6 +130,32 @@ describe('a pass over large objects', () => {
       .callsOf('list')
       .filter((c) => c.kind === CONFIGMAP.kind)
       .map((c) => c.options?.limit);
-    expect(limits).toEqual([10, 20]);
+    expect(limits).toEqual([10, 500]);
+  });
+
+  it('cuts off a page of large objects after tiny ones and lists them in smaller pages', async () => {
+    const tiny = Array.from({ length: 10 }, (_, i) => cm('default', `a-${i}`));
+    const payload = 'x'.repeat(MIB);
+    const large = Array.from({ length: 40 }, (_, i) => cm('default', `b-${i}`, { payload }));
+    const sources = [...tiny, ...large];
+    const { tenantApi, hostApi } = clusters(
+      sources,
+      sources.map((s) => hostCopyOf(s)),
+    );
+
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi, budget: { pageSize: 500 } });
+
+    expect(result.complete).toBe(true);
+    expect(result.counts).toMatchObject({ Create: 0, Update: 0, Delete: 0 });
+    const asked = (api: typeof tenantApi) =>
+      api
+        .callsOf('list')
+        .filter((c) => c.kind === CONFIGMAP.kind)
+        .map((c) => [c.options?.limit, c.options?.maxBytes]);
+    const cutoff = PAGE_CUTOFF_FACTOR * PAGE_BYTES;
+    // 10 tiny; 500 asked, cut off; again from 10, then 16 MiB at a bit over 1 MiB = 15 (50 objects in all).
+    const expected = [10, 500, 10, 15, 15].map((limit) => [limit, cutoff]);
+    expect(asked(tenantApi)).toEqual(expected);
+    expect(asked(hostApi)).toEqual(expected);
   });
 });

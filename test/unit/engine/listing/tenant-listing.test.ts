@@ -7,6 +7,7 @@ import { formatObjectError } from '../../../../lib/engine/context/object-errors.
 import { ClusterUnreachableError } from '../../../../lib/engine/errors.js';
 import { compileKindRule, hostName } from '../../../../lib/engine/index.js';
 import { TenantView } from '../../../../lib/engine/kind/tenant-view.js';
+import { PAGE_BYTES } from '../../../../lib/engine/listing/page-bytes.js';
 import { TenantLister } from '../../../../lib/engine/listing/tenant-listing.js';
 import { ClusterError, type KubeObject } from '../../../../lib/ports/index.js';
 import { MemoryCluster } from '../../fakes/memory-cluster.js';
@@ -33,8 +34,8 @@ describe('TenantLister', () => {
     expect(second.items.map((o) => o.metadata.name)).toEqual(['3']);
     expect(second.continueToken).toBeUndefined();
     expect(tenantApi.callsOf('list').map((c) => c.options)).toEqual([
-      { limit: 2 },
-      { limit: 2, continueToken: first.continueToken },
+      { limit: 2, maxBytes: 2 * PAGE_BYTES },
+      { limit: 2, maxBytes: 2 * PAGE_BYTES, continueToken: first.continueToken },
     ]);
     // All namespaces: no namespace on the request.
     expect(tenantApi.callsOf('list').every((c) => c.namespace === undefined)).toBe(true);
