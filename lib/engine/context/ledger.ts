@@ -15,6 +15,7 @@ import type { PassBounds } from '../bounds/budget.js';
 import { type ResourceKey, resourceKey } from '../names/resource-key.js';
 import { DecisionRecorder } from './decisions.js';
 import { errorText } from './error-text.js';
+import { KnownCopies } from './known-copies.js';
 import { ObjectErrors } from './object-errors.js';
 
 /** Progress after each page of a kind. */
@@ -55,6 +56,9 @@ export class Ledger {
   /** The sources that want a copy, by kind, of kinds listed completely (only during a move). */
   private readonly wanted = new Map<ResourceKey, ReadonlySet<string>>();
 
+  /** The host copies this pass wrote, deleted or listed, of the kinds other kinds refer to. */
+  readonly copies: KnownCopies;
+
   constructor(
     private readonly identity: {
       tenant: string;
@@ -62,6 +66,8 @@ export class Ledger {
       dryRun: boolean;
       /** Keep what {@link listedWanted} is told (a namespace move waits for it). */
       keepWanted?: boolean;
+      /** The kinds other kinds of the policy refer to (see {@link copies}). */
+      referenced?: ReadonlySet<ResourceKey>;
     },
     bounds: PassBounds,
     sinks: readonly DecisionSink[],
@@ -69,6 +75,7 @@ export class Ledger {
     public onProgress?: (progress: PassProgress) => void,
   ) {
     this.recorder = new DecisionRecorder(sinks);
+    this.copies = new KnownCopies(identity.referenced ?? new Set());
     this.errors = new ObjectErrors(bounds);
   }
 
@@ -89,6 +96,9 @@ export class Ledger {
       ...(alreadyGone === true ? { alreadyGone: true } : {}),
     });
     if (error !== undefined) this.errors.add(rule, error, tenantRef, hostRef);
+    else if (action === 'Create' || action === 'Update' || action === 'Delete') {
+      this.copies.wrote(rule, hostRef.name, action !== 'Delete');
+    }
   }
 
   /**

@@ -18,6 +18,8 @@ import {
 } from '../../ports/index.js';
 import type { PassBounds } from '../bounds/budget.js';
 import type { TenantLister } from '../listing/tenant-listing.js';
+import { type ResourceKey, resourceKey } from '../names/resource-key.js';
+import { referencedKinds } from '../object/kinds/registry.js';
 import { DEFAULT_DELETE_GUARD, type DeleteGuardPolicy, type SyncPolicy } from '../policy/policy.js';
 import {
   pendingMove,
@@ -131,7 +133,7 @@ export function newPassContext(inputs: PassContextInputs): PassContext {
   // the retirement knows which sources still want a copy (see `Ledger.listedWanted`).
   const moving = pendingMove(remembered, policy);
   const ledger = new Ledger(
-    { tenant, passId, dryRun: inputs.dryRun, keepWanted: moving },
+    { tenant, passId, dryRun: inputs.dryRun, keepWanted: moving, referenced: referenced(policy) },
     bounds,
     inputs.sinks ?? [],
     inputs.onProgress,
@@ -154,4 +156,9 @@ export function newPassContext(inputs: PassContextInputs): PassContext {
     }),
   };
   return { scope, ledger, memory };
+}
+
+/** The kinds some kind of the policy refers to (a Pod's ConfigMaps, Secrets, claims). */
+function referenced(policy: SyncPolicy): ReadonlySet<ResourceKey> {
+  return new Set(policy.toHost.flatMap((rule) => referencedKinds(rule).map(resourceKey)));
 }

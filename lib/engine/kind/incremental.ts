@@ -24,7 +24,7 @@ import type { KindRule } from '../policy/policy.js';
 import type { CompiledKindRule } from '../policy/scope.js';
 import type { ResumePoint } from '../tenant/status.js';
 import { KindWriter } from './kind-writes.js';
-import { listHostPods, PodStatusBack } from './pod-status-back.js';
+import { listHostPods, PodStatusBack, tenantHostPods } from './pod-status-back.js';
 import { isPodKind, syncPodTokens } from './pod-tokens.js';
 import { syncKind } from './sync-kind.js';
 import { TenantView } from './tenant-view.js';
@@ -66,13 +66,19 @@ export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRul
   const resuming = 'resume' in ctx.memory.resume.plan(rule);
   const writes = podWrites(ctx);
   const status = new PodStatusBack(ctx, rule);
-  await syncOnPath(ctx, compiled, status.note);
+  let listed: readonly KubeObject[] | undefined;
+  await syncOnPath(ctx, compiled, status.note, (hostObjects) => {
+    listed = hostObjects;
+  });
   // Whatever the path, the tenant tokens of host Pods: renewal is due with time, not with
   // changes. The host Pods are listed unless the kind resumed without writing or seeing one.
   const before = kindTrouble(ctx);
   const minting = ctx.scope.tenantApi?.createToken !== undefined;
-  const listPods = (minting && (!resuming || podWrites(ctx) !== writes)) || status.pending;
-  const pods = listPods ? await listHostPods(ctx, rule) : undefined;
+  const wrote = podWrites(ctx) !== writes;
+  const listPods = (minting && (!resuming || wrote)) || status.pending;
+  // A full path's host listing, when the kind wrote no Pod since, is what a listing would show.
+  const current = listed !== undefined && !wrote ? tenantHostPods(ctx, listed) : undefined;
+  const pods = listPods ? (current ?? (await listHostPods(ctx, rule))) : undefined;
   // Host Pods that could not be listed: only the renewals the Secrets show are due.
   await syncPodTokens(ctx, pods === undefined ? { listPods: false } : { listPods: true, pods });
   // Apart from every spec write of the kind: a refused one never holds a status back.
@@ -93,6 +99,7 @@ async function syncOnPath(
   ctx: PassContext,
   compiled: CompiledKindRule,
   observe?: (tenantObject: KubeObject) => void,
+  listedHost?: (hostObjects: readonly KubeObject[]) => void,
 ): Promise<void> {
   const { rule } = compiled;
   const book = ctx.memory.resume;
@@ -119,12 +126,12 @@ async function syncOnPath(
     book.failed();
     const fallback = { path: 'full' as const, reason: outcome.fallback };
     book.took(rule, 'full', outcome.fallback);
-    const listing = await syncKind(ctx, compiled, observe);
+    const listing = await syncKind(ctx, compiled, observe, listedHost);
     book.listed(rule, untroubled(before, kindTrouble(ctx)) ? listing : undefined, fallback);
     return;
   }
   book.took(rule, plan.path, plan.reason);
-  const listing = await syncKind(ctx, compiled, observe);
+  const listing = await syncKind(ctx, compiled, observe, listedHost);
   book.listed(rule, untroubled(before, kindTrouble(ctx)) ? listing : undefined, plan);
 }
 

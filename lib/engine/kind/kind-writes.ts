@@ -142,17 +142,20 @@ export class KindWriter {
 
   /**
    * Writes an item would take now: 0 when none (a Skip, a copy terminating, an object backing
-   * off), 2 for a replacement, {@link IN_SYNC} when in sync with nothing remembered about it.
+   * off), 2 for a replacement or a resize, {@link IN_SYNC} when in sync with nothing remembered about it.
    */
   private writesNeeded(item: ApplyItem): number {
     const observed = this.byName.get(item.desired.metadata.name);
     if (observed?.metadata.deletionTimestamp) return 0;
     const check = this.check(item);
     if (!check.due) return 0;
-    const { observed: view } = observedView(item.desired, observed);
+    const { observed: view, complete } = observedView(item.desired, observed);
+    // A large field differs from the desired one: apply reads the whole copy and writes.
+    if (!complete) return 1;
     const plan = planApply(item.desired, view, item.source, check.hints);
     if (plan.action === 'InSync' && !this.remembered(item)) return IN_SYNC;
-    if (plan.action === 'Replace') return 2;
+    // A replacement deletes and creates; a resize is sent before its update.
+    if (plan.action === 'Replace' || (plan.action === 'Update' && plan.resize)) return 2;
     return plan.action === 'Create' || plan.action === 'Update' ? 1 : 0;
   }
 

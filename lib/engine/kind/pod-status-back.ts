@@ -7,8 +7,10 @@
  * What the tenant Pods show is known only from what the kind read: on the full path every tenant
  * Pod, on the resumed path only the changed ones. A host copy whose status changed while its
  * tenant Pod did not is therefore written back by the next full pass (docs/workloads.md). The
- * host side is one label-selected, paged LIST of the tenant's host Pods, shared with the tenant
- * tokens step (`pod-tokens.ts`). Only what differs is written: a steady state writes nothing.
+ * host side is the Pod kind's own host listing on a full path in which the kind wrote no Pod
+ * (the steady state), else one label-selected, paged LIST of the tenant's host Pods; either is
+ * shared with the tenant tokens step (`pod-tokens.ts`). Only what differs is written: a steady
+ * state writes nothing.
  */
 import { runPool } from '../../common/index.js';
 import {
@@ -62,6 +64,22 @@ function slimPod(pod: KubeObject): KubeObject {
   };
 }
 
+/** The labels every host Pod of the tenant carries (what {@link listHostPods} selects by). */
+function podLabels(tenant: string): Record<string, string> {
+  return { [Labels.ManagedBy]: MANAGED_BY_VALUE, [Labels.Tenant]: tenant, [Labels.Kind]: POD.kind };
+}
+
+/**
+ * The tenant's host Pods among a listing of the host namespace (the Pod kind's own, on a full
+ * path): what {@link listHostPods} would have read, without reading it again.
+ */
+export function tenantHostPods(ctx: PassContext, hostObjects: readonly KubeObject[]): KubeObject[] {
+  const wanted = Object.entries(podLabels(ctx.scope.tenant));
+  return hostObjects.filter((o) =>
+    wanted.every(([key, value]) => o.metadata.labels?.[key] === value),
+  );
+}
+
 /**
  * Every host Pod of the tenant (its copies, by the engine's labels), page by page; `undefined`
  * when they could not be listed (an error of the kind) or the pass is stopped.
@@ -72,11 +90,9 @@ export async function listHostPods(
 ): Promise<KubeObject[] | undefined> {
   const { hostApi, hostNamespace, bounds, tenant } = ctx.scope;
   if (bounds.isStopped()) return undefined;
-  const labelSelector = [
-    `${Labels.ManagedBy}=${MANAGED_BY_VALUE}`,
-    `${Labels.Tenant}=${tenant}`,
-    `${Labels.Kind}=${POD.kind}`,
-  ].join(',');
+  const labelSelector = Object.entries(podLabels(tenant))
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
   const items: KubeObject[] = [];
   let continueToken: string | undefined;
   try {

@@ -6,9 +6,10 @@
  * are applied first in a pass ({@link applyOrder}), so a reference synced in the same pass counts.
  *
  * Only creates are checked: a Pod's references cannot change once it exists, so an existing copy
- * costs no request here.
+ * costs no request here. A referenced copy this pass wrote, deleted or listed is known without a
+ * request (`context/known-copies.ts`); only one it knows nothing of (its kind resumed) is read.
  */
-import type { KindRef } from '../../ports/index.js';
+import type { KindRef, KubeObject } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
 import { hostName } from '../names/naming.js';
 import { resourceKey, sameKind } from '../names/resource-key.js';
@@ -28,25 +29,37 @@ function hasCopy(ctx: PassContext, ref: ObjectReference, vns: string): Promise<b
   }
   const { tenant, hostNamespace, hostApi } = ctx.scope;
   const name = hostName(ref.name, vns, tenant);
+  // Written, deleted or listed by this pass: known without a request (`known-copies.ts`).
+  const known = ctx.ledger.copies.lookup(ref, name);
+  if (known.state === 'written') return Promise.resolve(true);
+  if (known.state === 'deleted') return Promise.resolve(false);
+  if (known.state === 'listed') return Promise.resolve(isCopyOf(known.copy, ref, vns, tenant));
   const key = `${resourceKey(ref)}/${name}`;
-  let known = seen.get(key);
-  if (!known) {
-    known = hostApi.get(ref, hostNamespace, name).then((copy) => {
-      if (!copy || copy.metadata.deletionTimestamp) return false;
-      // Only this tenant's copy of that very object counts, never a foreign one at the name.
-      const source = reverseLookup(copy);
-      return (
-        source?.tenant === tenant &&
-        source.kind === ref.kind &&
-        source.virtualNamespace === vns &&
-        source.virtualName === ref.name
-      );
-    });
-    seen.set(key, known);
+  let read = seen.get(key);
+  if (!read) {
+    read = hostApi.get(ref, hostNamespace, name).then((copy) => isCopyOf(copy, ref, vns, tenant));
+    seen.set(key, read);
     // A failed read is retried by the next object, not remembered.
-    known.catch(() => seen.delete(key));
+    read.catch(() => seen.delete(key));
   }
-  return known;
+  return read;
+}
+
+/** Whether `copy` is this tenant's live copy of that very object, never a foreign one. */
+function isCopyOf(
+  copy: KubeObject | undefined,
+  ref: ObjectReference,
+  vns: string,
+  tenant: string,
+): boolean {
+  if (!copy || copy.metadata.deletionTimestamp) return false;
+  const source = reverseLookup(copy);
+  return (
+    source?.tenant === tenant &&
+    source.kind === ref.kind &&
+    source.virtualNamespace === vns &&
+    source.virtualName === ref.name
+  );
 }
 
 /** Why a required reference is not on the host, in words. */

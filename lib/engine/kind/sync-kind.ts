@@ -20,16 +20,18 @@ import { TenantView } from './tenant-view.js';
 /**
  * Converges one kind. Listing failures and bounds are recorded on the context (errors, incomplete
  * kinds, stop reason), never thrown; only pass-level failures (the tenant unreachable) throw.
- * `observe` hears each tenant object taken in as work (see `TenantView`).
+ * `observe` hears each tenant object taken in as work (see `TenantView`); `listedHost` gets the
+ * kind's host listing (as held: `listing/host-view.ts`), which the Pod kind's later steps share.
  */
 export function syncKind(
   ctx: PassContext,
   compiled: CompiledKindRule,
   observe?: (tenantObject: KubeObject) => void,
+  listedHost?: (hostObjects: readonly KubeObject[]) => void,
 ): Promise<string | undefined> {
   // Every request of the kind's work ends by the pass deadline (a stalled server included).
   return withRequestDeadline(workDeadline(ctx.scope.bounds.budget), () =>
-    syncKindWithin(ctx, compiled, observe),
+    syncKindWithin(ctx, compiled, observe, listedHost),
   );
 }
 
@@ -46,6 +48,7 @@ async function syncKindWithin(
   ctx: PassContext,
   compiled: CompiledKindRule,
   observe: ((tenantObject: KubeObject) => void) | undefined,
+  listedHost: ((hostObjects: readonly KubeObject[]) => void) | undefined,
 ): Promise<string | undefined> {
   const { rule } = compiled;
   const { bounds } = ctx.scope;
@@ -59,7 +62,10 @@ async function syncKindWithin(
     return undefined;
   }
   if (!hostObjects) return undefined;
+  listedHost?.(hostObjects);
   const byName = new Map(hostObjects.map((o) => [o.metadata.name, o]));
+  // A kind other kinds refer to: their creates look its copies up here (`references.ts`).
+  ctx.ledger.copies.listed(rule, byName);
   const view = new TenantView(ctx, compiled, observe);
   const writer = new KindWriter(ctx, rule, byName);
   const writesBefore = bounds.writes;

@@ -4,7 +4,8 @@
  * annotations: provenance, reverse mapping, preconditions, the write record); `managedFields` and
  * `status` are dropped; a content field larger than {@link INLINE_FIELD_BYTES} (a ConfigMap's
  * `data`, a large spec) is held as a digest only. So what a pass holds grows with the number of
- * objects, not with their size.
+ * objects, not with their size. Pods are the exception: spec and status are held whole (a Pod
+ * is bounded in size, its update needs the host's spec, its status goes back to the tenant).
  *
  * Apply compares a desired object with the held view: an elided field whose digest equals the
  * desired field's is the same content (the desired value stands in for it, so drift and the
@@ -71,12 +72,18 @@ function jsonLengthBound(value: unknown, limit: number, depth = 0): number {
  */
 export function compactHostObject(object: KubeObject): KubeObject {
   // One copy of the object and one of its metadata: a pass compacts every host object it lists.
-  const { status: _status, metadata, ...rest } = object;
+  const { status, metadata, ...rest } = object;
   const view = rest as KubeObject;
   view.metadata = metadata;
   if (!metadata || typeof metadata !== 'object') return view;
   const { managedFields: _managedFields, ...kept } = metadata;
   view.metadata = kept;
+  if (isPod(object)) {
+    // A Pod's update is built from the host's spec (its host-owned fields never equal a desired
+    // digest) and its status comes back to the tenant (`kind/pod-status-back.ts`): both whole.
+    if (status !== undefined) view.status = status;
+    return view;
+  }
   let digests: Map<string, string> | undefined;
   for (const field of Object.keys(view)) {
     const value = view[field];
@@ -91,6 +98,10 @@ export function compactHostObject(object: KubeObject): KubeObject {
   }
   if (digests) elided.set(view, digests);
   return view;
+}
+
+function isPod(object: KubeObject): boolean {
+  return object.kind === 'Pod' && object.apiVersion === 'v1';
 }
 
 /** `stableJson(value)`, or undefined for a value nested too deeply to print. */

@@ -164,4 +164,44 @@ describe('status back of Pods', () => {
     await run('full');
     expect(tenantApi.callsOf('patchStatus')).toEqual([]);
   });
+
+  it('a full pass that writes no Pod takes the host Pods from the kind’s own listing: one host LIST', async () => {
+    const { hostApi, run, report } = setup();
+    await run();
+    report(RUNNING);
+    await run('full');
+    const before = hostApi.callsOf('list').length;
+    const steady = await run('full');
+    expect(steady.decisions).toEqual([]);
+    const podLists = hostApi
+      .callsOf('list')
+      .slice(before)
+      .filter((c) => c.kind === 'Pod');
+    // The kind's listing of the host namespace, no label-selected listing of the tenant's Pods.
+    expect(podLists.map((c) => c.options?.labelSelector)).toEqual([undefined]);
+  });
+
+  it('a Pod whose spec is over 4 KiB is held whole: an image change updates the host Pod', async () => {
+    const env = Array.from({ length: 200 }, (_, i) => ({ name: `VAR_${i}`, value: `value-${i}` }));
+    const { tenantApi, hostApi, run } = setup();
+    const pod = tenantApi.peek(POD, 'shop', 'web') as KubeObject;
+    const containers = [{ name: 'web', image: 'nginx:1', env }];
+    tenantApi.replace({ ...pod, spec: { ...(pod.spec as object), containers } });
+    expect((await run()).errors).toEqual([]);
+    const created = hostApi.peek(POD, HOST_NS, HOST_POD) as KubeObject;
+    expect(JSON.stringify(created.spec).length).toBeGreaterThan(4096);
+
+    const current = tenantApi.peek(POD, 'shop', 'web') as KubeObject;
+    const changed = [{ name: 'web', image: 'nginx:2', env }];
+    tenantApi.replace({ ...current, spec: { ...(current.spec as object), containers: changed } });
+    const result = await run('full');
+
+    expect(result.errors).toEqual([]);
+    expect(result.decisions.map((d) => d.action)).toEqual(['Update']);
+    const updated = hostApi.peek(POD, HOST_NS, HOST_POD) as KubeObject;
+    expect(updated.metadata.uid).toBe(created.metadata.uid);
+    expect((updated.spec as { containers: Array<{ image: string }> }).containers[0]?.image).toBe(
+      'nginx:2',
+    );
+  });
 });

@@ -136,6 +136,61 @@ describe('missing references', () => {
   });
 });
 
+describe('reference checks read only what the pass does not know', () => {
+  const configGets = (api: ReturnType<typeof clusters>['hostApi']) =>
+    api.callsOf('get').filter((c) => c.kind === 'ConfigMap').length;
+
+  it.each([
+    {
+      name: 'a copy the same pass created',
+      hostState: [] as KubeObject[],
+      decisions: [
+        `Create ConfigMap shop/storefront -> ${hn('shop', 'storefront')}`,
+        `Create Pod shop/web -> ${hn('shop', 'web')}`,
+      ],
+    },
+    {
+      name: 'a copy the same pass listed',
+      hostState: [hostCopyOf(cm('shop', 'storefront'))],
+      decisions: [`Create Pod shop/web -> ${hn('shop', 'web')}`],
+    },
+  ])('$name: no GET', async ({ hostState, decisions }) => {
+    const tenantState = [mountsConfig('storefront'), cm('shop', 'storefront')];
+    const { tenantApi, hostApi } = clusters(tenantState, hostState, { toHost: [CONFIGMAP, POD] });
+    const result = await runPass({ tenant: 'dev', tenantApi, hostApi });
+    expect(decisionLines(result.decisions)).toEqual(decisions);
+    expect(configGets(hostApi)).toBe(0);
+  });
+
+  it('a listed copy of another tenant at the name does not count', async () => {
+    const foreign = hostCopyOf(cm('shop', 'storefront'));
+    foreign.metadata.annotations = {
+      ...foreign.metadata.annotations,
+      'tenantplane.io/tenant': 'other',
+    };
+    foreign.metadata.labels = { ...foreign.metadata.labels, 'tenantplane.io/tenant': 'other' };
+    const { tenantApi, hostApi } = clusters([mountsConfig('storefront')], [foreign], {
+      toHost: [CONFIGMAP, POD],
+    });
+    const result = await runPass({ tenant: 'dev', tenantApi, hostApi });
+    expect(decisionLines(result.decisions)).toEqual([`Skip Pod shop/web -> ${hn('shop', 'web')}`]);
+    expect(configGets(hostApi)).toBe(0);
+  });
+
+  it('a resumed ConfigMap kind (not listed): the copy is read once', async () => {
+    const toHost = [CONFIGMAP, POD];
+    const { tenantApi, hostApi } = clusters([cm('shop', 'storefront')], [], { toHost });
+    await runPass({ tenant: 'dev', tenantApi, hostApi });
+    tenantApi.seed(mountsConfig('storefront'));
+    const result = await runPass({ tenant: 'dev', tenantApi, hostApi });
+    expect(result.path).toBe('resumed');
+    expect(decisionLines(result.decisions)).toEqual([
+      `Create Pod shop/web -> ${hn('shop', 'web')}`,
+    ]);
+    expect(configGets(hostApi)).toBe(1);
+  });
+});
+
 describe('applyOrder', () => {
   it.each([
     {

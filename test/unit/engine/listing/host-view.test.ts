@@ -45,6 +45,22 @@ describe('compactHostObject', () => {
     expect(copy.data).toEqual(big('a')); // the listed object is not mutated
   });
 
+  it('holds a Pod with its spec and status whole, however large, without managedFields', () => {
+    const env = Array.from({ length: 300 }, (_, i) => ({ name: `V${i}`, value: 'x'.repeat(20) }));
+    const pod: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web', namespace: HOST_NS, managedFields: [{ manager: 'kubelet' }] },
+      spec: { containers: [{ name: 'web', image: 'nginx:1', env }] },
+      status: { phase: 'Running', podIP: '10.0.0.7' },
+    };
+    const view = compactHostObject(pod);
+    expect(view.spec).toEqual(pod.spec);
+    expect(view.status).toEqual(pod.status);
+    expect(view.metadata.managedFields).toBeUndefined();
+    expect(elidedFields(view).size).toBe(0);
+  });
+
   it('keeps a small object whole', () => {
     const view = compactHostObject(hostCopyOf(cm('default', 'small')));
     expect(view.data).toEqual({ k: 'v' });
