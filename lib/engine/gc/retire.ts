@@ -195,6 +195,8 @@ export async function retireStale(
     hostNamespaces: keptNamespaces,
   };
   if (remembered.tenantClusterId) next.tenantClusterId = remembered.tenantClusterId;
+  // The tenant's class copies are not this step's: kept as they were (`classes/`).
+  if (remembered.fromHostKinds) next.fromHostKinds = remembered.fromHostKinds;
   return next;
 }
 

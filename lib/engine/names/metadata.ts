@@ -52,6 +52,20 @@ export const Annotations = {
 } as const;
 
 /**
+ * Keys on the tenant's read-only copies of host classes (`classes/`). With {@link Labels.ManagedBy}
+ * and {@link Labels.Tenant} they say that a tenant class is this tenant's copy (anything else is
+ * never touched); {@link Annotations.AppliedHash} and {@link Annotations.StoredHash} say whether it
+ * still matches its host class.
+ */
+export const HostClassKeys = {
+  /** Label, value {@link FROM_HOST_VALUE}: the class copies the host class of the same name. */
+  FromHost: 'tenantplane.io/from-host',
+} as const;
+
+/** Value of the {@link HostClassKeys.FromHost} label. */
+export const FROM_HOST_VALUE = 'true';
+
+/**
  * The `tenantplane.io/kind` label of the per-Pod token Secrets: not `Secret`, so no Secret rule's
  * GC or retirement ever takes one for a copy of a tenant Secret.
  */

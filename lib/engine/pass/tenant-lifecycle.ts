@@ -16,6 +16,7 @@ import {
 import type { PassContext } from '../context/pass-context.js';
 import { InvalidPolicyError } from '../errors.js';
 import { retireTenant } from '../gc/retire.js';
+import { fromHostKinds } from '../policy/from-host.js';
 import type { SyncPolicy } from '../policy/policy.js';
 import { refuseHostAsTenant } from '../tenant/host-as-tenant.js';
 import {
@@ -178,6 +179,12 @@ export async function prepareTenant(
     hostNamespaces: [...new Set([...remembered.hostNamespaces, policy.hostNamespace])],
   };
   if (id) recorded.tenantClusterId = id;
+  // Class kinds too, before the first copy of a host class is written into the tenant.
+  const classKinds = new Set([
+    ...(remembered.fromHostKinds ?? []),
+    ...fromHostKinds(policy.fromHost),
+  ]);
+  if (classKinds.size > 0) recorded.fromHostKinds = [...classKinds];
   return (await recordCoverage(ctx, tenantCluster, remembered, recorded)) ? recorded : undefined;
 }
 

@@ -5,6 +5,7 @@
 import { isDnsLabel, isRecord, tenantNameProblem } from '../../common/index.js';
 import { InvalidPolicyError } from '../errors.js';
 import { groupKind } from '../names/resource-key.js';
+import { type FromHostPolicy, parseFromHostPolicy } from './from-host.js';
 import { parseKeyExclusions } from './key-exclusions.js';
 import { LabelSelectorError, parseLabelSelector } from './label-selector.js';
 import { parseWorkloadPolicy, type WorkloadPolicy } from './workloads.js';
@@ -42,6 +43,8 @@ export interface SyncPolicy {
   toHost: KindRule[];
   /** What tenant Pods may have on the host (`workloads.ts`); absent: the hardened default. */
   workloads?: WorkloadPolicy;
+  /** Host classes the tenant gets read-only copies of (`from-host.ts`); absent: none. */
+  fromHost?: FromHostPolicy;
 }
 
 /**
@@ -186,6 +189,8 @@ export function parseSyncPolicy(tenant: string, spec: unknown): SyncPolicy {
     spec.deleteGuard === undefined ? undefined : parseDeleteGuard(spec.deleteGuard, problems);
   const workloads =
     spec.workloads === undefined ? undefined : parseWorkloadPolicy(spec.workloads, problems);
+  const fromHost =
+    spec.fromHost === undefined ? undefined : parseFromHostPolicy(spec.fromHost, problems);
   if (typeof hostNamespace !== 'string' || !isDnsLabel(hostNamespace)) {
     problems.push(`spec.hostNamespace must be a DNS-1123 label, got ${describe(hostNamespace)}`);
   }
@@ -226,5 +231,6 @@ export function parseSyncPolicy(tenant: string, spec: unknown): SyncPolicy {
   };
   if (deleteGuard) policy.deleteGuard = deleteGuard;
   if (workloads) policy.workloads = workloads;
+  if (fromHost) policy.fromHost = fromHost;
   return policy;
 }

@@ -23,18 +23,23 @@ import {
 } from './status.js';
 import { prunedStatusFields, writeTenantClusterStatus } from './status-pruning.js';
 
-/** The remembered state, as `status.syncedKinds`, `status.hostNamespaces`, `status.tenantClusterId`. */
+/**
+ * The remembered state, as `status.syncedKinds`, `status.hostNamespaces`,
+ * `status.tenantClusterId` and `status.fromHostKinds` (the tenant's copies of host classes).
+ */
 export type Remembered = Pick<
   TenantClusterStatus,
-  'syncedKinds' | 'hostNamespaces' | 'tenantClusterId'
+  'syncedKinds' | 'hostNamespaces' | 'tenantClusterId' | 'fromHostKinds'
 >;
 
 /** Reads the remembered state from a TenantCluster's status (missing or garbled: nothing). */
 export function readRemembered(tenantCluster: KubeObject): Remembered {
-  const { syncedKinds, hostNamespaces, tenantClusterId } = readTenantClusterStatus(tenantCluster);
-  return tenantClusterId === undefined
-    ? { syncedKinds, hostNamespaces }
-    : { syncedKinds, hostNamespaces, tenantClusterId };
+  const { syncedKinds, hostNamespaces, tenantClusterId, fromHostKinds } =
+    readTenantClusterStatus(tenantCluster);
+  const remembered: Remembered = { syncedKinds, hostNamespaces };
+  if (tenantClusterId !== undefined) remembered.tenantClusterId = tenantClusterId;
+  if (fromHostKinds !== undefined) remembered.fromHostKinds = fromHostKinds;
+  return remembered;
 }
 
 /**
@@ -86,6 +91,8 @@ export function rememberedPatch(
     patch.hostNamespaces = next.hostNamespaces;
   if (before.tenantClusterId !== next.tenantClusterId)
     patch.tenantClusterId = next.tenantClusterId ?? null;
+  if (!jsonEqual(before.fromHostKinds ?? [], next.fromHostKinds ?? []))
+    patch.fromHostKinds = next.fromHostKinds ?? [];
   return Object.keys(patch).length === 0 ? undefined : patch;
 }
 

@@ -64,7 +64,7 @@ export function prunedStatusFields(write: StatusWrite): string[] {
 
 /** Whether a pruned field is one that says which copies exist (so a copy could outlive it). */
 export function coversCopies(field: string): boolean {
-  return /^status\.(syncedKinds|hostNamespaces)(\W|$)/.test(field);
+  return /^status\.(syncedKinds|hostNamespaces|fromHostKinds)(\W|$)/.test(field);
 }
 
 /** What an operator reads: the CRD is out of date, what it dropped, and how to fix it. */

@@ -92,6 +92,11 @@ export interface TenantClusterStatus {
   syncedKinds: SyncedKind[];
   /** Host namespaces the tenant has copies in (owner: `lifecycle.ts`). */
   hostNamespaces: string[];
+  /**
+   * Kinds of host classes the tenant cluster has copies of (`StorageClass`...), when any (owner:
+   * `classes/host-classes.ts`): a kind that leaves `spec.fromHost` is cleaned up, then forgotten.
+   */
+  fromHostKinds?: string[];
   /** uid of the tenant cluster's kube-system namespace (owner: `tenant-identity.ts`). */
   tenantClusterId?: string;
   /** Resume points by resource key, `<apiVersion>/<kind>` (owner: `resume-point.ts`). */
@@ -117,6 +122,7 @@ export interface TenantClusterStatus {
 export type TenantClusterStatusPatch = {
   syncedKinds?: SyncedKind[];
   hostNamespaces?: string[];
+  fromHostKinds?: string[];
   tenantClusterId?: string | null;
   resume?: Record<string, ResumePoint | null>;
   retries?: RetryEntry[];
@@ -229,6 +235,8 @@ export function readTenantClusterStatus(
     conditions: listOf(status.conditions, condition),
   };
   if (isString(status.tenantClusterId)) read.tenantClusterId = status.tenantClusterId;
+  const fromHostKinds = listOf(status.fromHostKinds, (k) => (isString(k) ? k : undefined));
+  if (fromHostKinds.length > 0) read.fromHostKinds = fromHostKinds;
   if (isRecord(status.cleanup) && isCount(status.cleanup.copiesLeft)) {
     read.cleanup = { copiesLeft: status.cleanup.copiesLeft };
   }

@@ -333,6 +333,25 @@ describe('the bounds of the restricted identities', () => {
   });
 });
 
+/** The class kinds of `spec.fromHost` (tenant-workloads.yaml and host-workloads.yaml grant them). */
+const CLASS_KINDS: readonly KindRef[] = [
+  { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass' },
+  { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass' },
+  { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass' },
+  { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass' },
+];
+
+/** A host class of each kind, named after the tenant (classes are cluster-scoped). */
+function hostClasses(tenant: string): KubeObject[] {
+  const [sc, ic, pc, rc] = CLASS_KINDS as [KindRef, KindRef, KindRef, KindRef];
+  return [
+    { ...sc, metadata: { name: `${tenant}-sc` }, provisioner: 'example.com/none' },
+    { ...ic, metadata: { name: `${tenant}-ic` }, spec: { controller: 'example.com/ingress' } },
+    { ...pc, metadata: { name: `${tenant}-pc` }, value: 100 },
+    { ...rc, metadata: { name: `${tenant}-rc` }, handler: 'runsc' },
+  ];
+}
+
 /** Every kind tenant-workloads.yaml and host-workloads.yaml grant. */
 const WORKLOAD_KINDS: readonly KindRef[] = [
   POD,
@@ -385,7 +404,8 @@ async function seedWorkloadKinds(
  * The opt-in workload manifests (host-workloads.yaml, tenant-workloads.yaml) on top of the
  * defaults, for a tenant of its own that syncs every workload kind (Pods, Services, EndpointSlices
  * of a selector-less Service, claims, Ingresses, NetworkPolicies, ServiceAccounts) next to
- * ConfigMaps and Secrets, on a full and then a resumed path. Runs last:
+ * ConfigMaps and Secrets, and gets a copy of one host class of each kind (`spec.fromHost`), on a
+ * full and then a resumed path. Runs last:
  * tenant-workloads.yaml widens the shared tenant identity (`tenantplane-sync`), so the bounds of
  * the default grant above are proven before it is applied, and it is removed again afterwards.
  */
@@ -413,6 +433,7 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
       );
     }
     await admin.tenant.create({ ...NAMESPACE, metadata: { name: W_VNS } });
+    for (const hostClass of hostClasses(W_TENANT)) await admin.host.create(hostClass);
     // The Pod's tenant token is minted for `default`, which the tenant's controller manager makes.
     await eventually('the tenant namespace has its default service account', async () => {
       if (!(await admin.tenant.get(SERVICE_ACCOUNT, W_VNS, 'default'))) throw new Error('not yet');
@@ -437,6 +458,13 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
           ...k,
           exclude: { labelSelector: `${LABEL}!=${W_TENANT}` },
         })),
+        // Classes from the host: read-only copies in the tenant, one class of each kind.
+        fromHost: {
+          storageClasses: { names: [`${W_TENANT}-sc`] },
+          ingressClasses: { names: [`${W_TENANT}-ic`] },
+          priorityClasses: { names: [`${W_TENANT}-pc`] },
+          runtimeClasses: { names: [`${W_TENANT}-rc`] },
+        },
       },
     });
     await admin.tenant.create(object(CONFIGMAP, 'app', { data: { color: 'blue' } }));
@@ -470,11 +498,12 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     const hostKc = await issueUserKubeconfig(controlPlane, 'host', W_USER);
     w = { tenant: createClusterApi(tenantKc), host: createClusterApi(hostKc) };
     await eventually('the tenant workload binding takes effect', async () => {
-      for (const kind of WORKLOAD_KINDS) await w.tenant.list(kind);
+      for (const kind of [...WORKLOAD_KINDS, ...CLASS_KINDS]) await w.tenant.list(kind);
     });
     await eventually('the host workload bindings take effect', async () => {
       await w.host.get(TENANT_CLUSTER, undefined, W_TENANT);
       for (const kind of WORKLOAD_KINDS) await w.host.list(kind, { namespace: W_HOST_NS });
+      for (const kind of CLASS_KINDS) await w.host.list(kind);
       await w.host.get({ apiVersion: 'v1', kind: 'Event' }, 'default', 'none');
     });
   });
@@ -482,6 +511,16 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
   afterAll(async () => {
     await w?.tenant.close();
     await w?.host.close();
+    // The classes are cluster-scoped: the host's and the tenant's copies go.
+    for (const hostClass of hostClasses(W_TENANT)) {
+      for (const api of [admin.host, admin.tenant]) {
+        const found = await api.get(hostClass, undefined, hostClass.metadata.name);
+        if (found)
+          await api.delete(hostClass, undefined, hostClass.metadata.name, {
+            uid: found.metadata.uid as string,
+          });
+      }
+    }
     // Back to the default tenant grant for the files that run after this one.
     for (const kind of [CLUSTER_ROLE_BINDING, CLUSTER_ROLE]) {
       const name = 'tenantplane-sync-reader-workloads';
@@ -507,9 +546,12 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
       'Create ConfigMap app',
       'Create EndpointSlice ext-1',
       'Create Ingress web',
+      `Create IngressClass ${W_TENANT}-ic`,
       'Create NetworkPolicy web',
       'Create PersistentVolumeClaim data',
       'Create Pod web',
+      `Create PriorityClass ${W_TENANT}-pc`,
+      `Create RuntimeClass ${W_TENANT}-rc`,
       // The Pod's tenant token (TokenRequest with `serviceaccounts/token` create on the tenant,
       // the Secret with host-cluster.yaml's secrets grant).
       'Create Secret token',
@@ -517,8 +559,16 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
       'Create Service ext',
       'Create Service web',
       'Create ServiceAccount runner',
+      `Create StorageClass ${W_TENANT}-sc`,
     ]);
     await expectClean(run, W_TENANT);
+    for (const hostClass of hostClasses(W_TENANT)) {
+      const copy = await admin.tenant.get(hostClass, undefined, hostClass.metadata.name);
+      expect({ kind: hostClass.kind, copied: copy !== undefined }).toEqual({
+        kind: hostClass.kind,
+        copied: true,
+      });
+    }
     for (const [kind, name] of [
       [ENDPOINT_SLICE, 'ext-1'],
       [CLAIM, 'data'],
@@ -630,6 +680,17 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     );
     await expectForbidden('list an ungranted kind on the tenant', () =>
       w.tenant.list({ apiVersion: 'apps/v1', kind: 'Deployment' }),
+    );
+    // Classes: list and write in the tenant, only list on the host.
+    const [storageClass] = CLASS_KINDS as [KindRef];
+    await expectForbidden('get a StorageClass on the tenant', () =>
+      w.tenant.get(storageClass, undefined, `${W_TENANT}-sc`),
+    );
+    await expectForbidden('get a StorageClass on the host', () =>
+      w.host.get(storageClass, undefined, `${W_TENANT}-sc`),
+    );
+    await expectForbidden('create a StorageClass on the host', () =>
+      w.host.create({ ...storageClass, metadata: { name: `rbac-probe-${RUN}` }, provisioner: 'x' }),
     );
   });
 });

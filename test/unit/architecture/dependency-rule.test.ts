@@ -55,6 +55,7 @@ const ENGINE_ORDER = [
   'context',
   'gc',
   'kind',
+  'classes',
   'report',
   'pass',
   'index.ts',

@@ -5,6 +5,7 @@ import {
   Annotations,
   DROPPED_TENANT_ANNOTATIONS,
   EventAnnotations,
+  HostClassKeys,
   isReservedKey,
   RESERVED_DOMAIN,
   TOKEN_SECRET_KIND,
@@ -51,6 +52,7 @@ describe('isReservedKey', () => {
       ...Object.values(Labels),
       ...Object.values(Annotations),
       ...Object.values(EventAnnotations),
+      ...Object.values(HostClassKeys),
     ];
     expect(written.filter((key) => !isReservedKey(key))).toEqual([]);
   });

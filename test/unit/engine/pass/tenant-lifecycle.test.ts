@@ -373,6 +373,14 @@ describe('bookkeeping that cannot be recorded', () => {
       error: /CRD on the host is out of date: it dropped status\.syncedKinds\[\]\.sensitive/,
     },
     {
+      name: 'an outdated CRD prunes status.fromHostKinds: no copy, of a host class either',
+      spec: { toHost: [CONFIGMAP], fromHost: { storageClasses: { names: ['fast'] } } },
+      host: () => new OutdatedCrdCluster((status) => delete status.fromHostKinds),
+      writes: false,
+      reason: /dropped status\.fromHostKinds/,
+      error: /CRD on the host is out of date: it dropped status\.fromHostKinds/,
+    },
+    {
       name: 'an outdated CRD prunes a field that covers no copy: a warning, the copies are written',
       host: () => new OutdatedCrdCluster((status) => delete status.tenantClusterId),
       writes: true,

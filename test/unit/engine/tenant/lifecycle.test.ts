@@ -57,6 +57,20 @@ describe('readRemembered', () => {
         tenantClusterId: 'abc',
       },
     },
+    {
+      name: 'class kinds with copies in the tenant; garbled ones dropped',
+      status: { fromHostKinds: ['StorageClass', 7, null, 'PriorityClass'] },
+      expected: {
+        syncedKinds: [],
+        hostNamespaces: [],
+        fromHostKinds: ['StorageClass', 'PriorityClass'],
+      },
+    },
+    {
+      name: 'no class kinds: absent',
+      status: { fromHostKinds: [] },
+      expected: { syncedKinds: [], hostNamespaces: [] },
+    },
   ];
   it.each(cases)('$name', ({ status, expected }) => {
     expect(readRemembered(withStatus(status))).toEqual(expected);
@@ -159,9 +173,20 @@ describe('rememberedPatch', () => {
       next: { syncedKinds: [CONFIGMAP], hostNamespaces: [HOST_NS] },
       expected: { tenantClusterId: null },
     },
+    {
+      name: 'a class kind remembered',
+      next: { ...base, fromHostKinds: ['StorageClass'] },
+      expected: { fromHostKinds: ['StorageClass'] },
+    },
   ];
   it.each(cases)('$name', ({ next, expected }) => {
     expect(rememberedPatch(base, next)).toEqual(expected);
+  });
+
+  it('forgets the last class kind with an empty list, and writes nothing while none is remembered', () => {
+    const withClasses: Remembered = { ...base, fromHostKinds: ['StorageClass'] };
+    expect(rememberedPatch(withClasses, base)).toEqual({ fromHostKinds: [] });
+    expect(rememberedPatch(base, { ...base, fromHostKinds: [] })).toBeUndefined();
   });
 });
 
