@@ -35,14 +35,14 @@ export async function readText(
   maxBytes: number | undefined,
 ): Promise<string | undefined> {
   if (maxBytes === undefined) return body.text();
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
+  const chunks: Uint8Array[] = [];
   let received = 0;
   for await (const chunk of await bodyChunks(body)) {
-    received += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    received += bytes.byteLength;
     if (received > maxBytes) return undefined;
-    parts.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+    chunks.push(bytes);
   }
-  parts.push(decoder.decode());
-  return parts.join('');
+  // Decoded once, natively: a page is hundreds of chunks.
+  return Buffer.concat(chunks, received).toString('utf8');
 }

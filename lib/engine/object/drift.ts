@@ -90,8 +90,9 @@ export interface Drift {
  * What differs between `desired` and the same-source copy `observed` (field names only, never
  * values: Secret data must not leak into reasons). Builds no update body: a steady pass finds
  * nearly every copy in sync, and {@link bodyFor} is needed only when something differs.
+ * `metadataOnly`: labels and annotations alone (a kind whose content its translator compares).
  */
-export function driftOf(desired: KubeObject, observed: KubeObject): Drift {
+export function driftOf(desired: KubeObject, observed: KubeObject, metadataOnly = false): Drift {
   const owned = ownedOf(observed);
   const labels = mergeDropping(observed.metadata.labels, desired.metadata.labels, owned.labels);
   const annotations = mergeDropping(
@@ -102,6 +103,7 @@ export function driftOf(desired: KubeObject, observed: KubeObject): Drift {
   const changed: string[] = [];
   if (!jsonEqual(labels, observed.metadata.labels ?? {})) changed.push('labels');
   if (!jsonEqual(annotations, observed.metadata.annotations ?? {})) changed.push('annotations');
+  if (metadataOnly) return { changed, labels, annotations };
   for (const field of fieldsOf(desired, observed)) {
     if (NON_CONTENT_FIELDS.has(field)) continue;
     const same =

@@ -137,9 +137,14 @@ export interface TransformTarget {
  * annotations are merged in; the owned-keys annotation records the tenant keys carried over, so a
  * later update can remove the ones the tenant removed while keeping keys host controllers add
  * (bounded, so the engine's annotations fit the host's limit: `owned-keys.ts`).
- * Never mutates `source`.
+ * Never mutates `source`. `specHash: false` leaves out the spec-hash annotation (a kind updated
+ * field by field compares no hash).
  */
-export function toHostObject(source: KubeObject, target: TransformTarget): KubeObject {
+export function toHostObject(
+  source: KubeObject,
+  target: TransformTarget,
+  specHash = true,
+): KubeObject {
   const vns = source.metadata.namespace ?? '';
   const name = source.metadata.name;
   const { excludeKeys } = target;
@@ -173,7 +178,7 @@ export function toHostObject(source: KubeObject, target: TransformTarget): KubeO
     desired[field] = cloneJson(value);
   }
   hostOwnedFields(desired)?.strip(desired as Json);
-  withSpecHash(desired);
+  if (specHash) withSpecHash(desired);
   // Never the engine's own annotations push a valid tenant object over the host's limit.
   fitAnnotations(desired, owned);
   return desired;

@@ -155,8 +155,8 @@ function hostsOwnDifference(desired: KubeObject, recorded: Record<string, string
 export function planUpdate(desired: KubeObject, observed: KubeObject): UpdatePlan {
   const plain = withRecord(observed, {});
   // What differs first: a copy in sync (a steady pass's every copy) needs no update body.
-  const drift = driftOf(desired, plain);
   const partial = translatorFor(desired)?.updateBody;
+  const drift = driftOf(desired, plain, partial !== undefined);
   // A kind the host lets change only in part (a Pod): only what may change counts, and the body
   // is the host's copy with just that overwritten.
   const translated = partial ? partial(desired, plain) : undefined;

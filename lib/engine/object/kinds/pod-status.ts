@@ -9,7 +9,7 @@
  * its own: vcluster #3578), `nominatedNodeName` (a host node the tenant has no use for), and
  * `observedGeneration` (the host Pod's generation, not the tenant's).
  */
-import { isRecord, stableJson } from '../../../common/index.js';
+import { isRecord, jsonEqual } from '../../../common/index.js';
 import type { KubeObject } from '../../../ports/index.js';
 
 /** The status fields the host decides, copied as they are. */
@@ -99,7 +99,7 @@ export function podStatusPatch(
     const have = current[field];
     if (want === undefined) {
       if (have !== undefined && have !== null) patch[field] = null;
-    } else if (have === undefined || stableJson(want) !== stableJson(have)) {
+    } else if (have === undefined || !jsonEqual(want, have)) {
       patch[field] = want;
     }
   }

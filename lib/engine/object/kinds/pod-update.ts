@@ -96,6 +96,15 @@ function remainingGates(observed: unknown, desired: unknown): Json[] {
  */
 export function podUpdateBody(desired: KubeObject, observed: KubeObject): TranslatedUpdate {
   const { status: _status, ...rest } = observed;
+  const immutable = immutablePodChanges(desired, observed);
+  const immutableOf = () =>
+    immutable.length > 0
+      ? { immutable: { fields: immutable, reason: immutableChangeReason(immutable) } }
+      : {};
+  // A steady pass meets every Pod in sync: no copy of the host's Pod to find that out.
+  if (!anyMutableChange(specOf(desired), specOf(observed))) {
+    return { body: rest as KubeObject, changed: [], ...immutableOf() };
+  }
   const body = cloneJson(rest) as KubeObject;
   const want = specOf(desired);
   const spec = specOf(body);
@@ -131,13 +140,30 @@ export function podUpdateBody(desired: KubeObject, observed: KubeObject): Transl
     else delete spec.schedulingGates;
     changed.push('spec.schedulingGates');
   }
-  const immutable = immutablePodChanges(desired, observed);
-  return {
-    body,
-    changed,
-    ...(resized ? { resize: resizeBody } : {}),
-    ...(immutable.length > 0
-      ? { immutable: { fields: immutable, reason: immutableChangeReason(immutable) } }
-      : {}),
-  };
+  return { body, changed, ...(resized ? { resize: resizeBody } : {}), ...immutableOf() };
+}
+
+/**
+ * Whether {@link podUpdateBody} would change anything of `have` (the host's spec) to take `want`,
+ * read only: the same checks as the body's, without copying the host's Pod.
+ */
+function anyMutableChange(want: Json, have: Json): boolean {
+  for (const list of ['initContainers', 'containers']) {
+    const wanted = new Map(records(want[list]).map((c) => [c.name, c]));
+    for (const container of records(have[list])) {
+      const desired = wanted.get(container.name);
+      if (!desired) continue;
+      if (typeof desired.image === 'string' && desired.image !== container.image) return true;
+      const resources = desired.resources;
+      if (isRecord(resources) && resizable(list, container)) {
+        if (!isSubset(resources, container.resources)) return true;
+      }
+    }
+  }
+  const deadline = want.activeDeadlineSeconds;
+  if (typeof deadline === 'number' && deadline !== have.activeDeadlineSeconds) return true;
+  const tolerations = records(have.tolerations);
+  if (records(want.tolerations).some((t) => !tolerations.some((o) => jsonEqual(o, t)))) return true;
+  const gates = records(have.schedulingGates);
+  return remainingGates(gates, want.schedulingGates).length !== gates.length;
 }

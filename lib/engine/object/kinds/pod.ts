@@ -9,7 +9,7 @@
  * under reserved keys are carried under the key function's key (`selectors.ts`); and an update
  * touches only what a running Pod lets change (`pod-update.ts`).
  */
-import { isRecord } from '../../../common/index.js';
+import { cloneJson, isRecord } from '../../../common/index.js';
 import type { KubeObject } from '../../../ports/index.js';
 import { Annotations } from '../../names/metadata.js';
 import { hostName, tokenSecretName } from '../../names/naming.js';
@@ -97,7 +97,7 @@ export const POD_TRANSLATOR: KindTranslator = {
 
   references(source: KubeObject): ObjectReference[] {
     const found: ObjectReference[] = [];
-    const spec = isRecord(source.spec) ? structuredClone(source.spec) : undefined;
+    const spec = isRecord(source.spec) ? cloneJson(source.spec) : undefined;
     // The token sources and ephemeral containers are not references: they never reach the
     // host (see translateSpec).
     if (spec) {

@@ -68,7 +68,8 @@ export type Translation = { host: KubeObject } | { refused: string };
  */
 export function translate(source: KubeObject, target: TransformTarget): Translation {
   const translator = translatorFor(source);
-  const generic = toHostObject(source, target);
+  // A kind updated field by field (a Pod) carries no spec hash: none is computed to be dropped.
+  const generic = toHostObject(source, target, translator?.updateBody === undefined);
   if (!translator) return { host: generic };
   const full: TranslateTarget = {
     ...target,
