@@ -1,15 +1,17 @@
 /**
  * Byte-aware page sizes: a LIST page is `limit` objects whatever their size, so a page of 500
  * ConfigMaps of 1 MiB would be 500 MiB of response and parsed objects. Each listing (one kind, one
- * side) asks for a limit that keeps a page near {@link PAGE_BYTES}: the first page asks for as many
- * objects as fit when each is as large as an apiserver stores by default
- * ({@link LARGEST_OBJECT_BYTES}), every later page for as many as fit at the largest object size
- * seen so far in the listing (a page's average when only its length is known), never more than
- * the configured page size. What has not been seen yet is bounded by the client: every page is
- * asked for with {@link PageSizer.maxBytes}, so a run of tiny objects followed by large ones cuts
- * the page off (`TooLarge`) instead of reading `pageSize` large objects. The listing then asks
- * again from the same place, from the first page's limit, and from there on the limit at most
- * doubles from one page to the next.
+ * side) asks first for the configured page size, then for as many objects as fit
+ * {@link PAGE_BYTES} at the largest object size seen so far in the listing (a page's average when
+ * only its length is known), never more than the page size. What has not been seen yet is bounded
+ * by the client: every page is asked for with {@link PageSizer.maxBytes}, so a first page of large
+ * objects, or a run of tiny objects followed by large ones, is cut off (`TooLarge`) instead of
+ * read whole. The listing then asks again from the same place for as many objects as fit
+ * {@link PAGE_BYTES} at the largest object size an apiserver stores (10; half as many when the
+ * page cut off was that small already), and from there on the limit at most doubles from one page
+ * to the next. Small objects thus cost no request more than the page size allows; a listing of
+ * large ones pays one cut-off read (at most {@link PAGE_CUTOFF_FACTOR} x {@link PAGE_BYTES}),
+ * rarely more.
  */
 import { isClusterError, type ListPage } from '../../ports/index.js';
 
@@ -67,7 +69,7 @@ export class PageSizer {
     private readonly pageSize: number,
     private readonly pageBytes: number = PAGE_BYTES,
   ) {
-    this.limit = this.first();
+    this.limit = this.clamp(pageSize);
   }
 
   /**
@@ -101,17 +103,14 @@ export class PageSizer {
   }
 
   /**
-   * The page was cut off at {@link maxBytes}: ask again with the first page's limit (or half of
-   * a limit already that small), growing from there at most twofold per page.
+   * The page was cut off at {@link maxBytes}: ask again with as many objects as fit
+   * {@link PAGE_BYTES} at the largest size an apiserver stores (or half of a limit already that
+   * small), growing from there at most twofold per page.
    */
   cutOff(): void {
     this.ramping = true;
-    const first = this.first();
-    this.limit = this.limit > first ? first : this.clamp(Math.floor(this.limit / 2));
-  }
-
-  private first(): number {
-    return this.clamp(Math.floor(this.pageBytes / LARGEST_OBJECT_BYTES));
+    const safe = this.clamp(Math.floor(this.pageBytes / LARGEST_OBJECT_BYTES));
+    this.limit = this.limit > safe ? safe : this.clamp(Math.floor(this.limit / 2));
   }
 
   private clamp(limit: number): number {

@@ -30,10 +30,10 @@ describe('approxBytes', () => {
 });
 
 describe('PageSizer', () => {
-  it('asks for as many objects as fit at the largest object size first', () => {
-    expect(new PageSizer(500).limit).toBe(Math.floor(PAGE_BYTES / LARGEST_OBJECT_BYTES));
+  it('asks for the page size first, with a cut-off', () => {
+    expect(new PageSizer(500).limit).toBe(500);
     expect(new PageSizer(3).limit).toBe(3);
-    expect(new PageSizer(500, 100).limit).toBe(1);
+    expect(new PageSizer(500).maxBytes).toBe(PAGE_CUTOFF_FACTOR * PAGE_BYTES);
   });
 
   it('grows to the page size at once for small objects, and shrinks for large ones', () => {
@@ -87,6 +87,7 @@ describe('PageSizer', () => {
 
   it('halves down to a page of one, which has no cut-off', () => {
     const sizer = new PageSizer(500);
+    sizer.limit = 10;
     const limits: number[] = [];
     while (sizer.maxBytes !== undefined) {
       sizer.cutOff();
@@ -114,13 +115,14 @@ describe('a pass over large objects', () => {
         .callsOf('list')
         .filter((c) => c.kind === CONFIGMAP.kind)
         .map((c) => c.options?.limit);
-    // 10 at the largest object size etcd stores by default; these are larger (an apiserver with
-    // a raised limit), so 40 MiB is cut off, then 5, then 16 MiB / 4 MiB = 3 (12 = 5 + 3 + 3 + 1).
-    expect(limits(tenantApi)).toEqual([10, 5, 3, 3, 3]);
-    expect(limits(hostApi)).toEqual([10, 5, 3, 3, 3]);
+    // 500 first, cut off; then 10 at the largest object size etcd stores by default; these are
+    // larger (an apiserver with a raised limit), so 40 MiB is cut off too, then 5, then
+    // 16 MiB / 4 MiB = 3 (12 = 5 + 3 + 3 + 1).
+    expect(limits(tenantApi)).toEqual([500, 10, 5, 3, 3, 3]);
+    expect(limits(hostApi)).toEqual([500, 10, 5, 3, 3, 3]);
   });
 
-  it('lists small objects at the configured page size after the first page', async () => {
+  it('lists small objects at the configured page size', async () => {
     const sources = Array.from({ length: 25 }, (_, i) => cm('default', `small-${i}`));
     const { tenantApi, hostApi } = clusters(sources, []);
 
@@ -130,7 +132,7 @@ describe('a pass over large objects', () => {
       .callsOf('list')
       .filter((c) => c.kind === CONFIGMAP.kind)
       .map((c) => c.options?.limit);
-    expect(limits).toEqual([10, 500]);
+    expect(limits).toEqual([500]);
   });
 
   it('cuts off a page of large objects after tiny ones and lists them in smaller pages', async () => {
@@ -153,8 +155,9 @@ describe('a pass over large objects', () => {
         .filter((c) => c.kind === CONFIGMAP.kind)
         .map((c) => [c.options?.limit, c.options?.maxBytes]);
     const cutoff = PAGE_CUTOFF_FACTOR * PAGE_BYTES;
-    // 10 tiny; 500 asked, cut off; again from 10, then 16 MiB at a bit over 1 MiB = 15 (50 objects in all).
-    const expected = [10, 500, 10, 15, 15].map((limit) => [limit, cutoff]);
+    // 500 asked, cut off (40 MiB); again from 10 (the tiny ones), then at most doubling: 20, and
+    // 16 MiB at a bit over 1 MiB = 15 (10 + 20 + 15 + 5 = 50 objects in all).
+    const expected = [500, 10, 20, 15, 15].map((limit) => [limit, cutoff]);
     expect(asked(tenantApi)).toEqual(expected);
     expect(asked(hostApi)).toEqual(expected);
   });
