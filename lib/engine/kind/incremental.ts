@@ -80,7 +80,10 @@ export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRul
   const current = listed !== undefined && !wrote ? tenantHostPods(ctx, listed) : undefined;
   const pods = listPods ? (current ?? (await listHostPods(ctx, rule))) : undefined;
   // Host Pods that could not be listed: only the renewals the Secrets show are due.
-  await syncPodTokens(ctx, pods === undefined ? { listPods: false } : { listPods: true, pods });
+  await syncPodTokens(
+    ctx,
+    pods === undefined ? { listPods: false } : { listPods: true, pods, steady: current === pods },
+  );
   // Apart from every spec write of the kind: a refused one never holds a status back.
   if (pods !== undefined) await status.write(pods);
   // A token or a status left undone (an error, a Skip), or a host Pod still starting (its status

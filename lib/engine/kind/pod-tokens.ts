@@ -4,8 +4,9 @@
  * in its token Secret, minted by the TENANT apiserver (TokenRequest bound to the tenant Pod), and
  * again once they are past 80% of their life. A steady pass reads the tenant's host Pods and
  * token Secrets (one LIST each, paged) and writes nothing on either side; the renewal reads the
- * host Pod, never the tenant. A Secret whose host Pod is gone is deleted (the host's garbage
- * collector would too, by its owner reference, where it runs).
+ * host Pod, never the tenant. A Secret whose host Pod is gone is deleted by the host's garbage
+ * collector (its owner reference), and by a pass that lists the Secrets; a steady pass whose host
+ * Pods mount no token does not list them (most tenants' Pods mount none).
  *
  * Tokens are credentials: they go from the TokenRequest answer into the Secret's data and
  * nowhere else. The Decisions and errors are about kind Secret, so every error is reduced to its
@@ -76,6 +77,8 @@ export interface PodTokenOptions {
   listPods: boolean;
   /** The host Pods, listed already (`pod-status-back.ts` shares its listing): not listed again. */
   pods?: readonly KubeObject[];
+  /** `pods` is the Pod kind's own listing, in a pass that wrote no Pod (nothing was deleted). */
+  steady?: boolean;
 }
 
 type Due = { need: PodTokenNeed; secret: KubeObject | undefined; why: string };
@@ -85,6 +88,9 @@ export async function syncPodTokens(ctx: PassContext, options: PodTokenOptions):
   const { tenantApi, bounds, tenant } = ctx.scope;
   if (!tenantApi?.createToken || bounds.isStopped()) return;
   let pods: readonly KubeObject[] | undefined = options.pods;
+  // A steady pass whose host Pods mount no token: no Secret to write, and a Pod the host removed
+  // takes its Secret with it (owner reference).
+  if (options.steady && !pods?.some((pod) => podTokenNeed(pod) !== undefined)) return;
   let secrets: KubeObject[];
   try {
     secrets = await listAll(ctx, SECRET, selector(tenant, TOKEN_SECRET_KIND));

@@ -114,6 +114,25 @@ describe('tenant tokens of host Pods', () => {
     expect(podLists()).toBe(listed);
   });
 
+  it('a steady full pass over Pods that mount no token lists no token Secrets', async () => {
+    const plain: KubeObject = {
+      ...tenantPod,
+      spec: { automountServiceAccountToken: false, containers: [{ name: 'web', image: 'nginx' }] },
+    };
+    const { hostApi, tenantApi } = setup([plain, serviceAccount]);
+    const full = () => runPass({ tenant: 'dev', tenantApi, hostApi, path: 'full' });
+    await full();
+    const before = hostApi.callsOf('list').length;
+    const steady = await full();
+    expect(steady.decisions).toEqual([]);
+    const kinds = hostApi
+      .callsOf('list')
+      .slice(before)
+      .map((c) => c.kind);
+    expect(kinds).not.toContain('Secret');
+    expect(kinds).toContain('Pod');
+  });
+
   it('deletes the Secret of a host Pod that is gone', async () => {
     const { tenantApi, hostApi, pass } = setup();
     await pass();
