@@ -117,9 +117,10 @@ export async function seedPods(tenantApi: ClusterApi, pods: number): Promise<voi
   );
 }
 
-/** Counts the host Pods in `namespace` that run (every page). */
-async function runningPods(hostApi: ClusterApi, namespace: string): Promise<number> {
+/** Where the host Pods in `namespace` stand: how many run, and a sample of one that does not. */
+async function podPhases(hostApi: ClusterApi, namespace: string) {
   let running = 0;
+  let other: unknown;
   let continueToken: string | undefined;
   do {
     const page = await hostApi.list(POD, {
@@ -129,10 +130,11 @@ async function runningPods(hostApi: ClusterApi, namespace: string): Promise<numb
     });
     for (const item of page.items) {
       if ((item.status as { phase?: string } | undefined)?.phase === 'Running') running += 1;
+      else other ??= { name: item.metadata.name, status: item.status };
     }
     continueToken = page.continueToken;
   } while (continueToken);
-  return running;
+  return { running, other };
 }
 
 /** Waits until `pods` host Pods of `namespace` run (scheduled, then made Running by kwok). */
@@ -142,11 +144,24 @@ export async function waitForRunningPods(
   pods: number,
 ): Promise<void> {
   const t0 = performance.now();
-  await waitUntil(
-    `${pods} running host Pods in ${namespace}`,
-    async () => (await runningPods(hostApi, namespace)) >= pods,
-    Math.max(120_000, pods * 200),
-  );
+  let last: Awaited<ReturnType<typeof podPhases>> | undefined;
+  try {
+    await waitUntil(
+      `${pods} running host Pods in ${namespace}`,
+      async () => {
+        last = await podPhases(hostApi, namespace);
+        return last.running >= pods;
+      },
+      Math.max(120_000, pods * 200),
+    );
+  } catch (error) {
+    // What the host says of a Pod that does not run tells why (unschedulable, refused, ...).
+    console.error(
+      `[bench] ${last?.running ?? 0} of ${pods} run; one that does not:`,
+      JSON.stringify(last?.other),
+    );
+    throw error;
+  }
   console.error(
     `[bench] ${pods} host Pods in ${namespace} running after ${Math.round(performance.now() - t0)} ms`,
   );
