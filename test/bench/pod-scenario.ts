@@ -82,11 +82,29 @@ export async function addBenchNodes(hostApi: ClusterApi, pods: number): Promise<
       },
       spec: { podCIDR: cidr, podCIDRs: [cidr] },
     });
-    // kwok's node stage keeps a node's allocatable and capacity once set.
-    await hostApi.patchStatus({ apiVersion: 'v1', kind: 'Node' }, undefined, name, {
-      allocatable: room,
-      capacity: room,
-    });
+  }
+  // kwok's node stage keeps a node's allocatable and capacity once set, but its initialize stage
+  // may land after a patch made too early (then the node has room for 110 Pods): patched once
+  // kwok has made it Ready, and again until the room holds.
+  const NODE: KindRef = { apiVersion: 'v1', kind: 'Node' };
+  for (let i = 0; i < count; i += 1) {
+    const name = `kwok-bench-${i}`;
+    await waitUntil(
+      `room on node ${name}`,
+      async () => {
+        const node = await hostApi.get(NODE, undefined, name);
+        const status = (node?.status ?? {}) as {
+          conditions?: Array<{ type?: string; status?: string }>;
+          allocatable?: { pods?: string };
+        };
+        const ready = status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+        if (!ready) return false;
+        if (status.allocatable?.pods === room.pods) return true;
+        await hostApi.patchStatus(NODE, undefined, name, { allocatable: room, capacity: room });
+        return false;
+      },
+      60_000,
+    );
   }
 }
 
