@@ -6,7 +6,6 @@ import { describe, expect, it } from '@jest/globals';
 import { runPass } from '../../../../lib/engine/index.js';
 import {
   approxBytes,
-  LARGEST_OBJECT_BYTES,
   PAGE_BYTES,
   PAGE_CUTOFF_FACTOR,
   PageSizer,
