@@ -155,6 +155,13 @@ export interface ClusterApi {
    */
   resize?(object: KubeObject): Promise<KubeObject>;
   /**
+   * Creates a Pod's `Binding` (`v1`; POST `pods/<metadata.name>/binding` in its
+   * `metadata.namespace`), as a scheduler does: it sets the Pod's `spec.nodeName` to
+   * `target.name`, once. Optional: without it a pass binds no Pod.
+   * @throws ClusterError `Conflict` when the Pod is already bound, `NotFound` when it is gone.
+   */
+  bind?(binding: KubeObject): Promise<void>;
+  /**
    * Mints a token for service account `serviceAccount` of `namespace` (POST
    * `serviceaccounts/<name>/token`). Optional: without it a pass mints no tenant tokens.
    */

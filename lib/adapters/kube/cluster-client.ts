@@ -34,7 +34,14 @@ import {
 import { loadKubeconfig } from '../kubeconfig/load.js';
 import { DiscoveryCache } from './discovery.js';
 import { KubeHttp, type RequestSpec } from './http.js';
-import { collectionPath, kindLabel, listQuery, objectPath, statusPath } from './rest-paths.js';
+import {
+  bindingPath,
+  collectionPath,
+  kindLabel,
+  listQuery,
+  objectPath,
+  statusPath,
+} from './rest-paths.js';
 import { watchChanges } from './watch.js';
 
 /** The PEM CA of the kubeconfig's current cluster (inline or from its file), when it names one. */
@@ -238,6 +245,17 @@ class KubeClusterClient implements KubeClusterApi {
     const resource = await this.discovery.resource(kind);
     const path = `${objectPath(kind, resource, object.metadata.namespace, object.metadata.name)}/resize`;
     return this.write(kind, { method: HttpMethod.PUT, path, body: object });
+  }
+
+  /** POST of a Pod's `binding` subresource; the server answers with a Status, not the Pod. */
+  async bind(binding: KubeObject): Promise<void> {
+    const { namespace, name } = binding.metadata;
+    await this.http.request({
+      method: HttpMethod.POST,
+      path: bindingPath(namespace, name),
+      query: { fieldManager: this.fieldManager },
+      body: binding,
+    });
   }
 
   /** A write that returns the object; the server records `fieldManager` as its owner. */

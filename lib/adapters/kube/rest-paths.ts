@@ -86,6 +86,15 @@ export function statusPath(
   return `${objectPath(kind, resource, namespace, name)}/status`;
 }
 
+/**
+ * The `binding` subresource of a Pod (always core `v1`, namespaced).
+ * @throws ClusterError `Invalid` when the namespace or name is empty.
+ */
+export function bindingPath(namespace: string | undefined, name: string): string {
+  const pods = { name: 'pods', namespaced: true };
+  return `${objectPath({ apiVersion: 'v1', kind: 'Pod' }, pods, namespace, name)}/binding`;
+}
+
 /** The query of a LIST, in the server's parameter names. */
 export function listQuery(options: ListOptions): QueryValues {
   return {

@@ -37,6 +37,8 @@ export function dryRunClient(api: ClusterApi): ClusterApi {
   }
   // A resize as if made, so a dry run decides the Pod's update like the real pass.
   if (api.resize) client.resize = async (object: KubeObject) => object;
+  // A binding as if made: nothing is sent (a dry run never binds a tenant Pod).
+  if (api.bind) client.bind = async () => {};
   if (api.namespaced) client.namespaced = api.namespaced.bind(api);
   if (api.watchChanges) client.watchChanges = api.watchChanges.bind(api);
   return client;

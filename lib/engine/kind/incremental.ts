@@ -70,10 +70,10 @@ export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRul
   await syncOnPath(ctx, compiled, status.note, (hostObjects) => {
     listed = hostObjects;
   });
-  // Whatever the path, the tenant tokens of host Pods: renewal is due with time, not with
-  // changes. The host Pods are listed unless the kind resumed without writing or seeing one.
+  // Whatever the path, the tenant tokens and Nodes of host Pods: renewal is due with time, not
+  // with changes. The host Pods are listed unless the kind resumed without writing or seeing one.
   const before = kindTrouble(ctx);
-  const minting = ctx.scope.tenantApi?.createToken !== undefined;
+  const minting = ctx.scope.tenantApi?.createToken !== undefined || status.bindsNodes;
   const wrote = podWrites(ctx) !== writes;
   const listPods = (minting && (!resuming || wrote)) || status.pending;
   // A full path's host listing, when the kind wrote no Pod since, is what a listing would show.

@@ -10,7 +10,8 @@
  * host side is the Pod kind's own host listing on a full path in which the kind wrote no Pod
  * (the steady state), else one label-selected, paged LIST of the tenant's host Pods; either is
  * shared with the tenant tokens step (`pod-tokens.ts`). Only what differs is written: a steady
- * state writes nothing.
+ * state writes nothing. Before the statuses, with the same host Pods, the tenant Nodes and the
+ * tenant Pods' bindings to them (`pod-binding.ts`).
  */
 import { runPool } from '../../common/index.js';
 import {
@@ -26,6 +27,7 @@ import { Labels, MANAGED_BY_VALUE } from '../names/metadata.js';
 import { sourceKey } from '../names/provenance.js';
 import { ourCopySource } from '../names/reverse-mapping.js';
 import { podStatusPatch, podStatusSettled } from '../object/kinds/pod-status.js';
+import { bindToNodes } from './pod-binding.js';
 
 const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
 /**
@@ -37,14 +39,17 @@ export const STARTING_MS = 10 * 60_000;
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
 
 /**
- * What the status back keeps of a tenant Pod: its identity, its container names and its status;
- * the rest of its spec is not needed, and a pass may see thousands of Pods.
+ * What the status back keeps of a tenant Pod: its identity, its container names, its node (for
+ * its binding: `pod-binding.ts`) and its status; the rest of its spec is not needed, and a pass
+ * may see thousands of Pods.
  */
 function slimPod(pod: KubeObject): KubeObject {
   const { namespace, name, uid } = pod.metadata;
   const spec: Record<string, unknown> = {};
   const full = pod.spec;
   if (typeof full === 'object' && full !== null) {
+    const { nodeName } = full as { nodeName?: unknown };
+    if (typeof nodeName === 'string' && nodeName !== '') spec.nodeName = nodeName;
     for (const list of CONTAINER_LISTS) {
       const items = (full as Record<string, unknown>)[list];
       if (!Array.isArray(items)) continue;
@@ -142,26 +147,43 @@ export class PodStatusBack {
   }
 
   /**
-   * Writes back the status of every noted tenant Pod whose host copy in `hostPods` shows another.
-   * A failed write is an error of that Pod, never of the pass.
+   * Whether the tenant can bind Pods, so its Nodes follow the host Pods (`pod-binding.ts`): like
+   * the tokens, due whenever the host Pods are listed, not only when a tenant Pod changed.
+   */
+  get bindsNodes(): boolean {
+    return this.ctx.scope.tenantApi?.bind !== undefined;
+  }
+
+  /** The tenant Pod the pass read whose current copy `hostPod` is, if any. */
+  readonly tenantPodOf = (hostPod: KubeObject): KubeObject | undefined => {
+    const source = ourCopySource(hostPod, { tenant: this.ctx.scope.tenant, kind: POD.kind });
+    if (!source) return undefined;
+    const tenantPod = this.seen.get(sourceKey(source.virtualNamespace, source.virtualName));
+    // A copy of an earlier tenant Pod of the name: its status and node are not this Pod's.
+    const uid = tenantPod?.metadata.uid;
+    if (source.virtualUid && uid && source.virtualUid !== uid) return undefined;
+    return tenantPod;
+  };
+
+  /**
+   * Converges the tenant Nodes and binds the noted tenant Pods to them (`pod-binding.ts`), then
+   * writes back the status of every noted tenant Pod whose host copy in `hostPods` (every host
+   * Pod of the tenant) shows another. A failed write is an error of that Pod, never of the pass.
    */
   async write(hostPods: readonly KubeObject[]): Promise<void> {
-    const { tenantApi, bounds, tenant } = this.ctx.scope;
-    if (!tenantApi || this.seen.size === 0) return;
-    const owner = { tenant, kind: POD.kind };
+    const { tenantApi, bounds } = this.ctx.scope;
+    if (!tenantApi) return;
+    // With every host Pod of the tenant at hand, whichever path: the tenant Nodes follow them.
+    await bindToNodes(this.ctx, this.rule, hostPods, this.tenantPodOf);
+    if (this.seen.size === 0) return;
     const due: Array<{
       hostPod: KubeObject;
       tenantPod: KubeObject;
       patch: Record<string, unknown>;
     }> = [];
     for (const hostPod of hostPods) {
-      const source = ourCopySource(hostPod, owner);
-      if (!source) continue;
-      const tenantPod = this.seen.get(sourceKey(source.virtualNamespace, source.virtualName));
+      const tenantPod = this.tenantPodOf(hostPod);
       if (!tenantPod) continue;
-      // A copy of an earlier tenant Pod of the name: its status is not this Pod's.
-      const uid = tenantPod.metadata.uid;
-      if (source.virtualUid && uid && source.virtualUid !== uid) continue;
       const patch = podStatusPatch(hostPod.status, tenantPod);
       if (patch !== undefined) due.push({ hostPod, tenantPod, patch });
       if (this.isStarting(hostPod)) this.starting += 1;

@@ -66,6 +66,19 @@ export const HostClassKeys = {
 export const FROM_HOST_VALUE = 'true';
 
 /**
+ * Keys on the tenant's copies of host Events (`events/`). With {@link Labels.ManagedBy},
+ * {@link Labels.Tenant} and {@link HostClassKeys.FromHost} (a tenant object that comes from the
+ * host) they say that a tenant Event is this tenant's copy; the annotations say of which host
+ * Event, and whether it still matches it, without reading the host Event's tenant object again.
+ */
+export const EventBackKeys = {
+  /** The uid of the host Event the tenant Event copies (its name is derived from it too). */
+  HostEventUid: 'tenantplane.io/host-event-uid',
+  /** Digest of what of the host Event was copied (count, times, series, message...). */
+  HostEventDigest: 'tenantplane.io/host-event-digest',
+} as const;
+
+/**
  * The `tenantplane.io/kind` label of the per-Pod token Secrets: not `Secret`, so no Secret rule's
  * GC or retirement ever takes one for a copy of a tenant Secret.
  */
@@ -151,6 +164,31 @@ export const KubernetesKeys = {
   /** Label every namespace carries with its own name (what namespace selectors usually match). */
   NamespaceName: 'kubernetes.io/metadata.name',
 } as const;
+
+/**
+ * The host Node labels a tenant Node copies (`object/kinds/node-copy.ts`): where a Pod runs
+ * (host name, zone, region), on what (OS, architecture, instance type), which is what tenant
+ * workloads and `kubectl get nodes -L` ask about; no other host label (a host's pool or team
+ * labels are the host's business).
+ */
+export const NODE_COPIED_LABELS: readonly string[] = [
+  'kubernetes.io/hostname',
+  'kubernetes.io/os',
+  'kubernetes.io/arch',
+  'topology.kubernetes.io/zone',
+  'topology.kubernetes.io/region',
+  'node.kubernetes.io/instance-type',
+];
+
+/**
+ * The labels a Pod's binding copies from its Node (the apiserver's PodTopologyLabels admission):
+ * on a tenant Pod they come from its tenant Node, so they are not synced to the host Pod, which
+ * gets the same ones from its own binding.
+ */
+export const POD_NODE_LABELS: readonly string[] = [
+  'topology.kubernetes.io/zone',
+  'topology.kubernetes.io/region',
+];
 
 /** The tenant's EndpointSlice controller: its slices are remade on the host from host Pods. */
 export const ENDPOINT_SLICE_CONTROLLER = 'endpointslice-controller.k8s.io';

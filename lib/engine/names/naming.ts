@@ -38,6 +38,18 @@ export function hostName(name: string, vns: string, tenant: string): string {
   return `${prefix}-${h}`;
 }
 
+const HASHED_TAIL = new RegExp(`-[0-9a-f]{${HASH_LENGTH}}$`);
+
+/**
+ * Whether `name` can be a {@link hostName} output for `tenant` at all: its plain form ends in
+ * `-x-<tenant>`, its hashed form in `-` and 10 hex characters. Only a cheap pre-filter (it rules
+ * names out, never in): whose copy an object is, is read from its reverse mapping.
+ */
+export function mayBeHostName(name: string, tenant: string): boolean {
+  if (name.length > MAX_NAME) return false;
+  return name.endsWith(SEPARATOR + tenant) || HASHED_TAIL.test(name);
+}
+
 /** What {@link tokenSecretName} appends to a host Pod's name. */
 const TOKEN_SECRET_SUFFIX = '.token';
 

@@ -1,11 +1,11 @@
 /**
  * One pass, as callers run it and as it reads: read the TenantCluster and its policy, check the
  * tenant cluster's identity and every rule's scope, sync each kind, retire what the policy no
- * longer covers, copy the host classes it names into the tenant, report. Around it, the guards
- * every caller needs: every request ends by the pass deadline plus the reporting reserve
- * (`bounds/deadlines.ts`), a pass that writes holds the tenant's lease (`lease.ts`), a dry run's
- * host client sends no write (`context/dry-run.ts`), and a pass-level failure is reported on the
- * TenantCluster before it is thrown.
+ * longer covers, copy the host classes it names into the tenant, then the host Events about the
+ * copies, report. Around it, the guards every caller needs: every request ends by the pass
+ * deadline plus the reporting reserve (`bounds/deadlines.ts`), a pass that writes holds the
+ * tenant's lease (`lease.ts`), a dry run's host client sends no write (`context/dry-run.ts`), and
+ * a pass-level failure is reported on the TenantCluster before it is thrown.
  */
 import {
   type Clock,
@@ -19,6 +19,7 @@ import { syncHostClasses } from '../classes/host-classes.js';
 import { convergenceStatus } from '../context/convergence.js';
 import { dryRunClient } from '../context/dry-run.js';
 import { newPassContext } from '../context/pass-context.js';
+import { syncEventsBack } from '../events/events-back.js';
 import { retireStale } from '../gc/retire.js';
 import { prefetchResumes, syncKindByPath } from '../kind/incremental.js';
 import { applyOrder } from '../kind/references.js';
@@ -104,6 +105,8 @@ async function story(options: StoryOptions): Promise<PassResult> {
       const retired = await retireStale(ctx, policy, recorded);
       // Then the host classes the tenant sees, on what the write budget has left.
       await rememberSynced(ctx, recorded, await syncHostClasses(ctx, retired));
+      // Last, the host Events about the copies, on the tenant objects.
+      await syncEventsBack(ctx);
     }
   }
 

@@ -304,9 +304,16 @@ export async function waitFor<T>(
   }
 }
 
-/** Action tenantNs/name -> hostName lines, sorted. */
+/**
+ * Action tenantNs/name -> hostName lines, sorted. Without the copies of the host's own Events
+ * (the scheduler's `Scheduled`, the claim binder's): they come back when the host writes them,
+ * which a test does not control; `events-back.test.ts` checks them. Nor the tenant Nodes: which
+ * pass first sees a host Pod scheduled, and whether another test's tenant made the Node already,
+ * is not the test's either; `workloads-nodes.test.ts` checks them.
+ */
 export function decisionLines(result: PassResult): string[] {
   return result.decisions
+    .filter((d) => d.kind !== 'Event' && d.kind !== 'Node')
     .map(
       (d) =>
         `${d.action} ${d.kind} ${d.tenantRef.namespace}/${d.tenantRef.name} -> ${d.hostRef.name}`,

@@ -177,9 +177,11 @@ describe('Services on the host', () => {
 
     for (const round of [1, 2]) {
       const again = await pass(mine);
+      // A tenant Node appears in the pass after the host scheduled a Pod onto its node, whenever
+      // that is (workloads-nodes.test.ts): not a write of the Services or Pods.
       expect({
         round,
-        decisions: again.result.decisions,
+        decisions: again.result.decisions.filter((d) => d.kind !== 'Node'),
         writes: again.result.requests.host.writes,
       }).toEqual({
         round,
@@ -259,9 +261,11 @@ describe('Services on the host', () => {
     await settled(mine);
     for (const round of [1, 2]) {
       const again = await pass(mine);
+      // A tenant Node appears in the pass after the host scheduled a Pod onto its node, whenever
+      // that is (workloads-nodes.test.ts): not a write of the Services or Pods.
       expect({
         round,
-        decisions: again.result.decisions,
+        decisions: again.result.decisions.filter((d) => d.kind !== 'Node'),
         writes: again.result.requests.host.writes,
       }).toEqual({ round, decisions: [], writes: 0 });
     }

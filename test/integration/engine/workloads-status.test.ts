@@ -54,8 +54,9 @@ describe('status back for Pods', () => {
     expect(back.result.errors).toEqual([]);
     // The host may run the Pod before the first pass's status step reads it: then that pass wrote
     // the Running status and this one has nothing left to write. Either way exactly one status
-    // write showed Running, and the host is not written.
-    expect(back.result.requests.tenant.writes).toBeLessThanOrEqual(1);
+    // write showed Running, and the host is not written. Beside it, at most the binding of the
+    // tenant Pod to its node and that tenant Node (nodes back: workloads-nodes.test.ts).
+    expect(back.result.requests.tenant.writes).toBeLessThanOrEqual(3);
     expect(
       created.result.requests.tenant.writes + back.result.requests.tenant.writes,
     ).toBeGreaterThanOrEqual(1);

@@ -50,6 +50,7 @@ const ENDPOINT_SLICE: KindRef = { apiVersion: 'discovery.k8s.io/v1', kind: 'Endp
 const CLAIM: KindRef = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' };
 const INGRESS: KindRef = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' };
 const NETWORK_POLICY: KindRef = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' };
+const NODE: KindRef = { apiVersion: 'v1', kind: 'Node' };
 const CLUSTER_ROLE: KindRef = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' };
 const CLUSTER_ROLE_BINDING: KindRef = {
   apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -143,9 +144,14 @@ function lines(result: PassResult): string[] {
   return result.decisions.map((d) => `${d.action} ${d.kind} ${d.tenantRef.name}`).sort();
 }
 
-/** {@link lines} without the Skip of the slices the tenant's controller makes (random names). */
+/**
+ * {@link lines} without the Skip of the slices the tenant's controller makes (random names) and
+ * the copies of the host's own Events (the scheduler's, the claim binder's: their timing is the
+ * host's; the Events back test below makes its own), and the tenant Nodes (which pass first sees
+ * the host Pod scheduled is the host scheduler's timing; the Nodes test below checks them).
+ */
 function workloadLines(result: PassResult): string[] {
-  return lines(result).filter((line) => !/^Skip EndpointSlice web-/.test(line));
+  return lines(result).filter((line) => !/^Skip EndpointSlice web-|^\w+ (Event|Node) /.test(line));
 }
 
 async function expectClean(
@@ -504,6 +510,7 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
       await w.host.get(TENANT_CLUSTER, undefined, W_TENANT);
       for (const kind of WORKLOAD_KINDS) await w.host.list(kind, { namespace: W_HOST_NS });
       for (const kind of CLASS_KINDS) await w.host.list(kind);
+      await w.host.list(NODE, { limit: 1 });
       await w.host.get({ apiVersion: 'v1', kind: 'Event' }, 'default', 'none');
     });
   });
@@ -631,6 +638,19 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     ).toBeUndefined();
   });
 
+  it('the pass that saw the host Pod run bound the tenant Pod to a tenant Node of its host node (pods/binding, nodes, nodes/status; host nodes get)', async () => {
+    const hostPod = (await admin.host.get(POD, W_HOST_NS, podName)) as KubeObject;
+    const nodeName = (hostPod.spec as { nodeName?: string }).nodeName as string;
+    expect(nodeName).toBeTruthy();
+    const tenantPod = (await admin.tenant.get(POD, W_VNS, 'web')) as KubeObject;
+    expect((tenantPod.spec as { nodeName?: string }).nodeName).toBe(nodeName);
+    const node = (await admin.tenant.get(NODE, undefined, nodeName)) as KubeObject;
+    expect(node.metadata.labels).toMatchObject({ 'app.kubernetes.io/managed-by': 'tenantplane' });
+    const conditions = (node.status as { conditions?: { type: string; status: string }[] })
+      .conditions;
+    expect(conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'True' }));
+  });
+
   it('a resumed pass updates the other workload kinds; the next one writes nothing', async () => {
     // Read by a resumed watch (`watch` on the tenant), written with `update` on the host.
     const slice = (await admin.tenant.get(ENDPOINT_SLICE, W_VNS, 'ext-1')) as KubeObject;
@@ -655,6 +675,54 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     expect(steady.result.requests.host.writes).toBe(0);
   });
 
+  it('host Events about the copies come back to the tenant objects (tenant events list, create, update; host events list)', async () => {
+    const EVENT: KindRef = { apiVersion: 'v1', kind: 'Event' };
+    const hostPod = (await admin.host.get(POD, W_HOST_NS, podName)) as KubeObject;
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const hostEvent = await admin.host.create({
+      ...EVENT,
+      metadata: { namespace: W_HOST_NS, name: `${podName}.rbac` },
+      involvedObject: { ...POD, namespace: W_HOST_NS, name: podName, uid: hostPod.metadata.uid },
+      type: 'Warning',
+      reason: 'RbacProbe',
+      message: `pod ${W_HOST_NS}/${podName} probed`,
+      count: 1,
+      firstTimestamp: now,
+      lastTimestamp: now,
+      source: { component: 'kubelet' },
+    });
+    const copyOf = async () =>
+      (await admin.tenant.list(EVENT, { namespace: W_VNS })).items.find(
+        (e) => e.metadata.annotations?.['tenantplane.io/host-event-uid'] === hostEvent.metadata.uid,
+      );
+    const created = await pass(W_TENANT, w);
+    await expectClean(created, W_TENANT);
+    expect(await copyOf()).toMatchObject({
+      involvedObject: { kind: 'Pod', namespace: W_VNS, name: 'web' },
+      message: `pod ${W_VNS}/web probed`,
+      count: 1,
+    });
+    await admin.host.update({ ...hostEvent, count: 2 });
+    const bumped = await pass(W_TENANT, w);
+    await expectClean(bumped, W_TENANT);
+    expect(
+      bumped.result.decisions
+        .filter((d) => d.hostRef.name === `${podName}.rbac`)
+        .map((d) => d.action),
+    ).toEqual(['Update']);
+    expect(await copyOf()).toMatchObject({ count: 2 });
+    await expectForbidden('delete an Event on the tenant', async () => {
+      const copy = (await copyOf()) as KubeObject;
+      await w.tenant.delete(EVENT, W_VNS, copy.metadata.name, { uid: copy.metadata.uid as string });
+    });
+    await expectForbidden('create an Event in the host namespace', () =>
+      w.host.create({
+        ...hostEvent,
+        metadata: { namespace: W_HOST_NS, name: `rbac-probe-${RUN}` },
+      }),
+    );
+  });
+
   it('the workload identities stay in their bounds', async () => {
     const probePod = (namespace: string): KubeObject => ({
       ...POD,
@@ -675,6 +743,7 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     // The tenant side stays read-only, and only the granted kinds.
     await expectForbidden('create a Pod on the tenant', () => w.tenant.create(probePod(W_VNS)));
     await expectForbidden('get a Pod on the tenant', () => w.tenant.get(POD, W_VNS, 'web'));
+    await expectForbidden('get a Node on the tenant', () => w.tenant.get(NODE, undefined, 'x'));
     await expectForbidden('get a ServiceAccount on the tenant', () =>
       w.tenant.get(SERVICE_ACCOUNT, W_VNS, 'default'),
     );

@@ -56,6 +56,7 @@ const ENGINE_ORDER = [
   'gc',
   'kind',
   'classes',
+  'events',
   'report',
   'pass',
   'index.ts',

@@ -1,9 +1,9 @@
 /**
  * An in-memory ClusterApi for unit tests. It behaves like a kube-apiserver where the engine
  * depends on it: create-only creates, resourceVersion conflicts on update, uid preconditions on
- * delete, label selectors, LIST pagination (limit + continue), the status subresource, request
- * counting, the immutability of ConfigMaps and Secrets (`immutability.ts`), a host that rewrites
- * what it stores (`normalize`), and failures injected on chosen calls.
+ * delete, label and field selectors, LIST pagination (limit + continue), the status subresource,
+ * request counting, the immutability of ConfigMaps and Secrets (`immutability.ts`), a host that
+ * rewrites what it stores (`normalize`), and failures injected on chosen calls.
  */
 import {
   matchesLabelSelector,
@@ -34,7 +34,8 @@ export type FakeMethod =
   | 'delete'
   | 'patchStatus'
   | 'watch'
-  | 'createToken';
+  | 'createToken'
+  | 'bind';
 
 /** One call the fake received, as the failure rules and hooks see it. */
 export interface FakeCall {
@@ -80,6 +81,7 @@ const WRITES: ReadonlySet<FakeMethod> = new Set([
   'delete',
   'patchStatus',
   'createToken',
+  'bind',
 ]);
 
 function keyOf(apiVersion: string, kind: string, namespace: string | undefined, name: string) {
@@ -109,6 +111,23 @@ function mergePatch(target: unknown, patch: unknown): unknown {
     else result[key] = mergePatch(result[key], value);
   }
   return result;
+}
+
+/**
+ * A field selector as the apiserver takes it: `path=value`, `path==value` or `path!=value`,
+ * joined by commas (every one must hold); a missing field reads as `""`.
+ */
+function matchesFieldSelector(selector: string | undefined, object: KubeObject): boolean {
+  if (!selector) return true;
+  return selector.split(',').every((term) => {
+    const match = /^([^!=]+)(!=|==|=)(.*)$/.exec(term.trim());
+    if (!match) throw new ClusterError('Invalid', `invalid field selector "${term}"`);
+    const [, path = '', op, want] = match;
+    let at: unknown = object;
+    for (const key of path.split('.')) at = isRecord(at) ? at[key] : undefined;
+    const value = at === undefined || at === null ? '' : String(at);
+    return op === '!=' ? value !== want : value === want;
+  });
 }
 
 export class MemoryCluster implements ClusterApi {
@@ -308,6 +327,7 @@ export class MemoryCluster implements ClusterApi {
         ([, o]) => options.namespace === undefined || o.metadata.namespace === options.namespace,
       )
       .filter(([, o]) => matchesLabelSelector(selector, o.metadata.labels))
+      .filter(([, o]) => matchesFieldSelector(options.fieldSelector, o))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     let start = 0;
     if (options.continueToken) {
@@ -480,6 +500,30 @@ export class MemoryCluster implements ClusterApi {
     return !(this.options.clusterScopedKinds ?? []).some(
       (k) => k.apiVersion === kind.apiVersion && k.kind === kind.kind,
     );
+  }
+
+  /**
+   * A Pod's binding: sets `spec.nodeName` to the Binding's target, once (an already bound Pod is
+   * a Conflict, as from the apiserver).
+   */
+  async bind(binding: KubeObject): Promise<void> {
+    const { namespace, name } = binding.metadata;
+    const pod = { apiVersion: 'v1', kind: 'Pod' };
+    await this.enter(objectCall('bind', pod, namespace, name));
+    const current = this.store.get(keyOf(pod.apiVersion, pod.kind, namespace, name));
+    if (!current) throw new ClusterError('NotFound', `pods "${name}" not found`, { status: 404 });
+    const spec = isRecord(current.spec) ? current.spec : {};
+    const target = isRecord(binding.target) ? binding.target.name : undefined;
+    if (typeof spec.nodeName === 'string' && spec.nodeName !== '') {
+      throw new ClusterError(
+        'Conflict',
+        `Operation cannot be fulfilled on pods/binding "${name}": pod ${name} is already assigned to node "${spec.nodeName}"`,
+        { status: 409 },
+      );
+    }
+    current.spec = { ...spec, nodeName: target };
+    current.metadata.resourceVersion = String(this.nextRv++);
+    this.logged('MODIFIED', current, Number(current.metadata.resourceVersion));
   }
 
   async patchStatus(

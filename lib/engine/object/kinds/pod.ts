@@ -11,7 +11,7 @@
  */
 import { cloneJson, isRecord } from '../../../common/index.js';
 import type { KubeObject } from '../../../ports/index.js';
-import { Annotations } from '../../names/metadata.js';
+import { Annotations, POD_NODE_LABELS } from '../../names/metadata.js';
 import { hostName, tokenSecretName } from '../../names/naming.js';
 import { parseApiEndpoint } from '../../policy/workloads.js';
 import { podSelectorFields, podSelectorRefusal } from './pod-affinity.js';
@@ -65,6 +65,9 @@ function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, h
 export const POD_TRANSLATOR: KindTranslator = {
   kind: { apiVersion: 'v1', kind: 'Pod' },
   referencedKinds: POD_REFERENCED_KINDS,
+  // The tenant apiserver's binding copies these from the tenant Node (PodTopologyLabels admission,
+  // on by default since 1.35), the host's from the host node: the host Pod has its own.
+  ignoredLabels: POD_NODE_LABELS,
 
   refusal(source, target) {
     const scope = { tenant: target.tenant, virtualNamespace: target.virtualNamespace };

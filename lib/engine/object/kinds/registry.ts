@@ -69,7 +69,11 @@ export type Translation = { host: KubeObject } | { refused: string };
 export function translate(source: KubeObject, target: TransformTarget): Translation {
   const translator = translatorFor(source);
   // A kind updated field by field (a Pod) carries no spec hash: none is computed to be dropped.
-  const generic = toHostObject(source, target, translator?.updateBody === undefined);
+  const generic = toHostObject(
+    withoutLabels(source, translator?.ignoredLabels),
+    target,
+    translator?.updateBody === undefined,
+  );
   if (!translator) return { host: generic };
   const full: TranslateTarget = {
     ...target,
@@ -85,6 +89,15 @@ export function translate(source: KubeObject, target: TransformTarget): Translat
   const { [Annotations.SpecHash]: _spec, ...annotations } = host.metadata.annotations ?? {};
   host.metadata.annotations = annotations;
   return { host };
+}
+
+/** `source` without the label keys `ignored` (a shallow copy, only when it has one of them). */
+function withoutLabels(source: KubeObject, ignored: readonly string[] | undefined): KubeObject {
+  const labels = source.metadata.labels;
+  if (!ignored || !labels || !ignored.some((key) => key in labels)) return source;
+  const kept = { ...labels };
+  for (const key of ignored) delete kept[key];
+  return { ...source, metadata: { ...source.metadata, labels: kept } };
 }
 
 /** What a tenant object refers to (empty for kinds without references). */

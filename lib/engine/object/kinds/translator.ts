@@ -61,6 +61,12 @@ export interface KindTranslator {
    */
   readonly referencedKinds?: readonly KindRef[];
   /**
+   * Label keys of the tenant object that are not the tenant's to copy: the tenant apiserver set
+   * them from something the host has its own of (a Pod's node topology, copied at binding). The
+   * generic transform leaves them out, so they are neither written nor owned on the host.
+   */
+  readonly ignoredLabels?: readonly string[];
+  /**
    * Why the object must not go to the host at all (a Pod asking for host access the policy does
    * not allow), or `undefined`. A refusal is a Skip whose reason is this text.
    */

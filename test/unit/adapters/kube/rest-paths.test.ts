@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   apiVersionPath,
+  bindingPath,
   collectionPath,
   kindLabel,
   listQuery,
@@ -113,6 +114,13 @@ describe('objectPath and statusPath', () => {
     );
     invalid(() => objectPath(CONFIGMAP, CONFIGMAPS, undefined, 'settings'));
     invalid(() => statusPath(DEPLOYMENT, DEPLOYMENTS, '', 'web'));
+  });
+
+  it('address a Pod’s binding subresource, encoded, and refuse a Pod without a namespace', () => {
+    expect(bindingPath('shop', 'web-0')).toBe('/api/v1/namespaces/shop/pods/web-0/binding');
+    expect(bindingPath('a b', 'c/d')).toBe('/api/v1/namespaces/a%20b/pods/c%2Fd/binding');
+    invalid(() => bindingPath(undefined, 'web'));
+    invalid(() => bindingPath('shop', ''));
   });
 });
 

@@ -5,6 +5,7 @@ import {
   Annotations,
   DROPPED_TENANT_ANNOTATIONS,
   EventAnnotations,
+  EventBackKeys,
   HostClassKeys,
   isReservedKey,
   RESERVED_DOMAIN,
@@ -53,6 +54,7 @@ describe('isReservedKey', () => {
       ...Object.values(Annotations),
       ...Object.values(EventAnnotations),
       ...Object.values(HostClassKeys),
+      ...Object.values(EventBackKeys),
     ];
     expect(written.filter((key) => !isReservedKey(key))).toEqual([]);
   });

@@ -255,6 +255,15 @@ describe('Pod translator: carried labels', () => {
       expectedHostLabels: { app: 'web', ...ENGINE },
     },
     {
+      name: 'the node topology labels a tenant binding copied are not the tenant’s: left out',
+      tenantLabels: {
+        app: 'web',
+        'topology.kubernetes.io/zone': 'eu-1a',
+        'topology.kubernetes.io/region': 'eu-1',
+      },
+      expectedHostLabels: { app: 'web', ...ENGINE },
+    },
+    {
       name: 'no reserved keys, nothing carried',
       tenantLabels: { app: 'web' },
       expectedHostLabels: { app: 'web', ...ENGINE },

@@ -1,0 +1,150 @@
+/**
+ * What the Events back step reads, each as cheaply as the API allows: the host namespace's Events
+ * (one paged LIST, held only for what may concern this tenant), the tenant's copies of them (one
+ * label-selected paged LIST), this tenant's host copies of a kind (one label-selected paged LIST,
+ * only when some host Event needs a write), and a tenant object's uid (a LIST by name: the tenant
+ * identity may list, not get).
+ */
+import {
+  type ClusterApi,
+  type ClusterRole,
+  EVENT,
+  type KindRef,
+  type KubeObject,
+  type ListOptions,
+  withRequestDeadline,
+} from '../../ports/index.js';
+import { workDeadline } from '../bounds/deadlines.js';
+import type { PassContext } from '../context/pass-context.js';
+import { PassError } from '../errors.js';
+import { Labels, MANAGED_BY_VALUE } from '../names/metadata.js';
+import { mayBeHostName } from '../names/naming.js';
+import { eventCopySelector, involvedObjectOf, ruleFor } from './event-copy.js';
+
+/** Every item of a LIST, page by page, kept only when `keep` says so. */
+async function listAll(
+  ctx: PassContext,
+  api: ClusterApi,
+  kind: KindRef,
+  options: Omit<ListOptions, 'limit' | 'continueToken'>,
+  keep: (item: KubeObject) => boolean = () => true,
+): Promise<KubeObject[]> {
+  const { bounds } = ctx.scope;
+  const items: KubeObject[] = [];
+  let continueToken: string | undefined;
+  await withRequestDeadline(workDeadline(bounds.budget), async () => {
+    do {
+      const page = await api.list(kind, {
+        ...options,
+        limit: bounds.budget.pageSize,
+        ...(continueToken === undefined ? {} : { continueToken }),
+      });
+      for (const item of page.items) if (keep(item)) items.push(item);
+      continueToken = page.continueToken;
+    } while (continueToken !== undefined);
+  });
+  return items;
+}
+
+/** Runs a listing; a failure is one error of the pass (the Events wait), never its end. */
+async function listed(
+  ctx: PassContext,
+  kind: KindRef,
+  side: ClusterRole,
+  read: () => Promise<KubeObject[]>,
+): Promise<KubeObject[] | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof PassError) throw error;
+    ctx.ledger.errors.listingFailed(kind, side, error, 'host Events wait for the next pass');
+    return undefined;
+  }
+}
+
+/**
+ * The host Events in the host namespace that may concern this tenant: about an object in the
+ * host namespace, of a kind `rules` sync whose Events come back, whose name can be a host name of
+ * this tenant (whose copy it really is, the reverse mapping says later). Events cannot be
+ * narrowed by the server: they carry no tenant labels, and a field selector takes no set of kinds.
+ */
+export function listHostEvents(
+  ctx: PassContext,
+  rules: readonly KindRef[],
+): Promise<KubeObject[] | undefined> {
+  const { hostApi, hostNamespace, tenant } = ctx.scope;
+  const mayConcern = (event: KubeObject) => {
+    const involved = involvedObjectOf(event);
+    return (
+      involved.namespace === hostNamespace &&
+      involved.name !== undefined &&
+      event.metadata.uid !== undefined &&
+      ruleFor(rules, involved) !== undefined &&
+      mayBeHostName(involved.name, tenant)
+    );
+  };
+  return listed(ctx, EVENT, 'host', () =>
+    listAll(ctx, hostApi, EVENT, { namespace: hostNamespace }, mayConcern),
+  );
+}
+
+/** This tenant's copies of host Events, in every tenant namespace, by their labels. */
+export function listEventCopies(
+  ctx: PassContext,
+  tenantApi: ClusterApi,
+): Promise<KubeObject[] | undefined> {
+  const labelSelector = eventCopySelector(ctx.scope.tenant);
+  return listed(ctx, EVENT, 'tenant', () => listAll(ctx, tenantApi, EVENT, { labelSelector }));
+}
+
+/** What is kept of a host copy: its metadata is all the reverse mapping needs. */
+function metadataOnly(object: KubeObject): KubeObject {
+  const { name, namespace, uid, labels, annotations } = object.metadata;
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    metadata: {
+      name,
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(uid === undefined ? {} : { uid }),
+      ...(labels === undefined ? {} : { labels }),
+      ...(annotations === undefined ? {} : { annotations }),
+    },
+  };
+}
+
+/** This tenant's host copies of `rule`'s kind, by the engine's labels (metadata only). */
+export async function listHostCopies(
+  ctx: PassContext,
+  rule: KindRef,
+): Promise<KubeObject[] | undefined> {
+  const { hostApi, hostNamespace, tenant } = ctx.scope;
+  const labelSelector = [
+    `${Labels.ManagedBy}=${MANAGED_BY_VALUE}`,
+    `${Labels.Tenant}=${tenant}`,
+    `${Labels.Kind}=${rule.kind}`,
+  ].join(',');
+  const copies = await listed(ctx, rule, 'host', () =>
+    listAll(ctx, hostApi, rule, { namespace: hostNamespace, labelSelector }),
+  );
+  return copies?.map(metadataOnly);
+}
+
+/**
+ * The uid of tenant object `namespace/name` of `rule`; `undefined` when it is gone or being
+ * deleted (nothing to show an Event on). A LIST by name, as the tenant identity may not GET.
+ */
+export async function tenantObjectUid(
+  ctx: PassContext,
+  tenantApi: ClusterApi,
+  rule: KindRef,
+  namespace: string,
+  name: string,
+): Promise<string | undefined> {
+  const page = await withRequestDeadline(workDeadline(ctx.scope.bounds.budget), () =>
+    tenantApi.list(rule, { namespace, fieldSelector: `metadata.name=${name}`, limit: 1 }),
+  );
+  const found = page.items.find((item) => item.metadata.name === name);
+  if (!found || found.metadata.deletionTimestamp) return undefined;
+  return found.metadata.uid;
+}
