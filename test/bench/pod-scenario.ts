@@ -84,22 +84,21 @@ export async function addBenchNodes(hostApi: ClusterApi, pods: number): Promise<
     });
   }
   // kwok's node stage keeps a node's allocatable and capacity once set, but its initialize stage
-  // may land after a patch made too early (then the node has room for 110 Pods): patched once
-  // kwok has made it Ready, and again until the room holds.
+  // may land after the patch (then the node has room for 110 Pods): patched until the room has
+  // held on two reads in a row.
   const NODE: KindRef = { apiVersion: 'v1', kind: 'Node' };
   for (let i = 0; i < count; i += 1) {
     const name = `kwok-bench-${i}`;
+    let held = 0;
     await waitUntil(
       `room on node ${name}`,
       async () => {
         const node = await hostApi.get(NODE, undefined, name);
-        const status = (node?.status ?? {}) as {
-          conditions?: Array<{ type?: string; status?: string }>;
-          allocatable?: { pods?: string };
-        };
-        const ready = status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-        if (!ready) return false;
-        if (status.allocatable?.pods === room.pods) return true;
+        const pods = (node?.status as { allocatable?: { pods?: string } } | undefined)?.allocatable
+          ?.pods;
+        // The apiserver prints a quantity in its canonical form: 1000 Pods is "1k".
+        if (pods?.replace(/k$/, '000') === room.pods) return (held += 1) >= 2;
+        held = 0;
         await hostApi.patchStatus(NODE, undefined, name, { allocatable: room, capacity: room });
         return false;
       },

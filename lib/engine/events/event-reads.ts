@@ -66,11 +66,13 @@ async function listed(
  * The host Events in the host namespace that may concern this tenant: about an object in the
  * host namespace, of a kind `rules` sync whose Events come back, whose name can be a host name of
  * this tenant (whose copy it really is, the reverse mapping says later). Events cannot be
- * narrowed by the server: they carry no tenant labels, and a field selector takes no set of kinds.
+ * narrowed to a tenant by the server: they carry no tenant labels, and a field selector takes no
+ * set of kinds; `warningsOnly` narrows them to `type=Warning`.
  */
 export function listHostEvents(
   ctx: PassContext,
   rules: readonly KindRef[],
+  warningsOnly = true,
 ): Promise<KubeObject[] | undefined> {
   const { hostApi, hostNamespace, tenant } = ctx.scope;
   const mayConcern = (event: KubeObject) => {
@@ -84,7 +86,15 @@ export function listHostEvents(
     );
   };
   return listed(ctx, EVENT, 'host', () =>
-    listAll(ctx, hostApi, EVENT, { namespace: hostNamespace }, mayConcern),
+    listAll(
+      ctx,
+      hostApi,
+      EVENT,
+      // Warnings only (the default): the server narrows the listing, so a steady pass over
+      // thousands of running Pods reads no Scheduled, Pulled or Started Event of theirs.
+      { namespace: hostNamespace, ...(warningsOnly ? { fieldSelector: 'type=Warning' } : {}) },
+      mayConcern,
+    ),
   );
 }
 

@@ -70,7 +70,8 @@ class EventsBack {
   /** The host Events that need a write, in the order they are written. */
   async due(): Promise<Due[]> {
     const { ctx, rules } = this;
-    const hostEvents = await listHostEvents(ctx, rules);
+    const warningsOnly = ctx.scope.policy.workloads?.eventsBack !== 'All';
+    const hostEvents = await listHostEvents(ctx, rules, warningsOnly);
     if (!hostEvents || hostEvents.length === 0) return [];
     const copies = await listEventCopies(ctx, this.tenantApi);
     if (!copies) return [];
@@ -269,6 +270,7 @@ export async function syncEventsBack(
 ): Promise<void> {
   const { tenantApi, bounds, policy } = ctx.scope;
   const rules = policy.toHost.filter((rule) => EVENT_BACK_KINDS.has(rule.kind));
+  if (policy.workloads?.eventsBack === 'None') return;
   if (!tenantApi || rules.length === 0 || bounds.isStopped()) return;
   const step = new EventsBack(ctx, tenantApi, rules);
   const due = await step.due();

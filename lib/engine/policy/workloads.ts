@@ -35,7 +35,17 @@ export interface WorkloadPolicy {
   priorityClassName?: string;
   /** Tenant priority class -> the host priority class its Pods get on the host. */
   priorityClasses?: Readonly<Record<string, string>>;
+  /**
+   * Which host Events about copies come back to the tenant (`events/`): `Warning` (the default:
+   * FailedScheduling, BackOff, FailedMount, what explains a stuck Pod), `All` (Normal ones too:
+   * every Pod's Scheduled, Pulled, Started, a copy per Event), or `None`.
+   */
+  eventsBack?: EventsBack;
 }
+
+/** The values of {@link WorkloadPolicy.eventsBack}. */
+export const EventsBack = { Warning: 'Warning', All: 'All', None: 'None' } as const;
+export type EventsBack = (typeof EventsBack)[keyof typeof EventsBack];
 
 /** A DNS server that answers for the tenant's Services, and the tenant's cluster domain. */
 export interface TenantDns {
@@ -112,7 +122,7 @@ export function parseWorkloadPolicy(value: unknown, problems: string[]): Workloa
     return policy;
   }
   const { allowHostAccess, hostServiceAccountName, tenantApiEndpoint, tenantDns } = value;
-  const { priorityClassName, priorityClasses } = value;
+  const { priorityClassName, priorityClasses, eventsBack } = value;
   if (allowHostAccess !== undefined) {
     if (typeof allowHostAccess === 'boolean') policy.allowHostAccess = allowHostAccess;
     else problems.push('spec.workloads.allowHostAccess must be true or false');
@@ -139,6 +149,11 @@ export function parseWorkloadPolicy(value: unknown, problems: string[]): Workloa
   if (priorityClasses !== undefined) {
     const classes = parsePriorityClasses(priorityClasses, problems);
     if (classes) policy.priorityClasses = classes;
+  }
+  if (eventsBack !== undefined) {
+    const known: readonly unknown[] = Object.values(EventsBack);
+    if (known.includes(eventsBack)) policy.eventsBack = eventsBack as EventsBack;
+    else problems.push('spec.workloads.eventsBack must be Warning, All or None');
   }
   return policy;
 }

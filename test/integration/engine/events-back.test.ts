@@ -73,7 +73,10 @@ async function copiesOf(t: Tenant): Promise<KubeObject[]> {
 
 describe('Events back', () => {
   it('a host Event about a host Pod appears on the tenant Pod in tenant names; a count bump updates it; a steady pass writes nothing; other tenants’ and foreign Events stay on the host', async () => {
-    const t = await createTenant(apis(), 'ev-back', { toHost: [POD] });
+    const t = await createTenant(apis(), 'ev-back', {
+      toHost: [POD],
+      workloads: { eventsBack: 'All' },
+    });
     // Another tenant in the same host namespace, with a Pod of the same name.
     const other = await createTenant(apis(), 'ev-other', {
       toHost: [POD],

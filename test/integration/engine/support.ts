@@ -105,6 +105,8 @@ export interface TenantOptions {
   extraNamespaces?: string[];
   /** Share this host namespace (another tenant's) instead of making `h-<name>`. */
   hostNamespace?: string;
+  /** `spec.workloads` of the TenantCluster. */
+  workloads?: Record<string, unknown>;
 }
 
 /** Creates a fresh tenant: `<base>-<run>` with its own namespaces on both clusters. */
@@ -118,6 +120,7 @@ export async function createTenant(
   const vns = { a: `${name}-a`, b: `${name}-b` };
   const toHost = options.toHost ?? [CONFIGMAP];
   const spec: Record<string, unknown> = { hostNamespace };
+  if (options.workloads) spec.workloads = options.workloads;
   if (toHost !== 'default') {
     spec.toHost = toHost.map((k) => ({
       apiVersion: k.apiVersion,

@@ -59,8 +59,11 @@ function hostEvent(
 }
 
 /** Tenant `dev` syncing Pods `web` and a hashed one in `shop`; the first pass made the copies. */
-async function setup(tenantState: KubeObject[] = [tenantPod('web'), tenantPod(LONG)]) {
-  const c = clusters(tenantState, [], { toHost: [POD, CONFIGMAP] });
+async function setup(
+  tenantState: KubeObject[] = [tenantPod('web'), tenantPod(LONG)],
+  eventsBack: 'Warning' | 'All' | 'None' = 'All',
+) {
+  const c = clusters(tenantState, [], { toHost: [POD, CONFIGMAP], workloads: { eventsBack } });
   const run = (options: { dryRun?: boolean; maxWrites?: number } = {}) =>
     runPass({
       tenant: 'dev',
@@ -399,3 +402,27 @@ function otherTenantPod(hostApi: MemoryCluster, name: string): KubeObject {
   });
   return hostApi.peek(POD, HOST_NS, name) as KubeObject;
 }
+
+describe('which Events come back (spec.workloads.eventsBack)', () => {
+  it.each([
+    { eventsBack: 'Warning' as const, copied: ['BackOff'], selector: 'type=Warning' },
+    { eventsBack: 'All' as const, copied: ['BackOff', 'Scheduled'], selector: undefined },
+    { eventsBack: 'None' as const, copied: [], selector: 'no listing' },
+  ])('$eventsBack: copies $copied', async ({ eventsBack, copied, selector }) => {
+    const { tenantApi, hostApi, run, hostPod } = await setup([tenantPod('web')], eventsBack);
+    hostApi.seed(hostEvent(hostPod('web')));
+    hostApi.seed(hostEvent(hostPod('web'), { type: 'Warning', reason: 'BackOff' }));
+    const before = hostApi.callsOf('list').length;
+    expect((await run()).errors).toEqual([]);
+    const reasons = tenantEvents(tenantApi)
+      .map((e) => String(e.reason))
+      .sort();
+    expect(reasons).toEqual(copied);
+    const listings = hostApi
+      .callsOf('list')
+      .slice(before)
+      .filter((c) => c.kind === 'Event');
+    if (selector === 'no listing') expect(listings).toEqual([]);
+    else expect(listings.map((c) => c.options?.fieldSelector)).toEqual([selector]);
+  });
+});
