@@ -97,7 +97,10 @@ export async function addBenchNodes(hostApi: ClusterApi, pods: number): Promise<
         const pods = (node?.status as { allocatable?: { pods?: string } } | undefined)?.allocatable
           ?.pods;
         // The apiserver prints a quantity in its canonical form: 1000 Pods is "1k".
-        if (pods?.replace(/k$/, '000') === room.pods) return (held += 1) >= 2;
+        if (pods?.replace(/k$/, '000') === room.pods) {
+          held += 1;
+          return held >= 2;
+        }
         held = 0;
         await hostApi.patchStatus(NODE, undefined, name, { allocatable: room, capacity: room });
         return false;
