@@ -95,7 +95,8 @@ describe('one pass per tenant at a time', () => {
       metadata: { name: `tenantplane-${s.t.name}`, namespace: s.t.hostNamespace },
       spec: {
         holderIdentity: 'a pass that crashed',
-        leaseDurationSeconds: 3,
+        // Long enough that a loaded machine's first pass still meets it held.
+        leaseDurationSeconds: 8,
         acquireTime: now,
         renewTime: now,
       },
@@ -103,7 +104,7 @@ describe('one pass per tenant at a time', () => {
     const held = await faultedPass(s, { tenantApi: s.t.tenantApi, hostApi: s.t.hostApi });
     expect(held.result?.leaseHeld?.holder).toBe('a pass that crashed');
     expect(held.result?.requests.host.writes).toBe(0);
-    await new Promise((r) => setTimeout(r, 3_200));
+    await new Promise((r) => setTimeout(r, 8_200));
     const after = await faultedPass(s, { tenantApi: s.t.tenantApi, hostApi: s.t.hostApi });
     expect(after.result?.leaseHeld).toBeUndefined();
     expect(after.result?.complete).toBe(true);
