@@ -174,7 +174,9 @@ describe('Events back', () => {
     for (const options of [{}, { full: true }]) {
       const steady = await pass(t, options);
       expect(steady.result.errors).toEqual([]);
-      expect(steady.result.decisions).toEqual([]);
+      // A tenant Node comes in the pass after the host scheduled a Pod onto its node, whenever
+      // that is (workloads-nodes.test.ts asserts them).
+      expect(steady.result.decisions.filter((d) => d.kind !== 'Node')).toEqual([]);
       expect(steady.result.requests.tenant.writes).toBe(0);
     }
 

@@ -310,7 +310,9 @@ describe('Pods on the host', () => {
       const hostPod = await t.hostApi.get(POD, t.hostNamespace, hostName('web', ns, t.name));
       expect(hostPod?.spec).toMatchObject({ priorityClassName: hostClass, priority: 1000 });
       const steady = await pass(t, { full: true });
-      expect(steady.result.decisions).toEqual([]);
+      // A tenant Node comes in the pass after the host scheduled a Pod onto its node, whenever
+      // that is (workloads-nodes.test.ts asserts them).
+      expect(steady.result.decisions.filter((d) => d.kind !== 'Node')).toEqual([]);
     } finally {
       const found = await hostApi.get(PRIORITY_CLASS, undefined, hostClass);
       if (found) {

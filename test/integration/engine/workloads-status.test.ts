@@ -75,7 +75,9 @@ describe('status back for Pods', () => {
     for (const options of [{}, { full: true }]) {
       const steady = await pass(t, options);
       expect(steady.result.errors).toEqual([]);
-      expect(steady.result.decisions).toEqual([]);
+      // A tenant Node comes in the pass after the host scheduled a Pod onto its node, whenever
+      // that is (workloads-nodes.test.ts asserts them).
+      expect(steady.result.decisions.filter((d) => d.kind !== 'Node')).toEqual([]);
       expect(steady.result.requests.tenant.writes).toBe(0);
       expect(steady.result.requests.host.writes).toBe(0);
     }
