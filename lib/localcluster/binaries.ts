@@ -98,6 +98,8 @@ async function buildKubernetes(
   }
   if (missing.length === 0) return;
   const buildDir = join(dirname(binaryDir(version)), 'build');
+  // `go mod download` runs in it before the wrapper module is written: on a cold cache it must exist.
+  await mkdir(buildDir, { recursive: true });
   const staging = await stagingModules(buildDir, version, log);
   const stagingVersion =
     version === KUBERNETES_VERSION
