@@ -88,6 +88,15 @@ export interface DeletePreconditions {
   resourceVersion?: string;
 }
 
+/** How a delete is carried out, apart from what it must find (its preconditions). */
+export interface DeleteOptions {
+  /**
+   * Seconds the object's holder gets to end it (a Pod's containers); `0` ends a Pod at once, as a
+   * kubelet confirms a Pod's end. Absent: the object's own default.
+   */
+  gracePeriodSeconds?: number;
+}
+
 /**
  * A TokenRequest (`authentication.k8s.io/v1`) for a service account: the token a workload of the
  * cluster would get, bound to one object so it dies with it.
@@ -127,6 +136,7 @@ export interface ClusterApi {
     namespace: string | undefined,
     name: string,
     preconditions: DeletePreconditions,
+    options?: DeleteOptions,
   ): Promise<void>;
   /** JSON merge patch of the `status` subresource. */
   patchStatus(

@@ -18,6 +18,7 @@ import {
   type ClusterApi,
   ClusterError,
   ClusterErrorReason,
+  type DeleteOptions,
   type DeletePreconditions,
   type IssuedToken,
   isClusterError,
@@ -212,16 +213,14 @@ class KubeClusterClient implements KubeClusterApi {
     namespace: string | undefined,
     name: string,
     preconditions: DeletePreconditions,
+    options?: DeleteOptions,
   ): Promise<void> {
     const resource = await this.discovery.resource(kind);
     const path = objectPath(kind, resource, namespace, name);
     const pre: Record<string, string> = { uid: preconditions.uid };
     if (preconditions.resourceVersion) pre.resourceVersion = preconditions.resourceVersion;
-    await this.http.request({
-      method: HttpMethod.DELETE,
-      path,
-      body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: pre },
-    });
+    const body = { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: pre, ...options };
+    await this.http.request({ method: HttpMethod.DELETE, path, body });
   }
 
   async patchStatus(

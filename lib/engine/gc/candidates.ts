@@ -13,6 +13,11 @@ export interface GcCandidate {
   reason: string;
   /** The source is gone from a complete listing (not excluded): the mass-delete guard counts it. */
   vanished: boolean;
+  /**
+   * The grace period the copy is deleted with: the tenant's own, for a source being deleted with
+   * one (a tenant Pod's containers get on the host the time they got in the tenant).
+   */
+  gracePeriodSeconds?: number;
 }
 
 /** What a complete tenant listing of one kind showed. */
@@ -23,6 +28,11 @@ export interface TenantListing {
   desired: ReadonlySet<string>;
   /** Every source listed, out-of-scope ones included (to word the reason). */
   listed: ReadonlySet<string>;
+  /**
+   * Sources listed while being deleted in the tenant (a bound Pod waits for its end), with the
+   * grace period they were deleted with, when they have one.
+   */
+  ending?: ReadonlyMap<string, number | undefined>;
 }
 
 /**
@@ -42,6 +52,21 @@ export function planGc(hostObjects: readonly KubeObject[], listing: TenantListin
     const key = sourceKey(ref.virtualNamespace, ref.virtualName);
     if (listing.desired.has(key)) continue;
     const what = `tenant ${ref.kind} ${key}`;
+    if (listing.ending?.has(key)) {
+      const grace = listing.ending.get(key);
+      const reason =
+        grace === undefined
+          ? `${what} is being deleted in the tenant`
+          : `${what} is being deleted in the tenant with a grace period of ${grace} s; its host copy gets the same`;
+      candidates.push({
+        object,
+        ref,
+        reason,
+        vanished: true,
+        ...(grace === undefined ? {} : { gracePeriodSeconds: grace }),
+      });
+      continue;
+    }
     const vanished = !listing.listed.has(key);
     const reason = vanished
       ? `${what} no longer exists`

@@ -31,7 +31,12 @@ export async function deleteCandidate(
   candidate: GcCandidate,
 ): Promise<'deleted' | 'already-gone'> {
   try {
-    await deleteAsRead(hostApi, candidate.object, candidate.object);
+    const grace = candidate.gracePeriodSeconds;
+    if (grace === undefined) await deleteAsRead(hostApi, candidate.object, candidate.object);
+    else
+      await deleteAsRead(hostApi, candidate.object, candidate.object, undefined, {
+        gracePeriodSeconds: grace,
+      });
   } catch (error) {
     if (!isClusterError(error, 'NotFound')) throw error;
     return 'already-gone';

@@ -88,7 +88,7 @@ export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRul
   if (pods !== undefined) await status.write(pods);
   // A token or a status left undone (an error, a Skip), or a host Pod still starting (its status
   // changes while its tenant Pod does not), is found again only by a listing: the next pass is full.
-  if (!untroubled(before, kindTrouble(ctx)) || status.starting > 0) ctx.memory.resume.clear(rule);
+  if (!untroubled(before, kindTrouble(ctx)) || status.unfinished > 0) ctx.memory.resume.clear(rule);
 }
 
 /** Writes decided so far (tried or not): those of the Pod kind, taken around its sync. */
@@ -251,6 +251,7 @@ async function resumeKind(
     kind: rule.kind,
     desired: view.desired,
     listed: view.listed,
+    ending: view.ending,
   };
   const mismatch = historyMismatch(copies, latest, owner);
   if (mismatch !== undefined) return { fallback: mismatch };

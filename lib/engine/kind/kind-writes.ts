@@ -21,7 +21,7 @@ import { sourceKey } from '../names/provenance.js';
 import { ourCopySource } from '../names/reverse-mapping.js';
 import { type ApplyOutcome, applyObject, planApply } from '../object/apply.js';
 import { desiredHash } from '../object/write-record.js';
-import { missingReference } from './references.js';
+import { createRefusal } from './references.js';
 import type { ApplyItem } from './tenant-view.js';
 
 type Refs = { tenantRef: ObjectRef; hostRef: ObjectRef };
@@ -239,8 +239,8 @@ export class KindWriter {
         observed,
         ctx.scope.dryRun,
       );
-      // A create whose required reference has no host copy waits (references.ts).
-      const missing = current || !item.requires ? undefined : await missingReference(ctx, item);
+      // A create that must not be made now (a missing reference, a Pod the host ended).
+      const missing = current ? undefined : await createRefusal(ctx, item);
       const outcome: ApplyOutcome = missing
         ? { result: 'decided', action: 'Skip', reason: missing }
         : await applyObject(applyContext, desired, current, source, hints);

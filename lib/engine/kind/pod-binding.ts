@@ -66,7 +66,7 @@ export async function bindToNodes(
       if (!bounds.reserveWrite()) return;
       const { namespace = '', name } = tenantPod.metadata;
       try {
-        await bind(podBinding(tenantPod, node));
+        await bind(podBinding(tenantPod, node, hostPod));
       } catch (error) {
         if (error instanceof PassError) throw error;
         // Deleted since it was read, or bound meanwhile (the next pass reads which node).

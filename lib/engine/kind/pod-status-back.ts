@@ -28,6 +28,7 @@ import { sourceKey } from '../names/provenance.js';
 import { ourCopySource } from '../names/reverse-mapping.js';
 import { podStatusPatch, podStatusSettled } from '../object/kinds/pod-status.js';
 import { bindToNodes } from './pod-binding.js';
+import { PodEndings } from './pod-endings.js';
 
 const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
 /**
@@ -129,21 +130,39 @@ export class PodStatusBack {
    * only to a pass that reads them again, so the caller makes the next pass full.
    */
   starting = 0;
+  /** Tenant Pods being deleted, or that ran on the host, which may have to end (`pod-endings.ts`). */
+  private readonly endings: PodEndings;
 
   constructor(
     private readonly ctx: PassContext,
     private readonly rule: KindRef,
-  ) {}
+  ) {
+    this.endings = new PodEndings(ctx, rule);
+  }
 
-  /** Takes note of a tenant Pod the kind took in (what it shows now). */
+  /** Takes note of a tenant Pod the kind took in (what it shows now), or one being deleted. */
   readonly note = (pod: KubeObject): void => {
+    this.endings.note(pod);
+    if (pod.metadata.deletionTimestamp) return;
     const { namespace, name } = pod.metadata;
     this.seen.set(sourceKey(namespace ?? '', name), slimPod(pod));
   };
 
-  /** Whether any tenant Pod was taken in (and can be written): only then can a status be due. */
+  /**
+   * Whether any tenant Pod was taken in or is ending (and can be written): only then can a status
+   * or an ending be due.
+   */
   get pending(): boolean {
-    return this.ctx.scope.tenantApi !== undefined && this.seen.size > 0;
+    return this.ctx.scope.tenantApi !== undefined && (this.seen.size > 0 || this.endings.pending);
+  }
+
+  /**
+   * Tenant Pods whose next status or ending shows only to a pass that reads them again (a host
+   * Pod still starting, a deleted Pod whose copy is still going): the caller makes the next pass
+   * full.
+   */
+  get unfinished(): number {
+    return this.starting + this.endings.waiting;
   }
 
   /**
@@ -175,6 +194,8 @@ export class PodStatusBack {
     if (!tenantApi) return;
     // With every host Pod of the tenant at hand, whichever path: the tenant Nodes follow them.
     await bindToNodes(this.ctx, this.rule, hostPods, this.tenantPodOf);
+    // Ends what lost its copy before any status is written: an ending Pod shows none.
+    await this.endings.finish(hostPods);
     if (this.seen.size === 0) return;
     const due: Array<{
       hostPod: KubeObject;

@@ -95,6 +95,18 @@ export async function missingReference(
 }
 
 /**
+ * Why `item`, which has no host copy, must not be created now, or `undefined`: a tenant Pod whose
+ * copy the host ended is not made anew (`pod-endings.ts`), and a create waits for its references.
+ * @throws ClusterError when a read fails (the object's error; the next pass retries).
+ */
+export async function createRefusal(
+  ctx: PassContext,
+  item: ApplyItem,
+): Promise<string | undefined> {
+  return item.noRecreate ?? (item.requires ? await missingReference(ctx, item) : undefined);
+}
+
+/**
  * The order a pass applies the policy's kinds in: the policy's order, except that a kind comes
  * after every kind of the policy it refers to (ConfigMaps, Secrets and claims before Pods), so a
  * reference made in the same pass is found. Stable; a cycle keeps the policy order.

@@ -117,6 +117,7 @@ async function syncKindWithin(
     kind: rule.kind,
     desired: view.desired,
     listed: view.listed,
+    ending: view.ending,
     complete,
   });
   await writer.flush();

@@ -11,6 +11,8 @@ import type { TenantSource } from '../names/reverse-mapping.js';
 import { type ObjectReference, referencesOf, translate } from '../object/kinds/registry.js';
 import { type CompiledKindRule, isExcluded } from '../policy/scope.js';
 import type { WorkloadPolicy } from '../policy/workloads.js';
+import { gracePeriodOf, lostPodReason } from './pod-endings.js';
+import { isPodKind } from './pod-tokens.js';
 
 /** One tenant object to apply: its desired host object and where it came from. */
 export interface ApplyItem {
@@ -18,6 +20,11 @@ export interface ApplyItem {
   source: TenantSource;
   /** What it refers to and must exist on the host before it is created (`references.ts`). */
   requires?: ObjectReference[];
+  /**
+   * Why it must not be created when it has no host copy: a tenant Pod that ran on the host
+   * (bound to its copy's node) whose copy the host deleted ends instead (`pod-endings.ts`).
+   */
+  noRecreate?: string;
 }
 
 /** What the tenant listing of one kind has shown so far. */
@@ -26,6 +33,11 @@ export class TenantView {
   readonly desired = new Set<string>();
   /** Every source listed, out-of-scope ones included (to word GC's reason). */
   readonly listed = new Set<string>();
+  /**
+   * Pods listed while being deleted in the tenant (bound ones wait for a kubelet to confirm),
+   * with the grace period they were deleted with: their copies go with the same one.
+   */
+  readonly ending = new Map<string, number | undefined>();
   /** Tenant objects taken in. */
   count = 0;
   private reportedClusterScoped = false;
@@ -37,7 +49,8 @@ export class TenantView {
 
   /**
    * @param observe hears each tenant object taken in as work, as listed (the status back of Pods
-   * compares what the tenant shows with its host copy: `pod-status-back.ts`).
+   * compares what the tenant shows with its host copy: `pod-status-back.ts`), and each Pod being
+   * deleted (whose deletion the engine finishes once its copy is gone: `pod-endings.ts`).
    */
   constructor(
     private readonly ctx: PassContext,
@@ -74,9 +87,16 @@ export class TenantView {
         continue;
       }
       if (!this.ofRuleKind(object)) continue;
-      // A source being deleted in the tenant is gone already as far as the host is concerned.
-      if (object.metadata.deletionTimestamp) continue;
       const key = sourceKey(namespace, name);
+      // A source being deleted in the tenant is gone already as far as the host is concerned. A
+      // Pod's copy goes with the Pod's grace period, and the Pod waits for the engine to end it.
+      if (object.metadata.deletionTimestamp) {
+        if (isPodKind(rule) && !this.ending.has(key)) {
+          this.ending.set(key, gracePeriodOf(object));
+          this.observe?.(object);
+        }
+        continue;
+      }
       // Taken in before the listing restarted (an expired continue token): applied already.
       if (this.listed.has(key)) continue;
       this.listed.add(key);
@@ -105,10 +125,12 @@ export class TenantView {
           virtualName: name,
         };
         const requires = referencesOf(item).filter((ref) => !ref.optional);
+        const noRecreate = isPodKind(rule) ? lostPodReason(object) : undefined;
         work.push({
           desired: translation.host,
           source,
           ...(requires.length > 0 ? { requires } : {}),
+          ...(noRecreate === undefined ? {} : { noRecreate }),
         });
         this.observe?.(object);
       } catch (error) {

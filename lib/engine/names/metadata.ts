@@ -49,6 +49,13 @@ export const Annotations = {
   TokenExpiresAt: 'tenantplane.io/token-expires-at',
   /** On a token Secret: digest of what was minted (requests, service account, bound Pod). */
   TokenRequestHash: 'tenantplane.io/token-request-hash',
+  /**
+   * On a tenant Pod the engine bound to a Node: the uid of the host copy it ran as. Its copy gone
+   * (deleted or evicted by the host), the Pod ends as on a lost node, never made anew on the host
+   * under the same identity (`kind/pod-endings.ts`). Set through the Binding, whose annotations
+   * the apiserver copies to the Pod.
+   */
+  BoundHostPod: 'tenantplane.io/bound-host-pod',
 } as const;
 
 /**

@@ -55,9 +55,9 @@ export function leaseGuarded(hostApi: ClusterApi, lease: TenantLease, tenant: st
       await gate(object, object.metadata.namespace);
       return hostApi.update(object);
     },
-    async delete(kind, namespace, name, preconditions) {
+    async delete(kind, namespace, name, preconditions, options) {
       await gate(kind, namespace);
-      return hostApi.delete(kind, namespace, name, preconditions);
+      return hostApi.delete(kind, namespace, name, preconditions, options);
     },
     async patchStatus(kind, namespace, name, status) {
       if (lease.refused) throw lease.refused;

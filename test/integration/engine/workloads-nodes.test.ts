@@ -11,12 +11,22 @@
 import { execFile } from 'node:child_process';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { hostName } from '../../../lib/engine/index.js';
-import type { KindRef, KubeObject } from '../../../lib/ports/index.js';
-import { clusters, createTenant, pass, RUN, tenantObject, useApis, waitFor } from './support.js';
+import type { Decision, KindRef, KubeObject } from '../../../lib/ports/index.js';
+import {
+  clusters,
+  createTenant,
+  LABEL,
+  pass,
+  RUN,
+  tenantObject,
+  useApis,
+  waitFor,
+} from './support.js';
 
 const apis = useApis();
 const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
 const NODE: KindRef = { apiVersion: 'v1', kind: 'Node' };
+const REPLICA_SET: KindRef = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
 const NODE_NAME = `wl-nodes-${RUN}`;
 const TAINT = { key: 'tenantplane-test/dedicated', value: NODE_NAME, effect: 'NoSchedule' };
 
@@ -139,23 +149,129 @@ describe('nodes back', () => {
       expect(steady.result.requests.host.writes).toBe(0);
     }
 
-    // A bound tenant Pod would wait for a kubelet to confirm a graceful delete: forced here.
-    await tenantKubectl(['delete', 'pod', 'web', '-n', ns, '--grace-period=0', '--force']);
+    // A graceful delete: the bound tenant Pod waits for a kubelet to confirm its end, which the
+    // engine does once the host copy, deleted with the same grace period, is gone.
+    await tenantKubectl(['delete', 'pod', 'web', '-n', ns, '--grace-period=15', '--wait=false']);
+    const terminating = await tenantApi.get(POD, ns, 'web');
+    expect(terminating?.metadata.deletionGracePeriodSeconds).toBe(15);
+    const decisions: Decision[] = [];
     const removal = await waitFor(
-      'a pass that removes the tenant Node',
+      'passes that end the tenant Pod and remove the tenant Node',
       async () => {
-        const run = await pass(t, { full: true });
+        const run = await pass(t);
         expect(run.result.errors).toEqual([]);
-        return (await tenantApi.get(NODE, undefined, NODE_NAME)) ? undefined : run;
+        decisions.push(...run.result.decisions);
+        const left =
+          (await tenantApi.get(POD, ns, 'web')) ?? (await hostApi.get(POD, t.hostNamespace, h));
+        if (left || (await tenantApi.get(NODE, undefined, NODE_NAME))) return undefined;
+        return run;
       },
       60_000,
     );
-    expect(removal.result.decisions).toContainEqual(
+    expect(decisions.filter((d) => d.kind === 'Pod').map((d) => [d.action, d.reason])).toEqual([
+      [
+        'Delete',
+        `tenant Pod ${ns}/web is being deleted in the tenant with a grace period of 15 s; its host copy gets the same`,
+      ],
+      [
+        'Delete',
+        'the tenant Pod was deleted (grace period 15 s) and its host copy is gone: its deletion is finished in the tenant, as its kubelet would confirm it',
+      ],
+    ]);
+    expect(decisions).toContainEqual(
       expect.objectContaining({
         action: 'Delete',
         kind: 'Node',
         hostRef: { namespace: '', name: NODE_NAME },
       }),
     );
+  });
+  it('a host Pod the host deletes ends its tenant Pod as on a lost node: the tenant ReplicaSet replaces it, never the same identity on the host', async () => {
+    const { hostApi, tenantApi } = apis();
+    const t = await createTenant(apis(), 'wl-lost', { toHost: [POD] });
+    const ns = t.vns.a;
+    const podSpec = {
+      automountServiceAccountToken: false,
+      nodeSelector: { 'kubernetes.io/hostname': NODE_NAME },
+      tolerations: [{ ...TAINT, operator: 'Equal' }],
+      containers: [{ name: 'web', image: 'nginx:1' }],
+    };
+    const labels = { app: 'lost', [LABEL]: t.name };
+    await tenantApi.create(
+      tenantObject(t, REPLICA_SET, ns, 'lost', {
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: podSpec },
+        },
+      }),
+    );
+    const tenantPods = async () =>
+      (await tenantApi.list(POD, { namespace: ns, labelSelector: 'app=lost' })).items.filter(
+        (p) => !p.metadata.deletionTimestamp,
+      );
+    const [first] = await waitFor('the ReplicaSet’s Pod in the tenant', async () => {
+      const pods = await tenantPods();
+      return pods.length === 1 ? pods : undefined;
+    });
+    const firstName = first?.metadata.name as string;
+    const h = hostName(firstName, ns, t.name);
+    const running = async (name: string) =>
+      waitFor(
+        `host Pod ${name} Running`,
+        async () => {
+          const pod = await hostApi.get(POD, t.hostNamespace, name);
+          return (pod?.status as { phase?: string } | undefined)?.phase === 'Running'
+            ? pod
+            : undefined;
+        },
+        60_000,
+      );
+    await waitFor('a pass that creates the host Pod', async () => {
+      await pass(t);
+      return hostApi.get(POD, t.hostNamespace, h);
+    });
+    const hostPod = await running(h);
+    await waitFor('a pass that binds the tenant Pod', async () => {
+      await pass(t, { full: true });
+      return nodeNameOf(await tenantApi.get(POD, ns, firstName)) === NODE_NAME ? true : undefined;
+    });
+
+    // The host removes the copy (an eviction, a drain, an operator): gone at once.
+    await hostApi.delete(
+      POD,
+      t.hostNamespace,
+      h,
+      { uid: hostPod.metadata.uid as string },
+      { gracePeriodSeconds: 0 },
+    );
+    await waitFor('the host Pod gone', async () =>
+      (await hostApi.get(POD, t.hostNamespace, h)) ? undefined : true,
+    );
+    const lost = await pass(t, { full: true });
+    expect(lost.result.errors).toEqual([]);
+    expect(
+      lost.result.decisions
+        .filter((d) => d.kind === 'Pod' && d.tenantRef.name === firstName)
+        .map((d) => d.action),
+    ).toEqual(['Skip', 'Delete']);
+    expect(await hostApi.get(POD, t.hostNamespace, h)).toBeUndefined();
+    expect(await tenantApi.get(POD, ns, firstName)).toBeUndefined();
+
+    // The tenant's ReplicaSet makes a new Pod, which gets a host copy of its own.
+    const [second] = await waitFor('the replacement Pod in the tenant', async () => {
+      const pods = await tenantPods();
+      return pods.length === 1 && pods[0]?.metadata.name !== firstName ? pods : undefined;
+    });
+    const h2 = hostName(second?.metadata.name as string, ns, t.name);
+    await waitFor('a pass that creates the replacement’s host Pod', async () => {
+      await pass(t);
+      return hostApi.get(POD, t.hostNamespace, h2);
+    });
+    await running(h2);
+    expect(await hostApi.get(POD, t.hostNamespace, h)).toBeUndefined();
+    await tenantApi.delete(REPLICA_SET, ns, 'lost', {
+      uid: ((await tenantApi.get(REPLICA_SET, ns, 'lost')) as KubeObject).metadata.uid as string,
+    });
   });
 });

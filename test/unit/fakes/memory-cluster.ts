@@ -12,6 +12,7 @@ import {
 import {
   type ClusterApi,
   ClusterError,
+  type DeleteOptions,
   type DeletePreconditions,
   type IssuedToken,
   type KindRef,
@@ -46,6 +47,8 @@ export interface FakeCall {
   /** The object name; undefined for `list`. */
   name: string | undefined;
   options?: ListOptions;
+  /** A delete's options, when it was given any. */
+  deleteOptions?: DeleteOptions;
 }
 
 /** Returns an error to make that call fail, or undefined to let it through. */
@@ -73,6 +76,12 @@ export interface MemoryClusterOptions {
    * resourceVersion older than the oldest kept change answers 410 Expired.
    */
   watchLogSize?: number;
+  /**
+   * Deletes a Pod bound to a node as an apiserver whose kubelets confirm Pod ends: it stays,
+   * terminating, with its grace period, unless deleted with a grace period of 0. Without it every
+   * delete removes the object at once.
+   */
+  kubeletGrace?: boolean;
 }
 
 const WRITES: ReadonlySet<FakeMethod> = new Set([
@@ -96,6 +105,15 @@ function objectCall(
   name: string,
 ): FakeCall {
   return { method, apiVersion: kind.apiVersion, kind: kind.kind, namespace, name };
+}
+
+/** A Pod's own grace period (`spec.terminationGracePeriodSeconds`, default 30), as a delete uses it. */
+function podGracePeriod(pod: KubeObject): number | undefined {
+  if (pod.kind !== 'Pod') return undefined;
+  const asked = pod.metadata.deletionGracePeriodSeconds;
+  if (typeof asked === 'number') return asked;
+  const own = isRecord(pod.spec) ? pod.spec.terminationGracePeriodSeconds : undefined;
+  return typeof own === 'number' ? own : 30;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -424,8 +442,13 @@ export class MemoryCluster implements ClusterApi {
     namespace: string | undefined,
     name: string,
     preconditions: DeletePreconditions,
+    options?: DeleteOptions,
   ): Promise<void> {
     const { key, current } = await this.enterExisting('delete', kind, namespace, name);
+    if (options) {
+      const call = this.calls[this.calls.length - 1];
+      if (call) call.deleteOptions = options;
+    }
     if (
       preconditions.uid !== current.metadata.uid ||
       (preconditions.resourceVersion !== undefined &&
@@ -436,6 +459,21 @@ export class MemoryCluster implements ClusterApi {
         `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${current.metadata.uid}`,
         { status: 409 },
       );
+    }
+    // As the apiserver does: a Pod bound to a node waits for its kubelet to confirm its end, unless
+    // deleted with a grace period of 0 (or asked again with one).
+    const grace = options?.gracePeriodSeconds ?? podGracePeriod(current);
+    const bound =
+      this.options.kubeletGrace === true &&
+      kind.kind === 'Pod' &&
+      isRecord(current.spec) &&
+      Boolean(current.spec.nodeName);
+    if (bound && grace !== undefined && grace > 0) {
+      current.metadata.deletionTimestamp ??= new Date(0).toISOString();
+      current.metadata.deletionGracePeriodSeconds = grace;
+      current.metadata.resourceVersion = String(this.nextRv++);
+      this.logged('MODIFIED', current, Number(current.metadata.resourceVersion));
+      return;
     }
     this.store.delete(key);
     this.logged('DELETED', current, this.nextRv++);
@@ -522,6 +560,11 @@ export class MemoryCluster implements ClusterApi {
       );
     }
     current.spec = { ...spec, nodeName: target };
+    // The apiserver copies the Binding's annotations to the Pod.
+    const annotations = binding.metadata.annotations;
+    if (annotations) {
+      current.metadata.annotations = { ...current.metadata.annotations, ...annotations };
+    }
     current.metadata.resourceVersion = String(this.nextRv++);
     this.logged('MODIFIED', current, Number(current.metadata.resourceVersion));
   }

@@ -18,6 +18,7 @@
 import { cloneJson, isRecord, jsonEqual } from '../../../common/index.js';
 import type { KindRef, KubeObject } from '../../../ports/index.js';
 import {
+  Annotations,
   FROM_HOST_VALUE,
   HostClassKeys,
   Labels,
@@ -230,15 +231,23 @@ export function bindingNeed(
 }
 
 /**
- * The `Binding` that binds tenant Pod `pod` to Node `nodeName`. With the Pod's uid the apiserver
- * binds only that Pod, never a Pod recreated under its name since it was read.
+ * The `Binding` that binds tenant Pod `pod` to Node `nodeName`, as its host copy `hostPod` runs
+ * there. With the Pod's uid the apiserver binds only that Pod, never a Pod recreated under its
+ * name since it was read; the annotation (which the apiserver copies to the Pod) records which
+ * host copy it was bound for.
  */
-export function podBinding(pod: KubeObject, nodeName: string): KubeObject {
+export function podBinding(pod: KubeObject, nodeName: string, hostPod: KubeObject): KubeObject {
   const { name, namespace, uid } = pod.metadata;
+  const hostUid = hostPod.metadata.uid;
   return {
     apiVersion: 'v1',
     kind: 'Binding',
-    metadata: { name, ...(namespace ? { namespace } : {}), ...(uid ? { uid } : {}) },
+    metadata: {
+      name,
+      ...(namespace ? { namespace } : {}),
+      ...(uid ? { uid } : {}),
+      ...(hostUid ? { annotations: { [Annotations.BoundHostPod]: hostUid } } : {}),
+    },
     target: { apiVersion: NODE_KIND.apiVersion, kind: NODE_KIND.kind, name: nodeName },
   };
 }

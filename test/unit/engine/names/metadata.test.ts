@@ -77,6 +77,7 @@ describe('metadata constants', () => {
       OwnedKeys: 'tenantplane.io/owned-keys',
       SpecHash: 'tenantplane.io/spec-hash',
       AppliedHash: 'tenantplane.io/applied-hash',
+      BoundHostPod: 'tenantplane.io/bound-host-pod',
       StoredHash: 'tenantplane.io/stored-hash',
       ImmutableHash: 'tenantplane.io/immutable-hash',
       ServiceAccountName: 'tenantplane.io/service-account-name',

@@ -230,11 +230,17 @@ describe('bindings', () => {
     expect(bindingNeed(pod(hostNodeName), pod(tenantNodeName))).toEqual(need);
   });
 
-  it('the Binding names the tenant Pod with its uid and targets the Node', () => {
-    expect(podBinding(pod(), 'node-a')).toEqual({
+  it('the Binding names the tenant Pod with its uid, targets the Node and records the host copy', () => {
+    const hostPod = { ...pod('node-a'), metadata: { name: 'web-x-shop-x-dev', uid: 'host-uid' } };
+    expect(podBinding(pod(), 'node-a', hostPod)).toEqual({
       apiVersion: 'v1',
       kind: 'Binding',
-      metadata: { name: 'web', namespace: 'shop', uid: 'pod-uid' },
+      metadata: {
+        name: 'web',
+        namespace: 'shop',
+        uid: 'pod-uid',
+        annotations: { 'tenantplane.io/bound-host-pod': 'host-uid' },
+      },
       target: { apiVersion: 'v1', kind: 'Node', name: 'node-a' },
     });
   });
