@@ -723,6 +723,27 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     );
   });
 
+  it('a tenant Pod deleted with a grace period: its host copy goes with it and a pass ends the tenant Pod (pods delete)', async () => {
+    const tenantPod = (await admin.tenant.get(POD, W_VNS, 'web')) as KubeObject;
+    expect(tenantPod.metadata.annotations?.['tenantplane.io/bound-host-pod']).toBeTruthy();
+    await admin.tenant.delete(
+      POD,
+      W_VNS,
+      'web',
+      { uid: tenantPod.metadata.uid as string },
+      { gracePeriodSeconds: 10 },
+    );
+    const ended: string[] = [];
+    await eventually('passes that end the tenant Pod', async () => {
+      const run = await pass(W_TENANT, w);
+      expect(run.result.errors).toEqual([]);
+      ended.push(...run.result.decisions.filter((d) => d.kind === 'Pod').map((d) => d.action));
+      if (await admin.tenant.get(POD, W_VNS, 'web')) throw new Error('not yet');
+    });
+    expect(ended).toEqual(['Delete', 'Delete']);
+    expect(await admin.host.get(POD, W_HOST_NS, podName)).toBeUndefined();
+  });
+
   it('the workload identities stay in their bounds', async () => {
     const probePod = (namespace: string): KubeObject => ({
       ...POD,
