@@ -10,6 +10,7 @@ import {
   type KubeObject,
   TENANT_CLUSTER,
 } from '../ports/index.js';
+import { DEMO_TO_HOST, workloadObjects } from './demo-workload.js';
 
 export const DEMO_TENANT = 'dev';
 export const DEMO_HOST_NAMESPACE = 'tenant-dev';
@@ -76,16 +77,25 @@ export function sampleObjects(): KubeObject[] {
     configMap(SYSTEM_SAMPLE.namespace, SYSTEM_SAMPLE.name, {
       note: 'kube-system belongs to the tenant control plane; tenantplane never syncs it',
     }),
+    ...workloadObjects(),
   ];
 }
 
-/** The TenantCluster `dev` with the default policy (ConfigMaps and Secrets). */
+/**
+ * The TenantCluster `dev`: ConfigMaps, Secrets and the workload kinds (Services, Ingresses, Pods),
+ * with every host Event about a copy shown in the tenant (`eventsBack: All`), so the tenant Pods'
+ * Events tell where the host scheduled them.
+ */
 export function demoTenantCluster(): KubeObject {
   return {
     apiVersion: TENANT_CLUSTER.apiVersion,
     kind: TENANT_CLUSTER.kind,
     metadata: { name: DEMO_TENANT },
-    spec: { hostNamespace: DEMO_HOST_NAMESPACE },
+    spec: {
+      hostNamespace: DEMO_HOST_NAMESPACE,
+      toHost: DEMO_TO_HOST.map(({ apiVersion, kind }) => ({ apiVersion, kind })),
+      workloads: { eventsBack: 'All' },
+    },
   };
 }
 

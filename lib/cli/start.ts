@@ -12,6 +12,7 @@ import { createClusterApi } from '../adapters/kube/cluster-client.js';
 import { plural } from '../common/index.js';
 import { requestDelta, runPass } from '../engine/index.js';
 import { ensureLocalClusters, LocalKubeconfigSource } from '../localcluster/index.js';
+import type { ClusterApi, PassResult } from '../ports/index.js';
 import {
   DELETE_SAMPLE,
   DEMO_HOST_NAMESPACE,
@@ -23,6 +24,14 @@ import {
   seedDemo,
   shellQuote,
 } from './demo.js';
+import {
+  isRunning,
+  poll,
+  WORKLOAD_NAME,
+  WORKLOAD_NAMESPACE,
+  WORKLOAD_REPLICAS,
+  workloadPods,
+} from './demo-workload.js';
 import { errorLine, errorText } from './errors.js';
 import { exitCodeForPass } from './exit-codes.js';
 import { painter, passReport, requestsText, withProgressLine } from './format.js';
@@ -53,7 +62,7 @@ async function main(): Promise<number> {
     heading(seed.firstRun ? 'First run: sample tenant cluster "dev"' : 'Tenant cluster "dev"');
     if (seed.firstRun) {
       say(
-        `Created TenantCluster ${DEMO_TENANT} on the host (host namespace ${DEMO_HOST_NAMESPACE}, default policy: ConfigMaps and Secrets) and sample tenant objects:`,
+        `Created TenantCluster ${DEMO_TENANT} on the host (host namespace ${DEMO_HOST_NAMESPACE}; policy: ConfigMaps, Secrets, Services, Ingresses, Pods) and sample tenant objects:`,
       );
       for (const line of seed.created) say(`  ${line}`);
     } else {
@@ -62,20 +71,49 @@ async function main(): Promise<number> {
       );
     }
 
+    // The tenant's controller manager makes the Deployment's Pods: the pass should see them.
+    const workload = await hostWorkloadWanted(tenantApi);
+    if (workload && !(await tenantPodsMade(tenantApi))) {
+      say(
+        `(The tenant's Deployment ${WORKLOAD_NAMESPACE}/${WORKLOAD_NAME} has no ${WORKLOAD_REPLICAS} Pods yet; the pass goes on.)`,
+      );
+    }
+
     heading(`One pass (what "npx tenantplane sync ${DEMO_TENANT}" does)`);
     const hostBefore = hostApi.requestCount();
-    const result = await withProgressLine(io.err, io.stderrIsTTY, (progress) =>
-      runPass({
-        tenant: DEMO_TENANT,
-        tenantApi,
-        hostApi,
-        sinks: [new KubernetesEventsSink({ hostApi, tenant: DEMO_TENANT })],
-        onProgress: (p) => progress.update(p),
-      }),
-    );
-    const bookkeepingWrites =
-      requestDelta(hostApi.requestCount(), hostBefore).writes - result.requests.host.writes;
+    const runOnce = () =>
+      withProgressLine(io.err, io.stderrIsTTY, (progress) =>
+        runPass({
+          tenant: DEMO_TENANT,
+          tenantApi,
+          hostApi,
+          sinks: [new KubernetesEventsSink({ hostApi, tenant: DEMO_TENANT })],
+          onProgress: (p) => progress.update(p),
+        }),
+      );
+    const result = await runOnce();
     io.out(passReport(result, paint));
+
+    // Pods the first pass put on the host run there a moment later; the next pass brings their
+    // status, node and Events back to the tenant. A tenant whose Pods run already needs none.
+    let second: PassResult | undefined;
+    if (workload && !(await allRunning(tenantApi, WORKLOAD_NAMESPACE))) {
+      const running = await poll(
+        async () => ((await allRunning(hostApi, DEMO_HOST_NAMESPACE)) ? true : undefined),
+        90_000,
+      );
+      heading('A second pass: what the host did comes back to the tenant');
+      if (!running)
+        say(
+          `(Not every host Pod of ${WORKLOAD_NAMESPACE}/${WORKLOAD_NAME} runs after 90 s; the pass shows what there is.)`,
+        );
+      second = await runOnce();
+      io.out(passReport(second, paint));
+    }
+    const passes = second ? [result, second] : [result];
+    const passHostWrites = passes.reduce((n, r) => n + r.requests.host.writes, 0);
+    const bookkeepingWrites =
+      requestDelta(hostApi.requestCount(), hostBefore).writes - passHostWrites;
 
     const longHost = demoHostName('shop', LONG_SAMPLE_NAME);
     const systemHost = demoHostName(SYSTEM_SAMPLE.namespace, SYSTEM_SAMPLE.name);
@@ -92,23 +130,74 @@ async function main(): Promise<number> {
       `Never synced: ConfigMap ${SYSTEM_SAMPLE.namespace}/${SYSTEM_SAMPLE.name}: ${SYSTEM_SAMPLE.namespace} belongs to the tenant's control plane, so no Decision is made and ${systemOnHost ? paint('red', 'yet a host copy exists!') : 'no host copy exists'}.`,
     );
 
-    heading(`kubectl describe tenantcluster ${DEMO_TENANT}`);
-    try {
-      const { stdout } = await promisify(execFile)(
-        kubectl,
-        ['--kubeconfig', hostKc, 'describe', 'tenantcluster', DEMO_TENANT],
-        { maxBuffer: 16 * 1024 * 1024 },
+    /** Runs the built kubectl and prints what it prints (or why it failed). */
+    const show = async (kc: string, ...args: string[]) => {
+      say(paint('dim', `$ kubectl ${args.join(' ')}`));
+      try {
+        const { stdout } = await promisify(execFile)(kubectl, ['--kubeconfig', kc, ...args], {
+          maxBuffer: 16 * 1024 * 1024,
+        });
+        io.out(stdout.endsWith('\n') || stdout === '' ? stdout : `${stdout}\n`);
+      } catch (error) {
+        say(`(kubectl ${args[0]} failed: ${errorText(error)})`);
+      }
+    };
+
+    if (workload) {
+      const hostService = demoHostName(WORKLOAD_NAMESPACE, WORKLOAD_NAME);
+      // The host's controller manager lists the ready host Pods in the Service's EndpointSlice.
+      await poll(
+        async () =>
+          (await readyEndpoints(hostApi, hostService)) >= WORKLOAD_REPLICAS ? true : undefined,
+        30_000,
       );
-      io.out(stdout.endsWith('\n') ? stdout : `${stdout}\n`);
-    } catch (error) {
-      say(`(kubectl describe failed: ${errorText(error)})`);
+      heading(
+        `The workload: Deployment ${WORKLOAD_NAMESPACE}/${WORKLOAD_NAME} in the tenant, its Pods on the host`,
+      );
+      say('In the tenant:');
+      await show(tenantKc, 'get', 'pods', '-n', WORKLOAD_NAMESPACE, '-o', 'wide');
+      say('On the host:');
+      await show(hostKc, 'get', 'pods', '-n', DEMO_HOST_NAMESPACE, '-l', 'app=web', '-o', 'wide');
+      say(`The host Service ${hostService} selects exactly these Pods:`);
+      await show(
+        hostKc,
+        'get',
+        'endpointslices',
+        '-n',
+        DEMO_HOST_NAMESPACE,
+        '-l',
+        `kubernetes.io/service-name=${hostService}`,
+      );
+      const [pod] = await workloadPods(tenantApi, WORKLOAD_NAMESPACE);
+      if (pod) {
+        say(
+          `The Events of tenant Pod ${WORKLOAD_NAMESPACE}/${pod.metadata.name}, from the host, in tenant names:`,
+        );
+        await show(
+          tenantKc,
+          'get',
+          'events',
+          '-n',
+          WORKLOAD_NAMESPACE,
+          '--field-selector',
+          `involvedObject.kind=Pod,involvedObject.name=${pod.metadata.name}`,
+        );
+      }
     }
+
+    heading(`kubectl describe tenantcluster ${DEMO_TENANT}`);
+    await show(hostKc, 'describe', 'tenantcluster', DEMO_TENANT);
 
     heading('Requests');
     say(`  setup (namespaces, TenantCluster, samples): ${requestsText(setup)}`);
     say(`  pass:                                      ${requestsText(result.requests)}`);
+    if (second)
+      say(`  second pass:                               ${requestsText(second.requests)}`);
     say(`  around the pass (status, Events, lease):    host ${plural(bookkeepingWrites, 'write')}`);
-    const objectWrites = setup.tenant.writes + setup.host.writes + result.requests.host.writes;
+    const objectWrites =
+      setup.tenant.writes +
+      setup.host.writes +
+      passes.reduce((n, r) => n + r.requests.host.writes + r.requests.tenant.writes, 0);
     if (objectWrites === 0) {
       say(
         paint(
@@ -141,14 +230,65 @@ async function main(): Promise<number> {
     say(
       `6. Look at the host copies:                  ${k(hostKc, '-n', DEMO_HOST_NAMESPACE, 'get', 'configmaps,secrets')}`,
     );
-    say(`7. Stop the local clusters (data is kept):   npm run cluster:down`);
+    say('7. Scale the tenant Deployment, run again, and see the new Pods run on the host:');
+    say(
+      `     ${k(tenantKc, '-n', WORKLOAD_NAMESPACE, 'scale', 'deployment', WORKLOAD_NAME, '--replicas=5')}`,
+    );
+    say('     npm start');
+    const [shown] = workload ? await workloadPods(hostApi, DEMO_HOST_NAMESPACE) : [];
+    if (shown) {
+      say(
+        `8. Ask about a host Pod (its tenant Pod's status too): ${npx(`explain ${DEMO_HOST_NAMESPACE}/${shown.metadata.name}`)}`,
+      );
+    }
+    say(`${shown ? 9 : 8}. Stop the local clusters (data is kept):   npm run cluster:down`);
     say(
       `\n(Local cluster state: ${rel.startsWith('..') ? state.stateDir : rel}; took ${((Date.now() - t0) / 1000).toFixed(1)} s.)`,
     );
-    return exitCodeForPass(result);
+    return exitCodeForPass(second ?? result);
   } finally {
     await Promise.allSettled([tenantApi.close(), hostApi.close()]);
   }
+}
+
+/** Whether the tenant has the sample Deployment (a reader may have deleted it). */
+async function hostWorkloadWanted(tenantApi: ClusterApi): Promise<boolean> {
+  const deployment = { apiVersion: 'apps/v1', kind: 'Deployment' };
+  return (await tenantApi.get(deployment, WORKLOAD_NAMESPACE, WORKLOAD_NAME)) !== undefined;
+}
+
+/**
+ * Waits (up to 60 s) for the tenant's controller manager to make the Deployment's Pods and the
+ * namespace's `default` service account (whose token the Pods get).
+ */
+async function tenantPodsMade(tenantApi: ClusterApi): Promise<boolean> {
+  const account = { apiVersion: 'v1', kind: 'ServiceAccount' };
+  const made = await poll(async () => {
+    const pods = await workloadPods(tenantApi, WORKLOAD_NAMESPACE);
+    if (pods.length < WORKLOAD_REPLICAS) return undefined;
+    return (await tenantApi.get(account, WORKLOAD_NAMESPACE, 'default')) ? true : undefined;
+  }, 60_000);
+  return made === true;
+}
+
+/** Whether all of the workload's Pods in `namespace` run (and there are as many as it wants). */
+async function allRunning(api: ClusterApi, namespace: string): Promise<boolean> {
+  const pods = await workloadPods(api, namespace);
+  return pods.length >= WORKLOAD_REPLICAS && pods.every(isRunning);
+}
+
+/** Ready endpoints in the EndpointSlices of host Service `service`. */
+async function readyEndpoints(hostApi: ClusterApi, service: string): Promise<number> {
+  const slices = await hostApi.list(
+    { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice' },
+    { namespace: DEMO_HOST_NAMESPACE, labelSelector: `kubernetes.io/service-name=${service}` },
+  );
+  let ready = 0;
+  for (const slice of slices.items) {
+    const endpoints = (slice.endpoints ?? []) as { conditions?: { ready?: boolean } }[];
+    ready += endpoints.filter((e) => e.conditions?.ready === true).length;
+  }
+  return ready;
 }
 
 main().then(

@@ -19,6 +19,36 @@ function npmStart(): Promise<CliRun> {
   return runProcess('npm', ['start', '--silent'], env, 300_000);
 }
 
+/** The text of `out` from the line starting with `heading` to the next `== ` heading. */
+function section(out: string, heading: string): string {
+  const start = out.indexOf(heading);
+  if (start < 0) throw new Error(`no section ${heading} in:\n${out}`);
+  const end = out.indexOf('\n== ', start + heading.length);
+  return out.slice(start, end < 0 ? undefined : end);
+}
+
+/** The captures of `row` on the lines after `label` up to the next line ending with `:`. */
+function rows(text: string, label: string, row: RegExp): string[][] {
+  const lines = text
+    .slice(text.indexOf(label) + label.length)
+    .split('\n')
+    .slice(1);
+  const found: string[][] = [];
+  for (const line of lines) {
+    if (/:$/.test(line)) break;
+    const match = line.match(row);
+    if (match) found.push(match.slice(1));
+  }
+  return found;
+}
+
+/** `tenant-dev/<host Pod>` of the first Pod the first run's Decisions created. */
+function podHostName(out: string): string {
+  const match = out.match(/^Create\s+Pod\s+\S+\s+(tenant-dev\/\S+)/m);
+  if (!match?.[1]) throw new Error(`no Pod created in:\n${out}`);
+  return match[1];
+}
+
 function expectOk(run: CliRun) {
   if (run.code !== 0) {
     throw new Error(`npm start exited ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
@@ -66,7 +96,42 @@ describe('npm start', () => {
     expect(out).toMatch(
       /^Create\s+Secret\s+billing\/payment-gateway\s+tenant-dev\/payment-gateway-x-billing-x-dev\s/m,
     );
-    expect(out).toContain('Decisions: 5 Create, 0 Update, 0 Delete, 0 Skip');
+    // The workload: the Deployment's 3 Pods, their Service and Ingress, what they refer to.
+    expect(out).toMatch(
+      /^Create\s+Secret\s+shop\/storefront-credentials\s+tenant-dev\/storefront-credentials-x-shop-x-dev\s/m,
+    );
+    expect(out).toMatch(/^Create\s+Service\s+shop\/web\s+tenant-dev\/web-x-shop-x-dev\s/m);
+    expect(out).toMatch(/^Create\s+Ingress\s+shop\/web\s+tenant-dev\/web-x-shop-x-dev\s/m);
+    expect(out.match(/^Create\s+Pod\s+shop\/web-/gm)).toHaveLength(3);
+    expect(out).toMatch(/^Decisions: \d+ Create, 0 Update, 0 Delete, 0 Skip/m);
+    expect(out).not.toMatch(/^Decisions: .* [1-9]\d* Skip/m);
+
+    // The tenant shows 3 Running Pods with IPs and nodes, as the host runs them.
+    const workload = section(out, '== The workload');
+    const tenantPods = rows(
+      workload,
+      'In the tenant:',
+      /^web-\S+\s+1\/1\s+Running\s+\d+\s+\S+\s+(\S+)\s+(kwok-node-\d+)/,
+    );
+    expect(tenantPods).toHaveLength(3);
+    const hostPods = rows(
+      workload,
+      'On the host:',
+      /^web-\S+-x-shop-x-dev\s+1\/1\s+Running\s+\d+\s+\S+\s+(\S+)\s+(kwok-node-\d+)/,
+    );
+    expect(hostPods).toHaveLength(3);
+    // The same IPs and nodes on both sides.
+    expect(tenantPods.map((r) => r.join(' ')).sort()).toEqual(
+      hostPods.map((r) => r.join(' ')).sort(),
+    );
+    // The host Service's EndpointSlice lists the three Pods.
+    const slice = workload.match(/^web-x-shop-x-dev-\S+\s+IPv4\s+80\s+(\S+)/m);
+    expect(slice?.[1]?.split(',').sort()).toEqual(tenantPods.map(([ip]) => ip).sort());
+    // The tenant Pod's Events: the host scheduler's, in tenant names.
+    expect(workload).toMatch(
+      /Normal\s+Scheduled\s+pod\/web-\S+\s+Successfully assigned shop\/web-\S+ to kwok-node-\d/,
+    );
+    expect(workload).not.toContain('-x-shop-x-dev to');
     expect(out).not.toMatch(/^\w+\s+ConfigMap\s+kube-system\//m);
     expect(out).toContain('Never synced: ConfigMap kube-system/tenant-internal-settings');
     expect(out).toContain('no host copy exists');
@@ -101,6 +166,11 @@ describe('npm start', () => {
       'No decisions: the host already matched the tenant; nothing was written.',
     );
     expect(out).toContain('Decisions: 0 Create, 0 Update, 0 Delete, 0 Skip');
+    // The workload runs on: no second pass was needed, nothing written on either side.
+    expect(out).not.toContain('A second pass');
+    expect(
+      rows(section(out, '== The workload'), 'In the tenant:', /^web-\S+\s+1\/1\s+Running/),
+    ).toHaveLength(3);
     expect(out).toMatch(
       /setup \(namespaces, TenantCluster, samples\): tenant \d+ reads? \/ 0 writes, host \d+ reads? \/ 0 writes/,
     );
@@ -124,5 +194,11 @@ describe('npm start', () => {
     const plan = await runProcess(NODE, [BIN, 'plan', 'dev'], env);
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain('No decisions');
+    // A host Pod: explain shows its tenant Pod's status.
+    const pods = await runProcess(NODE, [BIN, 'explain', podHostName(runs[0]?.stdout ?? '')], env);
+    expect(pods.code).toBe(0);
+    expect(pods.stdout).toMatch(
+      /^Tenant status:\s+Running, IP 10\.\S+, node kwok-node-\d, Ready$/m,
+    );
   }, 120_000);
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import {
   DELETE_SAMPLE,
   demoHostName,
+  demoTenantCluster,
   EDIT_SAMPLE,
   LONG_SAMPLE_NAME,
   SYSTEM_SAMPLE,
@@ -13,11 +14,32 @@ describe('the npm start samples', () => {
   const samples = sampleObjects();
   const keys = samples.map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`);
 
-  it('span several virtual namespaces and include a Secret', () => {
+  it('span several virtual namespaces and include Secrets', () => {
     expect(new Set(samples.map((o) => o.metadata.namespace))).toEqual(
       new Set(['default', 'shop', 'billing', 'kube-system']),
     );
-    expect(samples.filter((o) => o.kind === 'Secret')).toHaveLength(1);
+    expect(samples.filter((o) => o.kind === 'Secret')).toHaveLength(2);
+  });
+
+  it('include a Deployment of 3 replicas whose references, Service and Ingress come with it, all synced by the sample policy', () => {
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        'Deployment shop/web',
+        'Service shop/web',
+        'Ingress shop/web',
+        'Secret shop/storefront-credentials',
+        'ConfigMap shop/storefront',
+      ]),
+    );
+    const deployment = samples.find((o) => o.kind === 'Deployment');
+    expect(deployment?.spec).toMatchObject({ replicas: 3 });
+    // What the Pods refer to exists among the samples, before the Deployment.
+    const order = (key: string) => keys.indexOf(key);
+    expect(order('Secret shop/storefront-credentials')).toBeLessThan(order('Deployment shop/web'));
+    const synced = (demoTenantCluster().spec as { toHost: { kind: string }[] }).toHost.map(
+      (r) => r.kind,
+    );
+    expect(synced).toEqual(['ConfigMap', 'Secret', 'Service', 'Ingress', 'Pod']);
   });
 
   it('include the objects the next steps name', () => {

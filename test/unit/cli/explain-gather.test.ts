@@ -3,6 +3,7 @@ import {
   type GoneHostObject,
   gatherExplanation,
   isGone,
+  podStatusText,
 } from '../../../lib/cli/commands/explain/gather.js';
 import { explainOutput } from '../../../lib/cli/commands/explain/render.js';
 import { CommandError } from '../../../lib/cli/errors.js';
@@ -183,5 +184,43 @@ describe('explainOutput', () => {
     expect(out.endsWith('\n')).toBe(true);
     expect(out.trimEnd().includes('\n')).toBe(false);
     expect(JSON.parse(out)).toEqual(foreign);
+  });
+});
+
+describe('podStatusText: what explain shows of a host Pod’s tenant Pod', () => {
+  const pod = (
+    status: Record<string, unknown>,
+    nodeName?: string,
+    deleting = false,
+  ): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'web',
+      namespace: 'shop',
+      ...(deleting ? { deletionTimestamp: '2030-01-01T00:00:00Z' } : {}),
+    },
+    spec: nodeName ? { nodeName } : {},
+    status,
+  });
+
+  it.each([
+    [
+      'running, bound and ready',
+      pod(
+        { phase: 'Running', podIP: '10.0.0.5', conditions: [{ type: 'Ready', status: 'True' }] },
+        'kwok-node-0',
+      ),
+      'Running, IP 10.0.0.5, node kwok-node-0, Ready',
+    ],
+    ['pending, nowhere yet', pod({ phase: 'Pending' }), 'Pending, no IP, no node, not Ready'],
+    [
+      'terminating',
+      pod({ phase: 'Running', podIP: '10.0.0.5' }, 'n', true),
+      'Running (terminating), IP 10.0.0.5, node n, not Ready',
+    ],
+    ['no status at all', pod({}), undefined],
+  ])('%s', (_name, tenantPod, text) => {
+    expect(podStatusText(tenantPod)).toBe(text);
   });
 });

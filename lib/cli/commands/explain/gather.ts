@@ -45,6 +45,11 @@ export interface Explanation {
     uidChanged?: boolean;
     currentUid?: string;
     checkError?: string;
+    /**
+     * What the tenant shows of a workload's run (a Pod's phase, IP, node and readiness), written
+     * back from its host copy: `Running, IP 10.244.1.5, node kwok-node-0, Ready`.
+     */
+    tenantStatus?: string;
   };
   rule?: { index: number; rule: KindRule; excludesSource: boolean };
   /** Why no rule is shown: TenantCluster gone, invalid policy, kind no longer listed. */
@@ -80,6 +85,23 @@ function notManagedReason(object: KubeObject): string | undefined {
   return undefined;
 }
 
+/** A tenant Pod's run in one line: phase, IP, node, readiness (what `kubectl get -o wide` shows). */
+export function podStatusText(pod: KubeObject): string | undefined {
+  const status = (pod.status ?? {}) as {
+    phase?: string;
+    podIP?: string;
+    conditions?: { type?: string; status?: string }[];
+  };
+  const nodeName = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
+  if (!status.phase) return undefined;
+  const parts = [pod.metadata.deletionTimestamp ? `${status.phase} (terminating)` : status.phase];
+  parts.push(status.podIP ? `IP ${status.podIP}` : 'no IP');
+  parts.push(nodeName ? `node ${nodeName}` : 'no node');
+  const ready = status.conditions?.find((c) => c.type === 'Ready')?.status;
+  parts.push(ready === 'True' ? 'Ready' : 'not Ready');
+  return parts.join(', ');
+}
+
 async function checkSource(
   tenantApi: ClusterApi,
   kind: KindRef,
@@ -93,6 +115,8 @@ async function checkSource(
       info.currentUid = object.metadata.uid;
       if (ref.virtualUid && ref.virtualUid !== object.metadata.uid) info.uidChanged = true;
     }
+    const status = object && kind.kind === 'Pod' ? podStatusText(object) : undefined;
+    if (status) info.tenantStatus = status;
     return object ? { object, info } : { info };
   } catch (error) {
     info.checkError = errorText(error);

@@ -52,6 +52,7 @@ export function explanationText(x: Explanation, now: number, paint = painter(fal
     `${s.kind} ${s.virtualNamespace}/${s.virtualName}${s.virtualUid ? ` (uid ${s.virtualUid})` : ''}`,
   ]);
   rows.push(['Source exists:', sourceExistsText(s, paint)]);
+  if (s.tenantStatus) rows.push(['Tenant status:', s.tenantStatus]);
   if (x.rule) {
     let text = `${ruleText(x.rule.index, x.rule.rule)} of TenantCluster ${s.tenant}`;
     if (x.rule.excludesSource)
