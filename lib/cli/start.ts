@@ -238,7 +238,7 @@ async function main(): Promise<number> {
     const [shown] = workload ? await workloadPods(hostApi, DEMO_HOST_NAMESPACE) : [];
     if (shown) {
       say(
-        `8. Ask about a host Pod (its tenant Pod's status too): ${npx(`explain ${DEMO_HOST_NAMESPACE}/${shown.metadata.name}`)}`,
+        `8. Ask about a host Pod (its tenant Pod's status too): ${npx(`explain --kind Pod ${DEMO_HOST_NAMESPACE}/${shown.metadata.name}`)}`,
       );
     }
     say(`${shown ? 9 : 8}. Stop the local clusters (data is kept):   npm run cluster:down`);

@@ -76,7 +76,10 @@ function endingPod(pod: KubeObject): EndingPod | undefined {
 export class PodEndings {
   private readonly deleting = new Map<string, EndingPod>();
   private readonly bound = new Map<string, EndingPod>();
-  /** Pods still waiting for their host copy to go: the next pass must look again (in full). */
+  /**
+   * Pods still waiting for their host copy to go, and Pods ended by this pass (the tenant Nodes
+   * they were bound to may be needed no more): either way the next pass must look again, in full.
+   */
   waiting = 0;
 
   constructor(
@@ -174,6 +177,7 @@ export class PodEndings {
       if (isClusterError(error, 'NotFound')) gone = true;
       else failure = error;
     }
+    if (failure === undefined) this.waiting += 1;
     this.ctx.ledger.decide({
       action: 'Delete',
       rule: this.rule,

@@ -153,6 +153,7 @@ describe('npm start', () => {
     expect(out).toContain('npx tenantplane plan dev');
     expect(out).toContain(`npx tenantplane explain tenant-dev/${hashed}`);
     expect(out).toContain('npm run cluster:down');
+    expect(out).toMatch(/npx tenantplane explain --kind Pod tenant-dev\/web-\S+-x-shop-x-dev/);
   }, 600_000);
 
   it('second run: makes zero writes and says so', async () => {
@@ -195,7 +196,11 @@ describe('npm start', () => {
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain('No decisions');
     // A host Pod: explain shows its tenant Pod's status.
-    const pods = await runProcess(NODE, [BIN, 'explain', podHostName(runs[0]?.stdout ?? '')], env);
+    const pods = await runProcess(
+      NODE,
+      [BIN, 'explain', '--kind', 'Pod', podHostName(runs[0]?.stdout ?? '')],
+      env,
+    );
     expect(pods.code).toBe(0);
     expect(pods.stdout).toMatch(
       /^Tenant status:\s+Running, IP 10\.\S+, node kwok-node-\d, Ready$/m,

@@ -161,9 +161,14 @@ describe('nodes back', () => {
         const run = await pass(t);
         expect(run.result.errors).toEqual([]);
         decisions.push(...run.result.decisions);
-        const left =
-          (await tenantApi.get(POD, ns, 'web')) ?? (await hostApi.get(POD, t.hostNamespace, h));
-        if (left || (await tenantApi.get(NODE, undefined, NODE_NAME))) return undefined;
+        const left = {
+          tenantPod: Boolean(await tenantApi.get(POD, ns, 'web')),
+          hostPod: Boolean(await hostApi.get(POD, t.hostNamespace, h)),
+          tenantNode: Boolean(await tenantApi.get(NODE, undefined, NODE_NAME)),
+        };
+        if (Object.values(left).some(Boolean)) {
+          throw new Error(`still there: ${JSON.stringify(left)} after a ${run.result.path} pass`);
+        }
         return run;
       },
       60_000,
