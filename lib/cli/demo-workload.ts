@@ -137,3 +137,47 @@ export async function poll<T>(
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
+
+/** Whether the tenant has the sample Deployment (a reader may have deleted it). */
+export async function hostWorkloadWanted(tenantApi: ClusterApi): Promise<boolean> {
+  const deployment = { apiVersion: 'apps/v1', kind: 'Deployment' };
+  return (await tenantApi.get(deployment, WORKLOAD_NAMESPACE, WORKLOAD_NAME)) !== undefined;
+}
+
+/**
+ * Waits (up to 60 s) for the tenant's controller manager to make the Deployment's Pods and the
+ * namespace's `default` service account (whose token the Pods get).
+ */
+export async function tenantPodsMade(tenantApi: ClusterApi): Promise<boolean> {
+  const account = { apiVersion: 'v1', kind: 'ServiceAccount' };
+  const made = await poll(async () => {
+    const pods = await workloadPods(tenantApi, WORKLOAD_NAMESPACE);
+    if (pods.length < WORKLOAD_REPLICAS) return undefined;
+    return (await tenantApi.get(account, WORKLOAD_NAMESPACE, 'default')) ? true : undefined;
+  }, 60_000);
+  return made === true;
+}
+
+/** Whether all of the workload's Pods in `namespace` run (and there are as many as it wants). */
+export async function allRunning(api: ClusterApi, namespace: string): Promise<boolean> {
+  const pods = await workloadPods(api, namespace);
+  return pods.length >= WORKLOAD_REPLICAS && pods.every(isRunning);
+}
+
+/** Ready endpoints in the EndpointSlices of host Service `service` in `namespace`. */
+export async function readyEndpoints(
+  hostApi: ClusterApi,
+  namespace: string,
+  service: string,
+): Promise<number> {
+  const slices = await hostApi.list(
+    { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice' },
+    { namespace, labelSelector: `kubernetes.io/service-name=${service}` },
+  );
+  let ready = 0;
+  for (const slice of slices.items) {
+    const endpoints = (slice.endpoints ?? []) as { conditions?: { ready?: boolean } }[];
+    ready += endpoints.filter((e) => e.conditions?.ready === true).length;
+  }
+  return ready;
+}

@@ -12,7 +12,7 @@ import { createClusterApi } from '../adapters/kube/cluster-client.js';
 import { plural } from '../common/index.js';
 import { requestDelta, runPass } from '../engine/index.js';
 import { ensureLocalClusters, LocalKubeconfigSource } from '../localcluster/index.js';
-import type { ClusterApi, PassResult } from '../ports/index.js';
+import type { PassResult } from '../ports/index.js';
 import {
   DELETE_SAMPLE,
   DEMO_HOST_NAMESPACE,
@@ -25,8 +25,11 @@ import {
   shellQuote,
 } from './demo.js';
 import {
-  isRunning,
+  allRunning,
+  hostWorkloadWanted,
   poll,
+  readyEndpoints,
+  tenantPodsMade,
   WORKLOAD_NAME,
   WORKLOAD_NAMESPACE,
   WORKLOAD_REPLICAS,
@@ -148,7 +151,9 @@ async function main(): Promise<number> {
       // The host's controller manager lists the ready host Pods in the Service's EndpointSlice.
       await poll(
         async () =>
-          (await readyEndpoints(hostApi, hostService)) >= WORKLOAD_REPLICAS ? true : undefined,
+          (await readyEndpoints(hostApi, DEMO_HOST_NAMESPACE, hostService)) >= WORKLOAD_REPLICAS
+            ? true
+            : undefined,
         30_000,
       );
       heading(
@@ -249,46 +254,6 @@ async function main(): Promise<number> {
   } finally {
     await Promise.allSettled([tenantApi.close(), hostApi.close()]);
   }
-}
-
-/** Whether the tenant has the sample Deployment (a reader may have deleted it). */
-async function hostWorkloadWanted(tenantApi: ClusterApi): Promise<boolean> {
-  const deployment = { apiVersion: 'apps/v1', kind: 'Deployment' };
-  return (await tenantApi.get(deployment, WORKLOAD_NAMESPACE, WORKLOAD_NAME)) !== undefined;
-}
-
-/**
- * Waits (up to 60 s) for the tenant's controller manager to make the Deployment's Pods and the
- * namespace's `default` service account (whose token the Pods get).
- */
-async function tenantPodsMade(tenantApi: ClusterApi): Promise<boolean> {
-  const account = { apiVersion: 'v1', kind: 'ServiceAccount' };
-  const made = await poll(async () => {
-    const pods = await workloadPods(tenantApi, WORKLOAD_NAMESPACE);
-    if (pods.length < WORKLOAD_REPLICAS) return undefined;
-    return (await tenantApi.get(account, WORKLOAD_NAMESPACE, 'default')) ? true : undefined;
-  }, 60_000);
-  return made === true;
-}
-
-/** Whether all of the workload's Pods in `namespace` run (and there are as many as it wants). */
-async function allRunning(api: ClusterApi, namespace: string): Promise<boolean> {
-  const pods = await workloadPods(api, namespace);
-  return pods.length >= WORKLOAD_REPLICAS && pods.every(isRunning);
-}
-
-/** Ready endpoints in the EndpointSlices of host Service `service`. */
-async function readyEndpoints(hostApi: ClusterApi, service: string): Promise<number> {
-  const slices = await hostApi.list(
-    { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice' },
-    { namespace: DEMO_HOST_NAMESPACE, labelSelector: `kubernetes.io/service-name=${service}` },
-  );
-  let ready = 0;
-  for (const slice of slices.items) {
-    const endpoints = (slice.endpoints ?? []) as { conditions?: { ready?: boolean } }[];
-    ready += endpoints.filter((e) => e.conditions?.ready === true).length;
-  }
-  return ready;
 }
 
 main().then(

@@ -20,12 +20,14 @@ import { collectGarbage } from '../gc/gc.js';
 import { hostName } from '../names/naming.js';
 import { sourceKey } from '../names/provenance.js';
 import { ourCopySource } from '../names/reverse-mapping.js';
+import { statusBackRule } from '../object/kinds/status-back.js';
 import type { KindRule } from '../policy/policy.js';
 import type { CompiledKindRule } from '../policy/scope.js';
 import type { ResumePoint } from '../tenant/status.js';
 import { KindWriter } from './kind-writes.js';
-import { listHostPods, PodStatusBack, tenantHostPods } from './pod-status-back.js';
+import { listHostPods, PodStatusBack } from './pod-status-back.js';
 import { isPodKind, syncPodTokens } from './pod-tokens.js';
+import { ownCopies, syncWithStatusBack } from './status-back.js';
 import { syncKind } from './sync-kind.js';
 import { TenantView } from './tenant-view.js';
 
@@ -62,6 +64,8 @@ export function prefetchResumes(ctx: PassContext, rules: readonly KindRule[]): v
  */
 export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRule): Promise<void> {
   const { rule } = compiled;
+  const statusRule = statusBackRule(rule);
+  if (statusRule) return syncWithStatusBack(ctx, compiled, statusRule, syncOnPath, podWrites);
   if (!isPodKind(rule)) return syncOnPath(ctx, compiled);
   const resuming = 'resume' in ctx.memory.resume.plan(rule);
   const writes = podWrites(ctx);
@@ -77,7 +81,7 @@ export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRul
   const wrote = podWrites(ctx) !== writes;
   const listPods = (minting && (!resuming || wrote)) || status.pending;
   // A full path's host listing, when the kind wrote no Pod since, is what a listing would show.
-  const current = listed !== undefined && !wrote ? tenantHostPods(ctx, listed) : undefined;
+  const current = listed !== undefined && !wrote ? ownCopies(ctx, rule, listed) : undefined;
   const pods = listPods ? (current ?? (await listHostPods(ctx, rule))) : undefined;
   // Host Pods that could not be listed: only the renewals the Secrets show are due.
   await syncPodTokens(
@@ -91,7 +95,7 @@ export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRul
   if (!untroubled(before, kindTrouble(ctx)) || status.unfinished > 0) ctx.memory.resume.clear(rule);
 }
 
-/** Writes decided so far (tried or not): those of the Pod kind, taken around its sync. */
+/** Writes decided so far (tried or not): those of one kind, taken around its sync. */
 function podWrites(ctx: PassContext): number {
   const { counts, failed } = ctx.ledger.recorder;
   const { Create, Update, Delete } = counts;

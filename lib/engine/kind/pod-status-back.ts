@@ -14,29 +14,17 @@
  * tenant Pods' bindings to them (`pod-binding.ts`).
  */
 import { runPool } from '../../common/index.js';
-import {
-  isClusterError,
-  type KindRef,
-  type KubeObject,
-  withRequestDeadline,
-} from '../../ports/index.js';
-import { workDeadline } from '../bounds/deadlines.js';
+import { isClusterError, type KindRef, type KubeObject } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
-import { Labels, MANAGED_BY_VALUE } from '../names/metadata.js';
 import { sourceKey } from '../names/provenance.js';
 import { ourCopySource } from '../names/reverse-mapping.js';
 import { podStatusPatch, podStatusSettled } from '../object/kinds/pod-status.js';
 import { bindToNodes } from './pod-binding.js';
 import { PodEndings } from './pod-endings.js';
+import { listHostCopies, STARTING_MS } from './status-back.js';
 
 const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
-/**
- * How long a host Pod that is not yet Ready keeps its kind on full passes: long enough to start
- * (image pulls included), short enough that a Pod that never starts (unschedulable) costs full
- * listings only for a while, then waits for the next full pass like any host-only change.
- */
-export const STARTING_MS = 10 * 60_000;
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
 
 /**
@@ -70,56 +58,12 @@ function slimPod(pod: KubeObject): KubeObject {
   };
 }
 
-/** The labels every host Pod of the tenant carries (what {@link listHostPods} selects by). */
-function podLabels(tenant: string): Record<string, string> {
-  return { [Labels.ManagedBy]: MANAGED_BY_VALUE, [Labels.Tenant]: tenant, [Labels.Kind]: POD.kind };
-}
-
-/**
- * The tenant's host Pods among a listing of the host namespace (the Pod kind's own, on a full
- * path): what {@link listHostPods} would have read, without reading it again.
- */
-export function tenantHostPods(ctx: PassContext, hostObjects: readonly KubeObject[]): KubeObject[] {
-  const wanted = Object.entries(podLabels(ctx.scope.tenant));
-  return hostObjects.filter((o) =>
-    wanted.every(([key, value]) => o.metadata.labels?.[key] === value),
-  );
-}
-
 /**
  * Every host Pod of the tenant (its copies, by the engine's labels), page by page; `undefined`
  * when they could not be listed (an error of the kind) or the pass is stopped.
  */
-export async function listHostPods(
-  ctx: PassContext,
-  rule: KindRef,
-): Promise<KubeObject[] | undefined> {
-  const { hostApi, hostNamespace, bounds, tenant } = ctx.scope;
-  if (bounds.isStopped()) return undefined;
-  const labelSelector = Object.entries(podLabels(tenant))
-    .map(([key, value]) => `${key}=${value}`)
-    .join(',');
-  const items: KubeObject[] = [];
-  let continueToken: string | undefined;
-  try {
-    await withRequestDeadline(workDeadline(bounds.budget), async () => {
-      do {
-        const page = await hostApi.list(POD, {
-          namespace: hostNamespace,
-          labelSelector,
-          limit: bounds.budget.pageSize,
-          ...(continueToken === undefined ? {} : { continueToken }),
-        });
-        items.push(...page.items);
-        continueToken = page.continueToken;
-      } while (continueToken !== undefined);
-    });
-  } catch (error) {
-    if (error instanceof PassError) throw error;
-    ctx.ledger.errors.listingFailed(rule, 'host', error, 'its tokens and status back wait');
-    return undefined;
-  }
-  return items;
+export function listHostPods(ctx: PassContext, rule: KindRef): Promise<KubeObject[] | undefined> {
+  return listHostCopies(ctx, rule, 'its tokens and status back wait');
 }
 
 /** The tenant Pods the kind took in this pass, and their status written back from the host. */

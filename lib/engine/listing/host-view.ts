@@ -2,8 +2,9 @@
  * The host side as a pass holds it: every host object of a kind is kept until GC, so each is kept
  * as what apply and GC need. Metadata stays whole (names, uid, resourceVersion, timestamps, labels,
  * annotations: provenance, reverse mapping, preconditions, the write record); `managedFields` and
- * `status` are dropped; a content field larger than {@link INLINE_FIELD_BYTES} (a ConfigMap's
- * `data`, a large spec) is held as a digest only. So what a pass holds grows with the number of
+ * `status` are dropped (but for kinds whose small status comes back to the tenant); a content
+ * field larger than {@link INLINE_FIELD_BYTES} (a ConfigMap's `data`, a large spec) is held as a
+ * digest only. So what a pass holds grows with the number of
  * objects, not with their size. Pods are the exception: spec and status are held whole (a Pod
  * is bounded in size, its update needs the host's spec, its status goes back to the tenant).
  *
@@ -16,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import { JsonDepthError, MAX_JSON_DEPTH, stableJson } from '../../common/index.js';
 import type { ClusterApi, KubeObject } from '../../ports/index.js';
+import { statusBackRule } from '../object/kinds/status-back.js';
 import { NON_CONTENT_FIELDS } from '../object/transform.js';
 
 /** A content field whose JSON is larger than this is held as a digest. */
@@ -78,6 +80,8 @@ export function compactHostObject(object: KubeObject): KubeObject {
   if (!metadata || typeof metadata !== 'object') return view;
   const { managedFields: _managedFields, ...kept } = metadata;
   view.metadata = kept;
+  // The status of a Service, an Ingress or a claim comes back to the tenant (`kind/status-back.ts`).
+  if (status !== undefined && statusBackRule(object)) view.status = status;
   if (isPod(object)) {
     // A Pod's update is built from the host's spec (its host-owned fields never equal a desired
     // digest) and its status comes back to the tenant (`kind/pod-status-back.ts`): both whole.

@@ -56,6 +56,11 @@ export const Annotations = {
    * the apiserver copies to the Pod.
    */
   BoundHostPod: 'tenantplane.io/bound-host-pod',
+  /**
+   * On a tenant Service: its host copy's cluster IP(s), comma-separated (`None` when headless),
+   * for a tenant DNS to answer with (`object/kinds/status-back.ts`).
+   */
+  HostClusterIp: 'tenantplane.io/host-cluster-ip',
 } as const;
 
 /**

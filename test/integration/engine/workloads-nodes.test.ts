@@ -155,7 +155,7 @@ describe('nodes back', () => {
     const terminating = await tenantApi.get(POD, ns, 'web');
     expect(terminating?.metadata.deletionGracePeriodSeconds).toBe(15);
     const decisions: Decision[] = [];
-    const removal = await waitFor(
+    await waitFor(
       'passes that end the tenant Pod and remove the tenant Node',
       async () => {
         const run = await pass(t);

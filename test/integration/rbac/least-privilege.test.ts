@@ -128,6 +128,7 @@ function tenantObject(
 async function pass(
   tenant = TENANT,
   apis: { tenant: KubeClusterApi; host: KubeClusterApi } = restricted,
+  path?: 'full',
 ): Promise<{ result: PassResult; events: KubernetesEventsSink }> {
   const events = new KubernetesEventsSink({ hostApi: apis.host, tenant });
   const result = await runPass({
@@ -136,6 +137,7 @@ async function pass(
     hostApi: apis.host,
     sinks: [events],
     lease: true,
+    ...(path ? { path } : {}),
   });
   return { result, events };
 }
@@ -721,6 +723,32 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
         metadata: { namespace: W_HOST_NS, name: `rbac-probe-${RUN}` },
       }),
     );
+  });
+
+  it('status back: the host Ingress’s load balancer and the host Service’s cluster IP reach the tenant (ingresses/status patch, services update)', async () => {
+    const hostIngressName = hostName('web', W_VNS, W_TENANT);
+    const lb = { ingress: [{ ip: '203.0.113.9' }] };
+    await admin.host.patchStatus(INGRESS, W_HOST_NS, hostIngressName, { loadBalancer: lb });
+    const hostService = (await admin.host.get(
+      SERVICE,
+      W_HOST_NS,
+      hostName('ext', W_VNS, W_TENANT),
+    )) as KubeObject;
+    const clusterIp = (hostService.spec as { clusterIP?: string }).clusterIP;
+    expect(clusterIp).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    // A host-only change: the full pass sees it (a resumed one reads only tenant changes).
+    const run = await pass(W_TENANT, w, 'full');
+    expect(run.result.errors).toEqual([]);
+    expect(run.result.complete).toBe(true);
+    expect((await admin.tenant.get(INGRESS, W_VNS, 'web'))?.status).toEqual({ loadBalancer: lb });
+    const tenantService = await admin.tenant.get(SERVICE, W_VNS, 'ext');
+    expect(tenantService?.metadata.annotations?.['tenantplane.io/host-cluster-ip']).toBe(clusterIp);
+    // Recorded on the tenant objects only: the host copies do not change.
+    expect(run.result.requests.host.writes).toBe(0);
+    await expectForbidden('update an Ingress on the tenant', async () => {
+      const ingress = (await admin.tenant.get(INGRESS, W_VNS, 'web')) as KubeObject;
+      await w.tenant.update(ingress);
+    });
   });
 
   it('a tenant Pod deleted with a grace period: its host copy goes with it and a pass ends the tenant Pod (pods delete)', async () => {

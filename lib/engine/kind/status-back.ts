@@ -1,0 +1,233 @@
+/**
+ * Status back for Services, Ingresses and claims (Pods: `pod-status-back.ts`): after the kind's
+ * writes, each tenant object the kind read whose host copy exists shows that copy's status
+ * (`object/kinds/status-back.ts`), written through the tenant object's `/status` subresource (a
+ * JSON merge patch of what differs), apart from every spec or metadata write, so a refused spec
+ * write never holds the status back. A tenant Service also records its host copy's cluster IP
+ * (an update of the annotation, with the resourceVersion it was read at).
+ *
+ * What the tenant shows is known only from what the kind read: on the full path every tenant
+ * object, on the resumed path only the changed ones. So a host-only change (a load balancer
+ * address, a claim bound later) shows at the next full pass; a host copy still moving (not
+ * settled, made less than {@link STARTING_MS} ago) keeps the kind on full passes meanwhile. The
+ * host side is the kind's own host listing on a full path that wrote nothing, else one
+ * label-selected, paged LIST of the tenant's copies of the kind. A steady state writes nothing.
+ */
+import { runPool } from '../../common/index.js';
+import {
+  isClusterError,
+  type KindRef,
+  type KubeObject,
+  withRequestDeadline,
+} from '../../ports/index.js';
+import { workDeadline } from '../bounds/deadlines.js';
+import type { PassContext } from '../context/pass-context.js';
+import { PassError } from '../errors.js';
+import { Labels, MANAGED_BY_VALUE } from '../names/metadata.js';
+import { sourceKey } from '../names/provenance.js';
+import { ourCopySource } from '../names/reverse-mapping.js';
+import {
+  recordHostClusterIp,
+  type StatusBackRule,
+  statusBackPatch,
+} from '../object/kinds/status-back.js';
+import type { CompiledKindRule } from '../policy/scope.js';
+
+/**
+ * How long a host copy that is still moving (a Pod not yet Ready, a claim not yet bound) keeps its
+ * kind on full passes: long enough to start (image pulls included), short enough that one that
+ * never settles (an unschedulable Pod) costs full listings only for a while, then waits for the
+ * next full pass like any host-only change.
+ */
+export const STARTING_MS = 10 * 60_000;
+
+/** The labels of every host copy of `kind` the tenant has (what a copies LIST selects by). */
+function copyLabels(tenant: string, kind: string): Record<string, string> {
+  return { [Labels.ManagedBy]: MANAGED_BY_VALUE, [Labels.Tenant]: tenant, [Labels.Kind]: kind };
+}
+
+/**
+ * The tenant's copies of `rule`'s kind among a listing of the host namespace (the kind's own, on
+ * a full path): what {@link listHostCopies} would have read, without reading it again.
+ */
+export function ownCopies(
+  ctx: PassContext,
+  rule: KindRef,
+  hostObjects: readonly KubeObject[],
+): KubeObject[] {
+  const wanted = Object.entries(copyLabels(ctx.scope.tenant, rule.kind));
+  return hostObjects.filter((o) =>
+    wanted.every(([key, value]) => o.metadata.labels?.[key] === value),
+  );
+}
+
+/**
+ * Every host copy of `rule`'s kind the tenant has (by the engine's labels), page by page;
+ * `undefined` when they could not be listed (an error of the kind, `what` says what waits) or the
+ * pass is stopped.
+ */
+export async function listHostCopies(
+  ctx: PassContext,
+  rule: KindRef,
+  what: string,
+): Promise<KubeObject[] | undefined> {
+  const { hostApi, hostNamespace, bounds, tenant } = ctx.scope;
+  if (bounds.isStopped()) return undefined;
+  const labelSelector = Object.entries(copyLabels(tenant, rule.kind))
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+  const items: KubeObject[] = [];
+  let continueToken: string | undefined;
+  try {
+    await withRequestDeadline(workDeadline(bounds.budget), async () => {
+      do {
+        const page = await hostApi.list(rule, {
+          namespace: hostNamespace,
+          labelSelector,
+          limit: bounds.budget.pageSize,
+          ...(continueToken === undefined ? {} : { continueToken }),
+        });
+        items.push(...page.items);
+        continueToken = page.continueToken;
+      } while (continueToken !== undefined);
+    });
+  } catch (error) {
+    if (error instanceof PassError) throw error;
+    ctx.ledger.errors.listingFailed(rule, 'host', error, what);
+    return undefined;
+  }
+  return items;
+}
+
+/** What one tenant object needs: its host cluster IP recorded (an update), its status, or both. */
+interface Due {
+  host: KubeObject;
+  tenant: KubeObject;
+  update?: KubeObject;
+  patch?: Record<string, unknown>;
+}
+
+/** The tenant objects of one kind the pass read, and their status written back from the host. */
+export class StatusBack {
+  private readonly seen = new Map<string, KubeObject>();
+  /** Host copies still moving: the caller makes the kind's next pass full. */
+  unsettled = 0;
+
+  constructor(
+    private readonly ctx: PassContext,
+    private readonly rule: KindRef,
+    private readonly statusRule: StatusBackRule,
+  ) {}
+
+  /** Takes note of a tenant object the kind took in (what it shows now). */
+  readonly note = (object: KubeObject): void => {
+    if (object.metadata.deletionTimestamp) return;
+    const { namespace, name } = object.metadata;
+    this.seen.set(sourceKey(namespace ?? '', name), object);
+  };
+
+  /** Whether any tenant object was taken in (and can be written). */
+  get pending(): boolean {
+    return this.ctx.scope.tenantApi !== undefined && this.seen.size > 0;
+  }
+
+  /**
+   * Writes back the status of every noted tenant object whose host copy in `copies` (every host
+   * copy of the kind the tenant has) shows another. A failed write is an error of that object.
+   */
+  async write(copies: readonly KubeObject[]): Promise<void> {
+    const { bounds, tenant, clock } = this.ctx.scope;
+    const due: Due[] = [];
+    for (const host of copies) {
+      const source = ourCopySource(host, { tenant, kind: this.rule.kind });
+      if (!source || host.metadata.deletionTimestamp) continue;
+      const object = this.seen.get(sourceKey(source.virtualNamespace, source.virtualName));
+      // A copy of an earlier tenant object of the name: its status is not this one's.
+      if (!object || (source.virtualUid && source.virtualUid !== object.metadata.uid)) continue;
+      const patch = statusBackPatch(this.statusRule, host, object);
+      const update = this.rule.kind === 'Service' ? recordHostClusterIp(host, object) : undefined;
+      if (patch || update) {
+        due.push({
+          host,
+          tenant: object,
+          ...(patch ? { patch } : {}),
+          ...(update ? { update } : {}),
+        });
+      }
+      const created = Date.parse(String(host.metadata.creationTimestamp ?? ''));
+      const young = Number.isFinite(created) && clock.now() - created < STARTING_MS;
+      if (young && !this.statusRule.settled(host)) this.unsettled += 1;
+    }
+    await runPool(
+      due,
+      bounds.budget.concurrency,
+      async (item) => {
+        // The annotation first, carrying the resourceVersion it was read at; then the status,
+        // which needs none.
+        if (item.update && bounds.reserveWrite()) await this.send(item, item.update);
+        if (item.patch && bounds.reserveWrite()) await this.send(item, item.patch);
+      },
+      () => bounds.isStopped(),
+    );
+  }
+
+  private async send(item: Due, write: KubeObject | Record<string, unknown>): Promise<void> {
+    const { tenantApi, hostNamespace } = this.ctx.scope;
+    if (!tenantApi) return;
+    const { namespace = '', name } = item.tenant.metadata;
+    try {
+      if (write === item.update) await tenantApi.update(item.update);
+      else await tenantApi.patchStatus(this.rule, namespace, name, write);
+    } catch (error) {
+      if (error instanceof PassError) throw error;
+      // Deleted since it was read, or changed (the next pass reads it anew and writes again).
+      if (isClusterError(error, 'NotFound') || isClusterError(error, 'Conflict')) return;
+      this.ctx.ledger.errors.add(
+        this.rule,
+        error,
+        { namespace, name },
+        { namespace: hostNamespace, name: item.host.metadata.name },
+      );
+    }
+  }
+}
+
+/** The kind's sync on its path, hearing the tenant objects and the host listing it read. */
+export type SyncOnPath = (
+  ctx: PassContext,
+  compiled: CompiledKindRule,
+  observe?: (tenantObject: KubeObject) => void,
+  listedHost?: (hostObjects: readonly KubeObject[]) => void,
+) => Promise<void>;
+
+/**
+ * Syncs a kind whose status comes back: the kind on its path (`syncOnPath`), then the status of
+ * the tenant objects it read. A status write left undone, or a host copy still moving, is found
+ * again only by a listing: the kind's next pass is then full.
+ */
+export async function syncWithStatusBack(
+  ctx: PassContext,
+  compiled: CompiledKindRule,
+  statusRule: StatusBackRule,
+  syncOnPath: SyncOnPath,
+  decidedWrites: (ctx: PassContext) => number,
+): Promise<void> {
+  const { rule } = compiled;
+  const status = new StatusBack(ctx, rule, statusRule);
+  const writes = decidedWrites(ctx);
+  let listed: readonly KubeObject[] | undefined;
+  await syncOnPath(ctx, compiled, status.note, (hostObjects) => {
+    listed = hostObjects;
+  });
+  if (!status.pending) return;
+  const errors = ctx.ledger.errors.errors.length;
+  // A full path's host listing, when the kind wrote nothing since, is what a listing would show.
+  const current =
+    listed !== undefined && decidedWrites(ctx) === writes
+      ? ownCopies(ctx, rule, listed)
+      : undefined;
+  const copies = current ?? (await listHostCopies(ctx, rule, 'its status back waits'));
+  if (copies !== undefined) await status.write(copies);
+  if (copies === undefined || status.unsettled > 0 || ctx.ledger.errors.errors.length !== errors)
+    ctx.memory.resume.clear(rule);
+}
