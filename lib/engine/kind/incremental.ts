@@ -25,9 +25,9 @@ import type { KindRule } from '../policy/policy.js';
 import type { CompiledKindRule } from '../policy/scope.js';
 import type { ResumePoint } from '../tenant/status.js';
 import { KindWriter } from './kind-writes.js';
-import { listHostPods, PodStatusBack } from './pod-status-back.js';
-import { isPodKind, syncPodTokens } from './pod-tokens.js';
-import { ownCopies, syncWithStatusBack } from './status-back.js';
+import { syncPodKind } from './pod-kind.js';
+import { isPodKind } from './pod-tokens.js';
+import { syncWithStatusBack } from './status-back.js';
 import { syncKind } from './sync-kind.js';
 import { TenantView } from './tenant-view.js';
 
@@ -67,32 +67,13 @@ export async function syncKindByPath(ctx: PassContext, compiled: CompiledKindRul
   const statusRule = statusBackRule(rule);
   if (statusRule) return syncWithStatusBack(ctx, compiled, statusRule, syncOnPath, podWrites);
   if (!isPodKind(rule)) return syncOnPath(ctx, compiled);
-  const resuming = 'resume' in ctx.memory.resume.plan(rule);
-  const writes = podWrites(ctx);
-  const status = new PodStatusBack(ctx, rule);
-  let listed: readonly KubeObject[] | undefined;
-  await syncOnPath(ctx, compiled, status.note, (hostObjects) => {
-    listed = hostObjects;
-  });
-  // Whatever the path, the tenant tokens and Nodes of host Pods: renewal is due with time, not
-  // with changes. The host Pods are listed unless the kind resumed without writing or seeing one.
+  return syncPodKind(ctx, compiled, { syncOnPath, decidedWrites: podWrites, mark });
+}
+
+/** A mark of the kind's trouble so far; the returned check says whether any came since. */
+function mark(ctx: PassContext): () => boolean {
   const before = kindTrouble(ctx);
-  const minting = ctx.scope.tenantApi?.createToken !== undefined || status.bindsNodes;
-  const wrote = podWrites(ctx) !== writes;
-  const listPods = (minting && (!resuming || wrote)) || status.pending;
-  // A full path's host listing, when the kind wrote no Pod since, is what a listing would show.
-  const current = listed !== undefined && !wrote ? ownCopies(ctx, rule, listed) : undefined;
-  const pods = listPods ? (current ?? (await listHostPods(ctx, rule))) : undefined;
-  // Host Pods that could not be listed: only the renewals the Secrets show are due.
-  await syncPodTokens(
-    ctx,
-    pods === undefined ? { listPods: false } : { listPods: true, pods, steady: current === pods },
-  );
-  // Apart from every spec write of the kind: a refused one never holds a status back.
-  if (pods !== undefined) await status.write(pods);
-  // A token or a status left undone (an error, a Skip), or a host Pod still starting (its status
-  // changes while its tenant Pod does not), is found again only by a listing: the next pass is full.
-  if (!untroubled(before, kindTrouble(ctx)) || status.unfinished > 0) ctx.memory.resume.clear(rule);
+  return () => !untroubled(before, kindTrouble(ctx));
 }
 
 /** Writes decided so far (tried or not): those of one kind, taken around its sync. */

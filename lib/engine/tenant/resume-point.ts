@@ -184,6 +184,19 @@ export class ResumeBook {
     if (changes >= AGING_EVENTS) this.material = true;
   }
 
+  /**
+   * The Pod kind's status back converged for every host Pod up to `hostResourceVersion`
+   * (`kind/pod-kind.ts`). Written on its own only when host Pods `changed` since the stored point:
+   * a steady state writes nothing.
+   */
+  hostSeen(rule: KindRule, hostResourceVersion: string, changed: boolean): void {
+    const key = resumeKey(rule);
+    const point = this.next[key];
+    if (!point || point.hostResourceVersion === hostResourceVersion) return;
+    this.next[key] = { ...point, hostResourceVersion };
+    if (changed) this.material = true;
+  }
+
   /** A kind left work undone: its next pass must be full. */
   clear(rule: KindRule): void {
     const key = resumeKey(rule);

@@ -28,6 +28,11 @@ export interface ResumePoint {
   fullAt: string;
   /** Digest of the rule and host namespace the point holds for. */
   policy: string;
+  /**
+   * Pods: the highest host Pod resourceVersion up to which the status back converged; a host Pod
+   * with a higher one changed since (`kind/pod-kind.ts`).
+   */
+  hostResourceVersion?: string;
 }
 
 /**
@@ -161,9 +166,10 @@ function resumePoints(value: unknown): Record<string, ResumePoint> {
   if (!isRecord(value)) return points;
   for (const [key, point] of Object.entries(value)) {
     if (!isRecord(point)) continue;
-    const { resourceVersion, at, fullAt, policy } = point;
+    const { resourceVersion, at, fullAt, policy, hostResourceVersion } = point;
     if (isString(resourceVersion) && isString(at) && isString(fullAt) && isString(policy)) {
       points[key] = { resourceVersion, at, fullAt, policy };
+      if (isString(hostResourceVersion)) points[key].hostResourceVersion = hostResourceVersion;
     }
   }
   return points;

@@ -95,19 +95,38 @@ describe('status back of Pods', () => {
     expect(tenantApi.peek(POD, 'shop', 'web')?.status).toMatchObject({ phase: 'Running' });
   });
 
-  it('a host Pod still starting keeps the Pod kind on full passes until it is Ready', async () => {
-    const { tenantApi, run, report, advance } = setup(CREATED + 60_000);
+  it('a host Pod that starts after the first pass: a resumed pass sees its status change (the host Pods are read every pass) and writes only it', async () => {
+    const { tenantApi, hostApi, run, report, advance } = setup(CREATED + 60_000);
     await run();
     report({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }] });
     const pending = await run();
-    expect(pending.path).not.toBe('resumed');
     expect(tenantApi.peek(POD, 'shop', 'web')?.status).toMatchObject({ phase: 'Pending' });
+    // A full pass records the resume point past that status write: nothing changes after it.
+    await run('full');
+    const steady = await run();
+    expect(steady.path).toBe('resumed');
+    expect(steady.requests.tenant.writes).toBe(0);
     report(RUNNING);
     advance(60_000);
-    await run();
+    const tenantLists = tenantApi.callsOf('list').length;
+    const running = await run();
+    expect(running.path).toBe('resumed');
     expect(tenantApi.peek(POD, 'shop', 'web')?.status).toMatchObject({ phase: 'Running' });
+    // The changed host Pod's tenant Pod was read by name, and only its status written.
+    const byName = tenantApi
+      .callsOf('list')
+      .slice(tenantLists)
+      .filter((c) => c.options?.fieldSelector === 'metadata.name=web');
+    expect(byName).toHaveLength(1);
+    expect(running.requests.tenant.writes).toBe(1);
+    expect(hostApi.callsOf('list').filter((c) => c.kind === 'Pod').length).toBeGreaterThan(0);
+    // Then steady again: nothing written.
     await run();
-    expect((await run()).path).toBe('resumed');
+    const again = await run();
+    expect(again.path).toBe('resumed');
+    expect(again.requests.tenant.writes).toBe(0);
+    expect(again.requests.host.writes).toBe(0);
+    expect(pending.errors).toEqual([]);
   });
 
   it('a refused status write is an error of the Pod; the pass goes on and the next pass is full', async () => {

@@ -101,7 +101,7 @@ describe('tenant tokens of host Pods', () => {
     expect(after.requests.host.writes).toBe(0);
   });
 
-  it('a resumed pass that wrote no Pod reads only the token Secrets, not the host Pods', async () => {
+  it('a resumed pass that wrote no Pod renews from the token Secrets, reading the host Pods once (for their status back)', async () => {
     const { hostApi, pass, advance } = setup();
     await pass();
     const podLists = () =>
@@ -109,9 +109,12 @@ describe('tenant tokens of host Pods', () => {
     const listed = podLists();
     advance(49 * MINUTE);
     const renewal = await pass();
+    expect(renewal.path).toBe('resumed');
     expect(decisionLines(renewal.decisions)).toEqual([`Update Secret shop/web -> ${SECRET_NAME}`]);
+    // One label-selected LIST of the host Pods a pass (`kind/pod-kind.ts`), no more.
+    expect(podLists()).toBe(listed + 1);
     expect((await pass()).decisions).toEqual([]);
-    expect(podLists()).toBe(listed);
+    expect(podLists()).toBe(listed + 2);
   });
 
   it('a steady full pass over Pods that mount no token lists no token Secrets', async () => {
