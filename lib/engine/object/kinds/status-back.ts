@@ -24,8 +24,8 @@ export interface StatusBackRule {
   readonly fields: readonly string[];
   /**
    * Whether the host copy's status is where it will stay a while: one still moving (a claim not
-   * bound yet, a LoadBalancer Service without an address) changes while its tenant object does
-   * not, which only a full pass sees (`kind/status-back.ts`).
+   * bound yet) changes while its tenant object does not, which only a full pass sees
+   * (`kind/status-back.ts`). A load balancer address is not waited for: it may never come.
    */
   settled(host: KubeObject): boolean;
 }
@@ -37,24 +37,18 @@ function status(object: KubeObject): Record<string, unknown> {
   return isRecord(object.status) ? object.status : {};
 }
 
-function hasIngress(object: KubeObject): boolean {
-  const lb = status(object).loadBalancer;
-  return isRecord(lb) && Array.isArray(lb.ingress) && lb.ingress.length > 0;
-}
-
 const RULES: readonly StatusBackRule[] = [
   {
     kind: { apiVersion: 'v1', kind: 'Service' },
     fields: ['loadBalancer', 'conditions'],
-    settled: (host) => {
-      const spec = isRecord(host.spec) ? host.spec : {};
-      return spec.type !== 'LoadBalancer' || hasIngress(host);
-    },
+    // A load balancer may never come (no controller on the host): its address waits for a full
+    // pass rather than holding the kind on full passes.
+    settled: () => true,
   },
   {
     kind: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' },
     fields: ['loadBalancer'],
-    settled: hasIngress,
+    settled: () => true,
   },
   {
     kind: { apiVersion: 'v1', kind: 'PersistentVolumeClaim' },

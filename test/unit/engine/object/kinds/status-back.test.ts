@@ -117,13 +117,12 @@ describe('statusBackPatch', () => {
     expect(statusBackPatch(rule(kind), object(kind, host), object(kind, tenant))).toEqual(patch);
   });
 
-  it('settled: a claim once Bound, a LoadBalancer Service once it has an address, any other Service at once', () => {
+  it('settled: a claim once Bound; Services and Ingresses at once (a load balancer may never come)', () => {
     expect(rule(CLAIM).settled(object(CLAIM, { phase: 'Pending' }))).toBe(false);
     expect(rule(CLAIM).settled(object(CLAIM, BOUND))).toBe(true);
     const lb = { type: 'LoadBalancer' };
-    expect(rule(SERVICE).settled(object(SERVICE, { loadBalancer: {} }, lb))).toBe(false);
-    expect(rule(SERVICE).settled(object(SERVICE, { loadBalancer: LB }, lb))).toBe(true);
-    expect(rule(SERVICE).settled(object(SERVICE, {}, { type: 'ClusterIP' }))).toBe(true);
+    expect(rule(SERVICE).settled(object(SERVICE, { loadBalancer: {} }, lb))).toBe(true);
+    expect(rule(INGRESS).settled(object(INGRESS, { loadBalancer: {} }))).toBe(true);
   });
 });
 
