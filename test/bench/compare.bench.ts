@@ -9,7 +9,13 @@
  * `--only steady` measures the first pass, then the steady pass and its LIST floor alone: no
  * kubectl peer, no churn rows (the slow parts when profiling the steady pass at scale).
  *
- *   npm run bench:compare -- --pods 2000 [--only steady] [...]
+ *   npm run bench:compare -- --pods 2000 [--only steady|status] [...]
+ *
+ * `--only status` (issue 19, with `--pods`) measures the back direction alone: the resumed steady
+ * pass over Running Pods, the status floor (one label-selected, paged LIST of the tenant's host
+ * Pods plus a resumed tenant Pod watch up to its bookmark, one after the other), and the resumed
+ * pass after 1% of the host Pods changed status (a condition patched on them, as a kubelet
+ * would), whose tenant writes must be exactly those Pods' status writes.
  *
  * `--pods N` (issue 18) syncs N Pods, their N ConfigMaps and N/10 Services (`pod-scenario.ts`; N a
  * multiple of 100) on a host that schedules them (kube-scheduler, kwok), instead of N ConfigMaps
@@ -41,12 +47,20 @@
  * process's high-water mark after the row.
  */
 import { parseArgs } from 'node:util';
-import { compileKindRule, parseSyncPolicy, runPass } from '../../lib/engine/index.js';
+import { compileKindRule, hostName, parseSyncPolicy, runPass } from '../../lib/engine/index.js';
 import type { CompiledKindRule } from '../../lib/engine/policy/scope.js';
 import type { ClusterApi, KindRef, PassResult, RequestCount } from '../../lib/ports/index.js';
 import { TENANT_CLUSTER } from '../../lib/ports/index.js';
 import { type PeerRun, runKubectlPeer } from './kubectl-peer.js';
-import { addBenchNodes, POD, SERVICE, seedPods, waitForRunningPods } from './pod-scenario.js';
+import {
+  addBenchNodes,
+  benchPod,
+  POD,
+  SERVICE,
+  seedPods,
+  serviceCount,
+  waitForRunningPods,
+} from './pod-scenario.js';
 import {
   BENCH_TENANT,
   type BenchClusters,
@@ -77,11 +91,15 @@ if (pods !== undefined && !(Number.isInteger(pods) && pods >= 100 && pods % 100 
 }
 /** The kinds a pass syncs, in the order it lists them (referenced kinds first). */
 const KINDS = pods === undefined ? [CONFIGMAP] : [CONFIGMAP, SERVICE, POD];
-if (values.only !== undefined && values.only !== 'steady') {
-  throw new Error(`--only takes "steady", not ${JSON.stringify(values.only)}`);
+if (values.only !== undefined && values.only !== 'steady' && values.only !== 'status') {
+  throw new Error(`--only takes "steady" or "status", not ${JSON.stringify(values.only)}`);
+}
+if (values.only === 'status' && values.pods === undefined) {
+  throw new Error('--only status needs --pods');
 }
 /** Skip the kubectl peer and the churn rows. */
-const steadyOnly = values.only === 'steady';
+const statusOnly = values.only === 'status';
+const steadyOnly = values.only === 'steady' || statusOnly;
 const objects = pods ?? Number(values.objects);
 const reps = Math.max(1, Number(values.reps));
 const pageSize = Number(values['page-size']);
@@ -300,6 +318,60 @@ function summarize(row: Row) {
   };
 }
 
+/** The labels of the tenant's host Pods, as the pass selects them. */
+const HOST_POD_SELECTOR = `app.kubernetes.io/managed-by=tenantplane,tenantplane.io/tenant=${BENCH_TENANT},tenantplane.io/kind=Pod`;
+
+/**
+ * The status floor: every page of the tenant's host Pods (label-selected, as the pass lists
+ * them), then a resumed tenant Pod watch from the current resourceVersion up to its bookmark.
+ */
+async function statusFloorSample(clusters: BenchClusters): Promise<Sample> {
+  const { tenantApi, hostApi } = clusters;
+  const before = { tenant: tenantApi.requestCount(), host: hostApi.requestCount() };
+  const run = await sampled(async () => {
+    let listed = 0;
+    let continueToken: string | undefined;
+    do {
+      const page = await hostApi.list(POD, {
+        namespace: HOST_NAMESPACE,
+        labelSelector: HOST_POD_SELECTOR,
+        limit: pageSize,
+        ...(continueToken ? { continueToken } : {}),
+      });
+      listed += page.items.length;
+      continueToken = page.continueToken;
+    } while (continueToken);
+    const at = (await tenantApi.list(POD, { limit: 1 })).resourceVersion ?? '';
+    const watched = await tenantApi.watchChanges?.(POD, {
+      resourceVersion: at,
+      timeoutSeconds: 10,
+      allowWatchBookmarks: true,
+    });
+    return `listed ${listed}, watch ${watched?.resumed ? 'resumed' : 'failed'}`;
+  });
+  return {
+    ms: run.ms,
+    tenant: delta(tenantApi, before.tenant),
+    host: delta(hostApi, before.host),
+    rssPeak: run.rss,
+    outcome: run.value,
+  };
+}
+
+/** A kubelet's status change on the host Pods of `indexes`: a condition of the bench's own. */
+async function changeHostStatus(clusters: BenchClusters, indexes: number[], value: string) {
+  const { hostApi } = clusters;
+  await pool(indexes, 16, async (i) => {
+    const pod = benchPod(i, serviceCount(pods ?? 100));
+    const name = hostName(pod.metadata.name, pod.metadata.namespace ?? '', BENCH_TENANT);
+    const host = await hostApi.get(POD, HOST_NAMESPACE, name);
+    const status = (host?.status ?? {}) as { conditions?: { type: string }[] };
+    const conditions = (status.conditions ?? []).filter((c) => c.type !== 'BenchProbe');
+    conditions.push({ type: 'BenchProbe', status: 'True', message: value } as { type: string });
+    await hostApi.patchStatus(POD, HOST_NAMESPACE, name, { conditions });
+  });
+}
+
 /**
  * Before the steady rows of `--pods`: every host Pod (the pass's and the peer's) runs, and full
  * passes (unmeasured) write the Pods' status back until one decides nothing and writes nothing in
@@ -361,6 +433,8 @@ await withClusters(async (clusters) => {
   const CHANGED_1 = 'pass after 1% changed';
   const CHANGED_10 = 'pass after 10% changed';
   const DELETED_1 = 'pass after 1% deleted';
+  const STATUS_FLOOR = 'status floor (host Pods LIST + resumed tenant watch)';
+  const STATUS_1 = 'pass after 1% of host Pods changed status (runPass resumed)';
 
   // (a) First passes, each into its own empty host namespace.
   await add(FIRST, () => passSample(clusters), { baseline: FIRST });
@@ -368,12 +442,28 @@ await withClusters(async (clusters) => {
   if (pods !== undefined) await settlePods(clusters, pods);
 
   // (b), (c) Steady state, interleaved so drift in the machine's load spreads over all three.
-  for (let r = 0; r < reps; r += 1) {
+  for (let r = 0; r < (statusOnly ? 0 : reps); r += 1) {
     await add(STEADY, () => passSample(clusters), { baseline: FLOOR });
     await add(FLOOR, () => floorSample(clusters), { baseline: FLOOR });
     await add(INCREMENTAL, () => passSample(clusters, true), { baseline: FLOOR });
     if (!steadyOnly && r < kubectlReps) {
       await add(PEER_STEADY, () => peerSample(clusters, rules), { baseline: STEADY });
+    }
+  }
+
+  // (e) The back direction (`--only status`): the resumed steady pass over Running Pods, the
+  // status floor, and the resumed pass after 1% of the host Pods changed status.
+  const hostPercent = Array.from({ length: pods ?? 0 }, (_, i) => i).filter((i) => i % 100 === 7);
+  if (statusOnly) {
+    // Two resumed passes record the resume point past the settling passes' status writes.
+    for (let n = 0; n < 2; n += 1) await passSample(clusters, true);
+    for (let r = 0; r < reps; r += 1) {
+      await add(INCREMENTAL, () => passSample(clusters, true), { baseline: STATUS_FLOOR });
+      await add(STATUS_FLOOR, () => statusFloorSample(clusters), { baseline: STATUS_FLOOR });
+      await changeHostStatus(clusters, hostPercent, `rep${r}`);
+      await add(STATUS_1, () => passSample(clusters, true), { baseline: STATUS_FLOOR });
+      // The status writes come back as tenant changes: one resumed pass takes them in.
+      await passSample(clusters, true);
     }
   }
 
@@ -410,6 +500,8 @@ await withClusters(async (clusters) => {
     CHANGED_1,
     CHANGED_10,
     DELETED_1,
+    STATUS_FLOOR,
+    STATUS_1,
   ];
   const summaries = order.flatMap((label) => {
     const row = rows.get(label);
@@ -431,6 +523,8 @@ await withClusters(async (clusters) => {
     changed10OverSteady: ratioOf(CHANGED_10, STEADY),
     deleted1OverSteady: ratioOf(DELETED_1, STEADY),
     changed1OverListFloor: ratioOf(CHANGED_1, FLOOR),
+    status1OverStatusFloor: ratioOf(STATUS_1, STATUS_FLOOR),
+    incrementalOverStatusFloor: ratioOf(INCREMENTAL, STATUS_FLOOR),
   };
 
   const short: Record<string, string> = {
@@ -439,10 +533,12 @@ await withClusters(async (clusters) => {
     [STEADY]: 'LIST floor',
     [FLOOR]: 'LIST floor',
     [PEER_STEADY]: 'steady pass',
-    [INCREMENTAL]: 'LIST floor',
+    [INCREMENTAL]: statusOnly ? 'status floor' : 'LIST floor',
     [CHANGED_1]: 'steady pass',
     [CHANGED_10]: 'steady pass',
     [DELETED_1]: 'steady pass',
+    [STATUS_FLOOR]: 'status floor',
+    [STATUS_1]: 'status floor',
   };
   const x = (v: number | undefined) => (v === undefined ? '-' : `${v.toFixed(2)}x`);
   const lines = [
