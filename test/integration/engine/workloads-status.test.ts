@@ -83,4 +83,61 @@ describe('status back for Pods', () => {
     }
     expect(statusOf(await t.tenantApi.get(POD, ns, 'web')).qosClass).toBe(qosClass);
   });
+
+  it('a claim bound on the host is Bound in the tenant with its capacity; a Service records its host cluster IP; later passes write nothing', async () => {
+    const CLAIM: KindRef = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' };
+    const SERVICE: KindRef = { apiVersion: 'v1', kind: 'Service' };
+    const t = await createTenant(apis(), 'wl-claim', { toHost: [CLAIM, SERVICE] });
+    const ns = t.vns.a;
+    // No class: the host's default StorageClass (the host-path provisioner) binds it.
+    await t.tenantApi.create(
+      tenantObject(t, CLAIM, ns, 'data', {
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } },
+      }),
+    );
+    await t.tenantApi.create(
+      tenantObject(t, SERVICE, ns, 'web', {
+        spec: { selector: { app: 'web' }, ports: [{ port: 80 }] },
+      }),
+    );
+    const created = await pass(t);
+    expect(created.result.errors).toEqual([]);
+    const hostClaim = await waitFor(
+      'the host claim Bound',
+      async () => {
+        const claim = await t.hostApi.get(CLAIM, t.hostNamespace, hostName('data', ns, t.name));
+        return (claim?.status as { phase?: string } | undefined)?.phase === 'Bound'
+          ? claim
+          : undefined;
+      },
+      60_000,
+    );
+    // A claim still moving kept the kind on full passes: the next pass (whatever its path) sees it.
+    const back = await pass(t);
+    expect(back.result.errors).toEqual([]);
+    expect(back.result.requests.host.writes).toBe(0);
+    const tenantClaim = await t.tenantApi.get(CLAIM, ns, 'data');
+    expect(tenantClaim?.status).toMatchObject({
+      phase: 'Bound',
+      capacity: (hostClaim.status as { capacity?: unknown }).capacity,
+      accessModes: ['ReadWriteOnce'],
+    });
+    // The tenant's volume is not the host's: none is named in the tenant.
+    expect((tenantClaim?.spec as { volumeName?: string }).volumeName).toBeUndefined();
+    const hostService = await t.hostApi.get(SERVICE, t.hostNamespace, hostName('web', ns, t.name));
+    const clusterIp = (hostService?.spec as { clusterIP?: string }).clusterIP;
+    expect(clusterIp).toBeTruthy();
+    expect(
+      (await t.tenantApi.get(SERVICE, ns, 'web'))?.metadata.annotations?.[
+        'tenantplane.io/host-cluster-ip'
+      ],
+    ).toBe(clusterIp);
+    for (const options of [{}, { full: true }, {}]) {
+      const steady = await pass(t, options);
+      expect(steady.result.errors).toEqual([]);
+      expect(steady.result.decisions).toEqual([]);
+      expect(steady.result.requests.tenant.writes).toBe(0);
+      expect(steady.result.requests.host.writes).toBe(0);
+    }
+  });
 });
