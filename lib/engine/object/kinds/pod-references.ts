@@ -60,7 +60,15 @@ function optionalOf(holder: unknown): boolean {
 }
 
 /** Volume types whose `secretRef` names a Secret of the Pod's namespace. */
-const SECRET_REF_VOLUMES = ['cephfs', 'rbd', 'flexVolume', 'iscsi', 'scaleIO', 'storageos'];
+export const SECRET_REF_VOLUMES: readonly string[] = [
+  'cephfs',
+  'cinder',
+  'rbd',
+  'flexVolume',
+  'iscsi',
+  'scaleIO',
+  'storageos',
+];
 
 function walkVolume(volume: Json, visit: Visit): void {
   const at = `spec.volumes[${String(volume.name)}]`;
