@@ -4,7 +4,8 @@
  * {@link hostName}); the Pod is refused when it asks for host access the policy does not allow;
  * it carries no host credentials, and its service-account token sources are served from its own
  * token Secret, filled by the tenant apiserver (`pod-token.ts`), with the tenant's API endpoint
- * and DNS; it reads its tenant identity through the downward API; its
+ * and DNS; its downward API reads its tenant identity, labels and annotations
+ * (`pod-downward.ts`); its
  * affinity and topology spread selectors stay inside its tenant (`pod-affinity.ts`); its labels
  * under reserved keys are carried under the key function's key (`selectors.ts`); and an update
  * touches only what a running Pod lets change (`pod-update.ts`).
@@ -15,12 +16,8 @@ import { Annotations, POD_NODE_LABELS } from '../../names/metadata.js';
 import { hostName, tokenSecretName } from '../../names/naming.js';
 import { parseApiEndpoint } from '../../policy/workloads.js';
 import { podSelectorFields, podSelectorRefusal } from './pod-affinity.js';
-import {
-  dropTokenSources,
-  hardenSpec,
-  hostAccessRefusal,
-  tenantFieldRefs,
-} from './pod-hardening.js';
+import { tenantFieldRefs } from './pod-downward.js';
+import { dropTokenSources, hardenSpec, hostAccessRefusal } from './pod-hardening.js';
 import { POD_REFERENCED_KINDS, walkPodReferences } from './pod-references.js';
 import {
   ensureTokenVolume,
@@ -47,7 +44,7 @@ function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, h
   const scoped = podSelectorFields(spec, { tenant, virtualNamespace: vns });
   if ('fields' in scoped) Object.assign(spec, scoped.fields);
   walkPodReferences(spec, (ref) => ref.set(hostName(ref.name, vns, tenant)));
-  tenantFieldRefs(spec);
+  const downward = tenantFieldRefs(spec, target.source.metadata, target.excludeKeys);
   mountTokenSecret(spec, tokens, tokenSecretName(host));
   const endpoint = workloads?.tenantApiEndpoint && parseApiEndpoint(workloads.tenantApiEndpoint);
   if (endpoint) tenantApiEnv(spec, endpoint);
@@ -58,7 +55,7 @@ function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, h
     spec.subdomain = hostName(spec.subdomain, vns, tenant);
   }
   const serviceAccount = hardenSpec(spec, target.source.metadata.name, workloads);
-  return { serviceAccount, tokens: tokens.requests };
+  return { serviceAccount, tokens: tokens.requests, downward };
 }
 
 /** Pods: see the module doc. */
@@ -85,9 +82,15 @@ export const POD_TRANSLATOR: KindTranslator = {
       ...carriedLabels(target.source.metadata.labels, target.excludeKeys?.labels),
     };
     if (!isRecord(object.spec)) return object;
-    const { serviceAccount, tokens } = translateSpec(object.spec, target, object.metadata.name);
+    const { serviceAccount, tokens, downward } = translateSpec(
+      object.spec,
+      target,
+      object.metadata.name,
+    );
     object.metadata.annotations = {
       ...object.metadata.annotations,
+      // The tenant values the downward API reads (whole label and annotation maps, carried keys).
+      ...downward,
       [Annotations.ServiceAccountName]: serviceAccount,
       // What a pass mints into the Pod's token Secret (`kind/pod-tokens.ts`), read from the host
       // Pod so renewal needs no tenant read.
