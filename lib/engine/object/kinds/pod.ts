@@ -5,7 +5,8 @@
  * it carries no host credentials, and its service-account token sources are served from its own
  * token Secret, filled by the tenant apiserver (`pod-token.ts`), with the tenant's API endpoint
  * and DNS; its downward API reads its tenant identity, labels and annotations
- * (`pod-downward.ts`); its
+ * (`pod-downward.ts`); it gets the node selector and tolerations the policy enforces
+ * (`pod-scheduling.ts`); its
  * affinity and topology spread selectors stay inside its tenant (`pod-affinity.ts`); its labels
  * under reserved keys are carried under the key function's key (`selectors.ts`); and an update
  * touches only what a running Pod lets change (`pod-update.ts`).
@@ -19,6 +20,7 @@ import { podSelectorFields, podSelectorRefusal } from './pod-affinity.js';
 import { tenantFieldRefs } from './pod-downward.js';
 import { dropTokenSources, hardenSpec, hostAccessRefusal } from './pod-hardening.js';
 import { POD_REFERENCED_KINDS, walkPodReferences } from './pod-references.js';
+import { enforceScheduling } from './pod-scheduling.js';
 import {
   ensureTokenVolume,
   mountTokenSecret,
@@ -55,6 +57,7 @@ function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, h
     spec.subdomain = hostName(spec.subdomain, vns, tenant);
   }
   const serviceAccount = hardenSpec(spec, target.source.metadata.name, workloads);
+  enforceScheduling(spec, workloads);
   return { serviceAccount, tokens: tokens.requests, downward };
 }
 
