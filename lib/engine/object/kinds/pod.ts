@@ -5,7 +5,8 @@
  * it carries no host credentials, and its service-account token sources are served from its own
  * token Secret, filled by the tenant apiserver (`pod-token.ts`), with the tenant's API endpoint
  * and DNS; its downward API reads its tenant identity, labels and annotations
- * (`pod-downward.ts`); it gets the node selector and tolerations the policy enforces
+ * (`pod-downward.ts`); its ephemeral volumes' claims are translated as claims are
+ * (`pod-ephemeral.ts`); it gets the node selector and tolerations the policy enforces
  * (`pod-scheduling.ts`); its
  * affinity and topology spread selectors stay inside its tenant (`pod-affinity.ts`); its labels
  * under reserved keys are carried under the key function's key (`selectors.ts`); and an update
@@ -18,6 +19,7 @@ import { hostName, tokenSecretName } from '../../names/naming.js';
 import { parseApiEndpoint } from '../../policy/workloads.js';
 import { podSelectorFields, podSelectorRefusal } from './pod-affinity.js';
 import { tenantFieldRefs } from './pod-downward.js';
+import { ephemeralSourceRefusal, ephemeralTemplatesToHost } from './pod-ephemeral.js';
 import { dropTokenSources, hardenSpec, hostAccessRefusal } from './pod-hardening.js';
 import { POD_REFERENCED_KINDS, walkPodReferences } from './pod-references.js';
 import { enforceScheduling } from './pod-scheduling.js';
@@ -45,6 +47,7 @@ function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, h
   // The registry asks for the refusal first, so a Pod whose affinity cannot be scoped never gets here.
   const scoped = podSelectorFields(spec, { tenant, virtualNamespace: vns });
   if ('fields' in scoped) Object.assign(spec, scoped.fields);
+  ephemeralTemplatesToHost(spec, target);
   walkPodReferences(spec, (ref) => ref.set(hostName(ref.name, vns, tenant)));
   const downward = tenantFieldRefs(spec, target.source.metadata, target.excludeKeys);
   mountTokenSecret(spec, tokens, tokenSecretName(host));
@@ -72,7 +75,9 @@ export const POD_TRANSLATOR: KindTranslator = {
   refusal(source, target) {
     const scope = { tenant: target.tenant, virtualNamespace: target.virtualNamespace };
     return (
-      hostAccessRefusal(source.spec, target.workloads) ?? podSelectorRefusal(source.spec, scope)
+      hostAccessRefusal(source.spec, target.workloads) ??
+      podSelectorRefusal(source.spec, scope) ??
+      ephemeralSourceRefusal(source.spec, target.virtualNamespace)
     );
   },
 
