@@ -30,11 +30,11 @@ function records(value: unknown): Json[] {
 export function ephemeralSourceRefusal(spec: unknown, virtualNamespace: string) {
   if (!isRecord(spec)) return undefined;
   for (const volume of records(spec.volumes)) {
-    const namespace = ephemeralClaimSpec(volume)?.dataSourceRef;
-    if (!isRecord(namespace) || typeof namespace.namespace !== 'string') continue;
-    if (namespace.namespace === '' || namespace.namespace === virtualNamespace) continue;
+    const ref = ephemeralClaimSpec(volume)?.dataSourceRef;
+    if (!isRecord(ref) || typeof ref.namespace !== 'string') continue;
+    if (ref.namespace === '' || ref.namespace === virtualNamespace) continue;
     const at = `spec.volumes[${String(volume.name)}].ephemeral.volumeClaimTemplate.spec.dataSourceRef`;
-    return `its ephemeral volume's data source is in another namespace (${at}: namespace "${namespace.namespace}"), which is not supported on the host: use a source in the Pod's namespace`;
+    return `its ephemeral volume's data source is in another namespace (${at}: namespace "${ref.namespace}"), which is not supported on the host: use a source in the Pod's namespace`;
   }
   return undefined;
 }

@@ -153,8 +153,8 @@ function walkContainer(container: Json, list: string, visit: Visit): void {
 
 /**
  * Visits every reference of a Pod spec: volumes (ConfigMap, Secret, claim, projected sources, the
- * secret references of CSI and other volume types, the claim an ephemeral volume clones), `env` `valueFrom` and `envFrom` of every
- * container list, and `imagePullSecrets`. Pull secrets count as optional: the kubelet pulls
+ * secret references of CSI and other volume types, the claim an ephemeral volume clones), `env`
+ * `valueFrom` and `envFrom` of every container list, and `imagePullSecrets`. Pull secrets count as optional: the kubelet pulls
  * without a missing one (a public image still runs), and retries once it exists.
  */
 export function walkPodReferences(spec: unknown, visit: Visit): void {
