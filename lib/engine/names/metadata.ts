@@ -39,6 +39,13 @@ export const Annotations = {
    */
   ServiceAccountName: 'tenantplane.io/service-account-name',
   /**
+   * On a host Pod whose downward API reads `metadata.labels` (whole): the tenant Pod's labels in
+   * the downward API's file format (`key="value"` lines), which the host Pod's `fieldRef` reads.
+   */
+  TenantLabels: 'tenantplane.io/tenant-labels',
+  /** The same for `metadata.annotations`: the tenant Pod's annotations, in that format. */
+  TenantAnnotations: 'tenantplane.io/tenant-annotations',
+  /**
    * On a host Pod: JSON of the tenant tokens it mounts (`[{"key","audiences","expirationSeconds"}]`),
    * what a pass mints into its token Secret. Absent: the Pod mounts no tenant token.
    */

@@ -3,13 +3,15 @@
  * beyond the hardened default.
  */
 import { isRecord } from '../../common/index.js';
+import {
+  isDnsSubdomain,
+  parseClassMap,
+  parseNodeSelector,
+  parseTolerations,
+  type Toleration,
+} from './workload-scheduling.js';
 
-/** A DNS-1123 subdomain, the form of a service account name. */
-const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-function isDnsSubdomain(value: string): boolean {
-  return value.length <= 253 && SUBDOMAIN.test(value);
-}
+export type { Toleration } from './workload-scheduling.js';
 
 /** What tenant Pods may have on the host. Absent fields mean the hardened default. */
 export interface WorkloadPolicy {
@@ -41,6 +43,18 @@ export interface WorkloadPolicy {
    * every Pod's Scheduled, Pulled, Started, a copy per Event), or `None`.
    */
   eventsBack?: EventsBack;
+  /**
+   * Node labels every host Pod must run on: merged into its `nodeSelector`, the policy's value
+   * winning over the tenant's for the same key.
+   */
+  nodeSelector?: Readonly<Record<string, string>>;
+  /** Tolerations every host Pod gets beside the tenant's (one the tenant has is not repeated). */
+  tolerations?: readonly Toleration[];
+  /**
+   * Tenant storage class -> the host storage class its claims get (claims and the claim templates
+   * of ephemeral volumes); a class not in the map is kept as it is.
+   */
+  storageClasses?: Readonly<Record<string, string>>;
 }
 
 /** The values of {@link WorkloadPolicy.eventsBack}. */
@@ -90,30 +104,6 @@ function parseTenantDns(value: unknown, problems: string[]): TenantDns | undefin
   return ip && domain ? { nameserver, clusterDomain } : undefined;
 }
 
-/** Parses `spec.workloads.priorityClasses`: a map of class names to class names. */
-function parsePriorityClasses(
-  value: unknown,
-  problems: string[],
-): Record<string, string> | undefined {
-  const problem =
-    'spec.workloads.priorityClasses must map tenant priority class names to host ones';
-  if (!isRecord(value)) {
-    problems.push(problem);
-    return undefined;
-  }
-  const classes: Record<string, string> = {};
-  for (const [tenantClass, hostClass] of Object.entries(value)) {
-    if (
-      !isDnsSubdomain(tenantClass) ||
-      typeof hostClass !== 'string' ||
-      !isDnsSubdomain(hostClass)
-    ) {
-      problems.push(`${problem} (${JSON.stringify(tenantClass)} is not)`);
-    } else classes[tenantClass] = hostClass;
-  }
-  return classes;
-}
-
 /** Parses `spec.workloads`; every problem goes to `problems`. */
 export function parseWorkloadPolicy(value: unknown, problems: string[]): WorkloadPolicy {
   const policy: WorkloadPolicy = {};
@@ -123,6 +113,7 @@ export function parseWorkloadPolicy(value: unknown, problems: string[]): Workloa
   }
   const { allowHostAccess, hostServiceAccountName, tenantApiEndpoint, tenantDns } = value;
   const { priorityClassName, priorityClasses, eventsBack } = value;
+  const { nodeSelector, tolerations, storageClasses } = value;
   if (allowHostAccess !== undefined) {
     if (typeof allowHostAccess === 'boolean') policy.allowHostAccess = allowHostAccess;
     else problems.push('spec.workloads.allowHostAccess must be true or false');
@@ -147,8 +138,20 @@ export function parseWorkloadPolicy(value: unknown, problems: string[]): Workloa
     } else problems.push('spec.workloads.priorityClassName must be a priority class name');
   }
   if (priorityClasses !== undefined) {
-    const classes = parsePriorityClasses(priorityClasses, problems);
+    const classes = parseClassMap(priorityClasses, 'priorityClasses', 'priority class', problems);
     if (classes) policy.priorityClasses = classes;
+  }
+  if (nodeSelector !== undefined) {
+    const selector = parseNodeSelector(nodeSelector, problems);
+    if (selector) policy.nodeSelector = selector;
+  }
+  if (tolerations !== undefined) {
+    const parsed = parseTolerations(tolerations, problems);
+    if (parsed) policy.tolerations = parsed;
+  }
+  if (storageClasses !== undefined) {
+    const classes = parseClassMap(storageClasses, 'storageClasses', 'storage class', problems);
+    if (classes) policy.storageClasses = classes;
   }
   if (eventsBack !== undefined) {
     const known: readonly unknown[] = Object.values(EventsBack);

@@ -1,7 +1,7 @@
 /**
  * Services on the real clusters, with another tenant sharing the host namespace: a Service
- * selects exactly its own virtual namespace's Pods (proved by the host's EndpointSlices when the
- * host runs a controller manager and Pods get addresses, and always by the selector against the
+ * selects exactly its own virtual namespace's Pods (proved by the host's EndpointSlices, the
+ * local host running kwok nodes and a controller manager, and by the selector against the
  * labels of every host Pod); the other tenant's objects are untouched; a headless Service stays
  * headless; a selector on a reserved key (Helm's `app.kubernetes.io/managed-by`) finds the Pods
  * that carry it, of its own tenant only; then passes write nothing.
@@ -65,6 +65,32 @@ function service(t: Tenant, namespace: string, name: string, spec: Record<string
       ...spec,
     },
   });
+}
+
+/**
+ * The Pods the host's EndpointSlices of Service `serviceName` list, once they list any. The local
+ * host always runs kwok nodes and a controller manager: without a node this fails at once, saying
+ * so, rather than proving nothing.
+ */
+async function endpointTargets(t: Tenant, serviceName: string): Promise<(string | undefined)[]> {
+  const nodes = await listAll(t.hostApi, NODE, undefined);
+  if (nodes.length === 0) {
+    throw new Error(
+      'the host has no Nodes: the local host runs kwok nodes (npm run cluster:up), so the EndpointSlices cannot be checked',
+    );
+  }
+  return waitFor(
+    `the EndpointSlice of ${serviceName} to list its Pod`,
+    async () => {
+      const slices = await listAll(t.hostApi, SLICE, t.hostNamespace);
+      const names = slices
+        .filter((s) => s.metadata.labels?.[KubernetesKeys.ServiceName] === serviceName)
+        .flatMap((s) => (s.endpoints as Array<{ targetRef?: { name: string } }> | undefined) ?? [])
+        .map((e) => e.targetRef?.name);
+      return names.length > 0 ? names : undefined;
+    },
+    60_000,
+  );
 }
 
 /** `Kind/name` -> `uid@resourceVersion` of tenant `t`'s Pods and Services in the host namespace. */
@@ -152,25 +178,8 @@ describe('Services on the host', () => {
     );
     expect(db?.spec).toMatchObject({ clusterIP: 'None', clusterIPs: ['None'] });
 
-    // With a scheduling host (nodes, a controller manager), the host's own controller agrees.
-    const nodes = await listAll(mine.hostApi, NODE, undefined);
-    if (nodes.length > 0) {
-      const targets = await waitFor(
-        `the EndpointSlice of ${webName} to list its Pod`,
-        async () => {
-          const slices = await listAll(mine.hostApi, SLICE, mine.hostNamespace);
-          const names = slices
-            .filter((s) => s.metadata.labels?.[KubernetesKeys.ServiceName] === webName)
-            .flatMap(
-              (s) => (s.endpoints as Array<{ targetRef?: { name: string } }> | undefined) ?? [],
-            )
-            .map((e) => e.targetRef?.name);
-          return names.length > 0 ? names : undefined;
-        },
-        60_000,
-      );
-      expect(targets).toEqual([selected]);
-    }
+    // The scheduling host (kwok nodes, a controller manager): the host's own controller agrees.
+    expect(await endpointTargets(mine, webName)).toEqual([selected]);
 
     // The other tenant, sharing the host namespace, was not touched.
     expect(await snapshotOf(other)).toEqual(otherBefore);
@@ -239,24 +248,8 @@ describe('Services on the host', () => {
       hostPods.filter((p) => selects(selector, p.metadata.labels)).map((p) => p.metadata.name),
     ).toEqual([webName]);
 
-    const nodes = await listAll(mine.hostApi, NODE, undefined);
-    if (nodes.length > 0) {
-      const targets = await waitFor(
-        `the EndpointSlice of ${webName} to list its Pod`,
-        async () => {
-          const slices = await listAll(mine.hostApi, SLICE, mine.hostNamespace);
-          const names = slices
-            .filter((s) => s.metadata.labels?.[KubernetesKeys.ServiceName] === webName)
-            .flatMap(
-              (s) => (s.endpoints as Array<{ targetRef?: { name: string } }> | undefined) ?? [],
-            )
-            .map((e) => e.targetRef?.name);
-          return names.length > 0 ? names : undefined;
-        },
-        60_000,
-      );
-      expect(targets).toEqual([webName]);
-    }
+    // The scheduling host (kwok nodes, a controller manager): the host's own controller agrees.
+    expect(await endpointTargets(mine, webName)).toEqual([webName]);
 
     await settled(mine);
     for (const round of [1, 2]) {

@@ -4,14 +4,16 @@
  * (`volumeName`, a default `storageClassName`, `volumeMode`): so an update is the host's claim with
  * only the requests overwritten, and a claim never fights its binding (nor is it ever replaced:
  * a replaced claim would lose its data). `volumeName` and `selector` name the tenant's volumes,
- * which mean nothing on the host: host-owned (`../transform.ts`). `storageClassName` is kept: the
- * host's classes are what a tenant's claim asks for. A data source (`dataSource`,
+ * which mean nothing on the host: host-owned (`../transform.ts`). `storageClassName` is kept (the
+ * host's classes are what a tenant's claim asks for), or mapped to the host class the policy names
+ * for it (`spec.workloads.storageClasses`). A data source (`dataSource`,
  * `dataSourceRef`: a claim to clone, a snapshot, a populator's object) is an object of the
  * tenant's, so it names its host copy.
  */
 import { cloneJson, isRecord, jsonEqual } from '../../../common/index.js';
 import type { KubeObject } from '../../../ports/index.js';
 import { hostName } from '../../names/naming.js';
+import type { WorkloadPolicy } from '../../policy/workloads.js';
 import type { KindTranslator, TranslatedUpdate, TranslateTarget } from './translator.js';
 
 function renameSource(ref: unknown, target: TranslateTarget): void {
@@ -23,10 +25,26 @@ function renameSource(ref: unknown, target: TranslateTarget): void {
   delete ref.namespace;
 }
 
-/** The host claim: data sources renamed (host-owned fields are stripped by the generic transform). */
+/**
+ * Sets a claim spec's `storageClassName` (in place) to the host class the policy maps it to; a
+ * class the policy does not map, and a claim without one (the host's default class), stay as
+ * they are. The class of a claim cannot change: a mapping changed later reaches new claims only.
+ */
+export function mapStorageClass(spec: Record<string, unknown>, policy?: WorkloadPolicy): void {
+  const tenantClass = spec.storageClassName;
+  if (typeof tenantClass !== 'string' || tenantClass === '') return;
+  const hostClass = policy?.storageClasses?.[tenantClass];
+  if (hostClass !== undefined) spec.storageClassName = hostClass;
+}
+
+/**
+ * The host claim: data sources renamed, the storage class mapped by the policy (host-owned fields
+ * are stripped by the generic transform).
+ */
 export function claimToHost(object: KubeObject, target: TranslateTarget): KubeObject {
   const spec = object.spec;
   if (!isRecord(spec)) return object;
+  mapStorageClass(spec, target.workloads);
   renameSource(spec.dataSource, target);
   renameSource(spec.dataSourceRef, target);
   return object;
@@ -56,7 +74,7 @@ export function claimUpdateBody(desired: KubeObject, observed: KubeObject): Tran
   return { body, changed: ['spec.resources.requests'] };
 }
 
-/** Claims: data sources renamed; an update changes only the requests. */
+/** Claims: data sources renamed, storage class mapped; an update changes only the requests. */
 export const PERSISTENT_VOLUME_CLAIM_TRANSLATOR: KindTranslator = {
   kind: { apiVersion: 'v1', kind: 'PersistentVolumeClaim' },
   toHost: claimToHost,

@@ -1,10 +1,9 @@
 /**
  * What keeps a tenant Pod on the host inside its tenant: no host access unless the policy allows
- * it, no host credentials, the tenant's own identity where the Pod reads it (hostname, downward
- * API), and nothing that spends host scheduling priority the tenant was never given.
+ * it, no host credentials, the tenant's own hostname (the downward API: `pod-downward.ts`), and
+ * nothing that spends host scheduling priority the tenant was never given.
  */
 import { isRecord } from '../../../common/index.js';
-import { Annotations } from '../../names/metadata.js';
 import type { WorkloadPolicy } from '../../policy/workloads.js';
 import { CONTAINER_LISTS } from './pod-references.js';
 
@@ -50,48 +49,6 @@ export function hostAccessRefusal(spec: unknown, policy: WorkloadPolicy | undefi
   const asks = hostAccessOf(spec);
   if (asks.length === 0) return undefined;
   return `the Pod asks for host access (${asks.join(', ')}), which the policy does not allow (spec.workloads.allowHostAccess)`;
-}
-
-/**
- * Downward API field paths that would read the host Pod's identity, and the annotation of the
- * host Pod that holds the tenant's value instead (the reverse mapping, plus the service account).
- */
-const TENANT_FIELDS: ReadonlyMap<string, string> = new Map([
-  ['metadata.name', Annotations.VirtualName],
-  ['metadata.namespace', Annotations.VirtualNamespace],
-  ['metadata.uid', Annotations.VirtualUid],
-  ['spec.serviceAccountName', Annotations.ServiceAccountName],
-]);
-
-function retarget(fieldRef: unknown): void {
-  if (!isRecord(fieldRef) || typeof fieldRef.fieldPath !== 'string') return;
-  const annotation = TENANT_FIELDS.get(fieldRef.fieldPath);
-  if (annotation) fieldRef.fieldPath = `metadata.annotations['${annotation}']`;
-}
-
-function retargetItems(downward: unknown): void {
-  if (isRecord(downward)) for (const item of records(downward.items)) retarget(item.fieldRef);
-}
-
-/**
- * Points every downward API `fieldRef` that reads the Pod's name, namespace, uid or service
- * account (env and volumes, projected ones included) at the host annotation holding the tenant's
- * value, so a container sees `web` in `shop`, not its host name and namespace.
- */
-export function tenantFieldRefs(spec: Json): void {
-  for (const list of CONTAINER_LISTS) {
-    for (const container of records(spec[list])) {
-      for (const env of records(container.env)) {
-        if (isRecord(env.valueFrom)) retarget(env.valueFrom.fieldRef);
-      }
-    }
-  }
-  for (const volume of records(spec.volumes)) {
-    retargetItems(volume.downwardAPI);
-    if (isRecord(volume.projected)) {
-      for (const source of records(volume.projected.sources)) retargetItems(source.downwardAPI);
-    }
-  }
 }
 
 /**

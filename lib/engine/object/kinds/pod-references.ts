@@ -60,7 +60,48 @@ function optionalOf(holder: unknown): boolean {
 }
 
 /** Volume types whose `secretRef` names a Secret of the Pod's namespace. */
-const SECRET_REF_VOLUMES = ['cephfs', 'rbd', 'flexVolume', 'iscsi', 'scaleIO', 'storageos'];
+export const SECRET_REF_VOLUMES: readonly string[] = [
+  'cephfs',
+  'cinder',
+  'rbd',
+  'flexVolume',
+  'iscsi',
+  'scaleIO',
+  'storageos',
+];
+
+/**
+ * Whether a claim's data source (`dataSource`, `dataSourceRef`) is a PersistentVolumeClaim (the
+ * core group): a claim to clone, a reference like a volume's claim.
+ */
+export function isClaimSource(ref: unknown): boolean {
+  return (
+    isRecord(ref) &&
+    ref.kind === CLAIM.kind &&
+    (ref.apiGroup === undefined || ref.apiGroup === '' || ref.apiGroup === null)
+  );
+}
+
+/** The claim spec of an ephemeral volume (its `volumeClaimTemplate.spec`), if it has one. */
+export function ephemeralClaimSpec(volume: Json): Json | undefined {
+  const { ephemeral } = volume;
+  const template = isRecord(ephemeral) ? ephemeral.volumeClaimTemplate : undefined;
+  return isRecord(template) && isRecord(template.spec) ? template.spec : undefined;
+}
+
+/**
+ * The claims an ephemeral volume's claim clones: the host's ephemeral volume controller makes the
+ * claim in the host namespace, where the source is the host copy. A cross-namespace source never
+ * gets here (the Pod is refused: `pod-ephemeral.ts`).
+ */
+function walkEphemeral(volume: Json, at: string, visit: Visit): void {
+  const spec = ephemeralClaimSpec(volume);
+  if (!spec) return;
+  for (const field of ['dataSource', 'dataSourceRef']) {
+    const where = `${at}.ephemeral.volumeClaimTemplate.spec.${field}`;
+    if (isClaimSource(spec[field])) visitName(visit, CLAIM, spec[field], 'name', where, false);
+  }
+}
 
 function walkVolume(volume: Json, visit: Visit): void {
   const at = `spec.volumes[${String(volume.name)}]`;
@@ -68,6 +109,7 @@ function walkVolume(volume: Json, visit: Visit): void {
   visitName(visit, CONFIG_MAP, configMap, 'name', `${at}.configMap`, optionalOf(configMap));
   visitName(visit, SECRET, secret, 'secretName', `${at}.secret`, optionalOf(secret));
   visitName(visit, CLAIM, persistentVolumeClaim, 'claimName', `${at}.persistentVolumeClaim`, false);
+  walkEphemeral(volume, at, visit);
   if (isRecord(projected)) {
     for (const [i, source] of records(projected.sources).entries()) {
       const { configMap: cm, secret: s } = source;
@@ -111,8 +153,8 @@ function walkContainer(container: Json, list: string, visit: Visit): void {
 
 /**
  * Visits every reference of a Pod spec: volumes (ConfigMap, Secret, claim, projected sources, the
- * secret references of CSI and other volume types), `env` `valueFrom` and `envFrom` of every
- * container list, and `imagePullSecrets`. Pull secrets count as optional: the kubelet pulls
+ * secret references of CSI and other volume types, the claim an ephemeral volume clones), `env`
+ * `valueFrom` and `envFrom` of every container list, and `imagePullSecrets`. Pull secrets count as optional: the kubelet pulls
  * without a missing one (a public image still runs), and retries once it exists.
  */
 export function walkPodReferences(spec: unknown, visit: Visit): void {

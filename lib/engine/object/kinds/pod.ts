@@ -4,7 +4,10 @@
  * {@link hostName}); the Pod is refused when it asks for host access the policy does not allow;
  * it carries no host credentials, and its service-account token sources are served from its own
  * token Secret, filled by the tenant apiserver (`pod-token.ts`), with the tenant's API endpoint
- * and DNS; it reads its tenant identity through the downward API; its
+ * and DNS; its downward API reads its tenant identity, labels and annotations
+ * (`pod-downward.ts`); its ephemeral volumes' claims are translated as claims are
+ * (`pod-ephemeral.ts`); it gets the node selector and tolerations the policy enforces
+ * (`pod-scheduling.ts`); its
  * affinity and topology spread selectors stay inside its tenant (`pod-affinity.ts`); its labels
  * under reserved keys are carried under the key function's key (`selectors.ts`); and an update
  * touches only what a running Pod lets change (`pod-update.ts`).
@@ -15,13 +18,11 @@ import { Annotations, POD_NODE_LABELS } from '../../names/metadata.js';
 import { hostName, tokenSecretName } from '../../names/naming.js';
 import { parseApiEndpoint } from '../../policy/workloads.js';
 import { podSelectorFields, podSelectorRefusal } from './pod-affinity.js';
-import {
-  dropTokenSources,
-  hardenSpec,
-  hostAccessRefusal,
-  tenantFieldRefs,
-} from './pod-hardening.js';
+import { tenantFieldRefs } from './pod-downward.js';
+import { ephemeralSourceRefusal, ephemeralTemplatesToHost } from './pod-ephemeral.js';
+import { dropTokenSources, hardenSpec, hostAccessRefusal } from './pod-hardening.js';
 import { POD_REFERENCED_KINDS, walkPodReferences } from './pod-references.js';
+import { enforceScheduling } from './pod-scheduling.js';
 import {
   ensureTokenVolume,
   mountTokenSecret,
@@ -46,8 +47,9 @@ function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, h
   // The registry asks for the refusal first, so a Pod whose affinity cannot be scoped never gets here.
   const scoped = podSelectorFields(spec, { tenant, virtualNamespace: vns });
   if ('fields' in scoped) Object.assign(spec, scoped.fields);
+  ephemeralTemplatesToHost(spec, target);
   walkPodReferences(spec, (ref) => ref.set(hostName(ref.name, vns, tenant)));
-  tenantFieldRefs(spec);
+  const downward = tenantFieldRefs(spec, target.source.metadata, target.excludeKeys);
   mountTokenSecret(spec, tokens, tokenSecretName(host));
   const endpoint = workloads?.tenantApiEndpoint && parseApiEndpoint(workloads.tenantApiEndpoint);
   if (endpoint) tenantApiEnv(spec, endpoint);
@@ -58,7 +60,8 @@ function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, h
     spec.subdomain = hostName(spec.subdomain, vns, tenant);
   }
   const serviceAccount = hardenSpec(spec, target.source.metadata.name, workloads);
-  return { serviceAccount, tokens: tokens.requests };
+  enforceScheduling(spec, workloads);
+  return { serviceAccount, tokens: tokens.requests, downward };
 }
 
 /** Pods: see the module doc. */
@@ -72,7 +75,9 @@ export const POD_TRANSLATOR: KindTranslator = {
   refusal(source, target) {
     const scope = { tenant: target.tenant, virtualNamespace: target.virtualNamespace };
     return (
-      hostAccessRefusal(source.spec, target.workloads) ?? podSelectorRefusal(source.spec, scope)
+      hostAccessRefusal(source.spec, target.workloads) ??
+      podSelectorRefusal(source.spec, scope) ??
+      ephemeralSourceRefusal(source.spec, target.virtualNamespace)
     );
   },
 
@@ -85,9 +90,15 @@ export const POD_TRANSLATOR: KindTranslator = {
       ...carriedLabels(target.source.metadata.labels, target.excludeKeys?.labels),
     };
     if (!isRecord(object.spec)) return object;
-    const { serviceAccount, tokens } = translateSpec(object.spec, target, object.metadata.name);
+    const { serviceAccount, tokens, downward } = translateSpec(
+      object.spec,
+      target,
+      object.metadata.name,
+    );
     object.metadata.annotations = {
       ...object.metadata.annotations,
+      // The tenant values the downward API reads (whole label and annotation maps, carried keys).
+      ...downward,
       [Annotations.ServiceAccountName]: serviceAccount,
       // What a pass mints into the Pod's token Secret (`kind/pod-tokens.ts`), read from the host
       // Pod so renewal needs no tenant read.

@@ -82,6 +82,8 @@ describe('metadata constants', () => {
       StoredHash: 'tenantplane.io/stored-hash',
       ImmutableHash: 'tenantplane.io/immutable-hash',
       ServiceAccountName: 'tenantplane.io/service-account-name',
+      TenantLabels: 'tenantplane.io/tenant-labels',
+      TenantAnnotations: 'tenantplane.io/tenant-annotations',
       TokenRequests: 'tenantplane.io/token-requests',
       TokenIssuedAt: 'tenantplane.io/token-issued-at',
       TokenExpiresAt: 'tenantplane.io/token-expires-at',

@@ -18,8 +18,100 @@ describe('spec.workloads', () => {
       workloads: { priorityClassName: 'tenant-low', priorityClasses: { critical: 'tenant-high' } },
       expected: { priorityClassName: 'tenant-low', priorityClasses: { critical: 'tenant-high' } },
     },
+    {
+      name: 'enforced scheduling: a node selector and tolerations',
+      workloads: {
+        nodeSelector: { 'pool.example.com/tenant': 'dev', dedicated: '' },
+        tolerations: [
+          { key: 'dedicated', operator: 'Equal', value: 'tenants', effect: 'NoSchedule' },
+          { operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 },
+        ],
+      },
+      expected: {
+        nodeSelector: { 'pool.example.com/tenant': 'dev', dedicated: '' },
+        tolerations: [
+          { key: 'dedicated', operator: 'Equal', value: 'tenants', effect: 'NoSchedule' },
+          { operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 },
+        ],
+      },
+    },
+    {
+      name: 'host storage classes for tenant ones',
+      workloads: { storageClasses: { fast: 'tenant-dev-ssd', standard: 'tenant-dev-hdd' } },
+      expected: { storageClasses: { fast: 'tenant-dev-ssd', standard: 'tenant-dev-hdd' } },
+    },
   ])('$name', ({ workloads, expected }) => {
     expect(parseSyncPolicy('dev', spec(workloads)).workloads).toEqual(expected);
+  });
+
+  it.each([
+    {
+      name: 'a node selector that is not a map',
+      workloads: { nodeSelector: ['pool=dev'] },
+      says: 'spec.workloads.nodeSelector must map node label keys to values',
+    },
+    {
+      name: 'a node selector key that is no label key',
+      workloads: { nodeSelector: { 'not a key': 'x' } },
+      says: 'spec.workloads.nodeSelector: "not a key" is not a label key',
+    },
+    {
+      name: 'a node selector value that is no label value',
+      workloads: { nodeSelector: { pool: 'a b' } },
+      says: 'spec.workloads.nodeSelector.pool must be a label value',
+    },
+    {
+      name: 'tolerations that are not a list',
+      workloads: { tolerations: { key: 'a' } },
+      says: 'spec.workloads.tolerations must be a list of tolerations',
+    },
+    {
+      name: 'a toleration that is no object',
+      workloads: { tolerations: ['dedicated'] },
+      says: 'spec.workloads.tolerations[0] must be a toleration (key, operator, value, effect)',
+    },
+    {
+      name: 'an unknown operator',
+      workloads: { tolerations: [{ key: 'a', operator: 'In' }] },
+      says: 'spec.workloads.tolerations[0]: operator must be Exists or Equal',
+    },
+    {
+      name: 'no key without Exists',
+      workloads: { tolerations: [{ value: 'x' }] },
+      says: 'spec.workloads.tolerations[0]: operator must be Exists when key is empty',
+    },
+    {
+      name: 'a value with Exists',
+      workloads: { tolerations: [{ key: 'a', operator: 'Exists', value: 'x' }] },
+      says: 'spec.workloads.tolerations[0]: value must be empty for Exists',
+    },
+    {
+      name: 'an unknown effect',
+      workloads: { tolerations: [{ key: 'a', effect: 'NoRun' }] },
+      says: 'spec.workloads.tolerations[0]: effect must be NoSchedule, PreferNoSchedule or NoExecute',
+    },
+    {
+      name: 'tolerationSeconds without NoExecute',
+      workloads: { tolerations: [{ key: 'a', effect: 'NoSchedule', tolerationSeconds: 5 }] },
+      says: 'spec.workloads.tolerations[0]: tolerationSeconds needs effect NoExecute',
+    },
+    {
+      name: 'an unknown toleration field',
+      workloads: { tolerations: [{ key: 'a', operator: 'Exists', values: ['x'] }] },
+      says: 'spec.workloads.tolerations[0]: has an unknown field "values"',
+    },
+    {
+      name: 'storage classes that are not a map',
+      workloads: { storageClasses: 'fast' },
+      says: 'spec.workloads.storageClasses must map tenant storage class names to host ones',
+    },
+    {
+      name: 'a storage class that is no class name',
+      workloads: { storageClasses: { fast: 'Not Valid' } },
+      says: 'spec.workloads.storageClasses must map tenant storage class names to host ones ("fast" is not)',
+    },
+  ])('refuses $name, saying so', ({ workloads, says }) => {
+    expect(() => parseSyncPolicy('dev', spec(workloads))).toThrow(says);
   });
 
   it('reports every problem at once', () => {

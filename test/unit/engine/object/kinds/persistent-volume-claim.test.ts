@@ -1,7 +1,12 @@
-/** The claim translator: data sources renamed, bindings host-owned, updates of the requests only. */
+/**
+ * The claim translator: data sources renamed, storage classes mapped by the policy, bindings
+ * host-owned, updates of the requests only.
+ */
 import { describe, expect, it } from '@jest/globals';
 import { claimUpdateBody } from '../../../../../lib/engine/object/kinds/persistent-volume-claim.js';
-import { hostOf, tenantObject } from './support.js';
+import { translate } from '../../../../../lib/engine/object/kinds/registry.js';
+import type { WorkloadPolicy } from '../../../../../lib/engine/policy/workloads.js';
+import { HOST_NAMESPACE, hostOf, TENANT, tenantObject } from './support.js';
 
 const claim = (spec: Record<string, unknown>) =>
   tenantObject('v1', 'PersistentVolumeClaim', { spec });
@@ -119,5 +124,67 @@ describe('PersistentVolumeClaim translator', () => {
     expect(update.body.status).toBeUndefined();
     expect(update.body.metadata).toEqual({ ...observed.metadata, managedFields: undefined });
     expect(update.body.metadata.resourceVersion).toBe('7');
+  });
+});
+
+describe('PersistentVolumeClaim translator: storage classes the policy maps', () => {
+  const storageClasses = { fast: 'tenant-dev-ssd', standard: 'tenant-dev-hdd' };
+  const cases: Array<{
+    name: string;
+    tenantClass?: string;
+    policy?: WorkloadPolicy;
+    expectedHostClass?: string;
+  }> = [
+    {
+      name: 'a mapped class is the host class',
+      tenantClass: 'fast',
+      policy: { storageClasses },
+      expectedHostClass: 'tenant-dev-ssd',
+    },
+    {
+      name: 'an unmapped class is kept',
+      tenantClass: 'gold',
+      policy: { storageClasses },
+      expectedHostClass: 'gold',
+    },
+    {
+      name: 'no class (the host’s default) stays none',
+      policy: { storageClasses },
+      expectedHostClass: undefined,
+    },
+    {
+      name: 'the empty class (no dynamic provisioning) stays empty',
+      tenantClass: '',
+      policy: { storageClasses: { ...storageClasses, '': 'never' } },
+      expectedHostClass: '',
+    },
+    { name: 'no policy: kept', tenantClass: 'fast', expectedHostClass: 'fast' },
+  ];
+  it.each(cases)('$name', ({ tenantClass, policy, expectedHostClass }) => {
+    const source = claim(
+      tenantClass === undefined ? base : { ...base, storageClassName: tenantClass },
+    );
+    const result = translate(source, {
+      tenant: TENANT,
+      hostNamespace: HOST_NAMESPACE,
+      workloads: policy,
+    });
+    if (!('host' in result)) throw new Error(result.refused);
+    expect((result.host.spec as Record<string, unknown>).storageClassName).toBe(expectedHostClass);
+  });
+
+  it('a mapping changed later writes nothing to an existing claim (its class cannot change)', () => {
+    const target = { tenant: TENANT, hostNamespace: HOST_NAMESPACE };
+    const translated = (workloads: WorkloadPolicy) => {
+      const result = translate(claim({ ...base, storageClassName: 'fast' }), {
+        ...target,
+        workloads,
+      });
+      if (!('host' in result)) throw new Error(result.refused);
+      return result.host;
+    };
+    const observed = translated({ storageClasses: { fast: 'old' } });
+    const update = claimUpdateBody(translated({ storageClasses: { fast: 'new' } }), observed);
+    expect(update.changed).toEqual([]);
   });
 });
