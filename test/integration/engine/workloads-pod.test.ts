@@ -322,4 +322,60 @@ describe('Pods on the host', () => {
       }
     }
   });
+
+  it('the host namespace’s Pod Security admission stays the final word: its refusal is the Pod’s error, naming the rule; the compliant Pod lands', async () => {
+    const NAMESPACE: KindRef = { apiVersion: 'v1', kind: 'Namespace' };
+    const t = await createTenant(apis(), 'wl-psa', { toHost: [POD] });
+    const hostNs = (await t.hostApi.get(NAMESPACE, undefined, t.hostNamespace)) as KubeObject;
+    await t.hostApi.update({
+      ...hostNs,
+      metadata: {
+        ...hostNs.metadata,
+        labels: { ...hostNs.metadata.labels, 'pod-security.kubernetes.io/enforce': 'restricted' },
+      },
+    });
+    const ns = t.vns.a;
+    const container = { name: 'web', image: 'nginx:1' };
+    const restricted = {
+      allowPrivilegeEscalation: false,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    };
+    await t.tenantApi.create(
+      tenantObject(t, POD, ns, 'loose', {
+        spec: { automountServiceAccountToken: false, containers: [container] },
+      }),
+    );
+    await t.tenantApi.create(
+      tenantObject(t, POD, ns, 'strict', {
+        spec: {
+          automountServiceAccountToken: false,
+          containers: [{ ...container, securityContext: restricted }],
+        },
+      }),
+    );
+    const before = await snapshot(t);
+    const run = await pass(t);
+    expect(run.result.errors).toEqual([
+      expect.objectContaining({
+        kind: 'Pod',
+        tenantRef: { namespace: ns, name: 'loose' },
+        reason: 'Forbidden',
+        message: expect.stringMatching(/violates PodSecurity "restricted:latest"/),
+      }),
+    ]);
+    expect(
+      run.result.decisions
+        .filter((d) => d.kind === 'Pod' && d.error === undefined)
+        .map((d) => d.tenantRef.name),
+    ).toEqual(['strict']);
+    const after = await snapshot(t);
+    // Only the compliant Pod was created; nothing else in the host namespace changed.
+    expect(diffSnapshots(before, after)).toEqual({
+      created: [`Pod/${hostName('strict', ns, t.name)}`],
+      changed: [],
+      deleted: [],
+    });
+  });
 });

@@ -217,7 +217,17 @@ describe('Services on the host', () => {
     await mine.tenantApi.create(pod(mine, shared, 'web', helm));
     await mine.tenantApi.create(pod(mine, shared, 'plain'));
     await other.tenantApi.create(pod(other, shared, 'web-2', helm));
+    await other.tenantApi.create(
+      service(other, shared, 'web', { selector: { [HELM_KEY]: 'Helm' } }),
+    );
     expect((await pass(other)).result.errors).toEqual([]);
+    // Prove the negative: the other tenant's copies in the shared host namespace, same virtual
+    // namespace and same names, keep their uid and resourceVersion through this tenant's passes.
+    const otherBefore = await settled(other);
+    expect([...otherBefore.keys()].sort()).toEqual([
+      `Pod/${hostName('web-2', shared, other.name)}`,
+      `Service/${hostName('web', shared, other.name)}`,
+    ]);
     await mine.tenantApi.create(service(mine, shared, 'web', { selector: { [HELM_KEY]: 'Helm' } }));
     const first = await pass(mine);
     expect(first.result.errors).toEqual([]);
@@ -251,6 +261,12 @@ describe('Services on the host', () => {
     // The scheduling host (kwok nodes, a controller manager): the host's own controller agrees.
     expect(await endpointTargets(mine, webName)).toEqual([webName]);
 
+    // The other tenant's Service selects its own Pod alone, under the same key and value.
+    expect(await endpointTargets(other, hostName('web', shared, other.name))).toEqual([
+      hostName('web-2', shared, other.name),
+    ]);
+    expect(await snapshotOf(other)).toEqual(otherBefore);
+
     await settled(mine);
     for (const round of [1, 2]) {
       const again = await pass(mine);
@@ -262,5 +278,6 @@ describe('Services on the host', () => {
         writes: again.result.requests.host.writes,
       }).toEqual({ round, decisions: [], writes: 0 });
     }
+    expect(await snapshotOf(other)).toEqual(otherBefore);
   });
 });

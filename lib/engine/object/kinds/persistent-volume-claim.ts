@@ -8,7 +8,10 @@
  * host's classes are what a tenant's claim asks for), or mapped to the host class the policy names
  * for it (`spec.workloads.storageClasses`). A data source (`dataSource`,
  * `dataSourceRef`: a claim to clone, a snapshot, a populator's object) is an object of the
- * tenant's, so it names its host copy.
+ * tenant's, so it names its host copy. One in another namespace (`dataSourceRef.namespace`) is
+ * refused, as for ephemeral volumes: the tenant's grant for it (a ReferenceGrant) is not something
+ * the host can check, and naming the host copy without it would let a claim clone any claim of its
+ * tenant.
  */
 import { cloneJson, isRecord, jsonEqual } from '../../../common/index.js';
 import type { KubeObject } from '../../../ports/index.js';
@@ -18,11 +21,21 @@ import type { KindTranslator, TranslatedUpdate, TranslateTarget } from './transl
 
 function renameSource(ref: unknown, target: TranslateTarget): void {
   if (!isRecord(ref) || typeof ref.name !== 'string') return;
-  // A cross-namespace source (`dataSourceRef.namespace`) is still the tenant's: its copy lives in
-  // the one host namespace too.
-  const namespace = typeof ref.namespace === 'string' ? ref.namespace : target.virtualNamespace;
-  ref.name = hostName(ref.name, namespace, target.tenant);
+  // The refusal let only the claim's own namespace through; the host claim's is the host's.
+  ref.name = hostName(ref.name, target.virtualNamespace, target.tenant);
   delete ref.namespace;
+}
+
+/** The Skip reason of a claim whose data source is in another namespace, or `undefined`. */
+export function claimSourceRefusal(
+  source: KubeObject,
+  target: TranslateTarget,
+): string | undefined {
+  const spec = source.spec;
+  const ref = isRecord(spec) ? spec.dataSourceRef : undefined;
+  if (!isRecord(ref) || typeof ref.namespace !== 'string') return undefined;
+  if (ref.namespace === '' || ref.namespace === target.virtualNamespace) return undefined;
+  return `its data source is in another namespace (spec.dataSourceRef: namespace "${ref.namespace}"), which is not supported on the host: use a source in the claim's namespace`;
 }
 
 /**
@@ -77,6 +90,7 @@ export function claimUpdateBody(desired: KubeObject, observed: KubeObject): Tran
 /** Claims: data sources renamed, storage class mapped; an update changes only the requests. */
 export const PERSISTENT_VOLUME_CLAIM_TRANSLATOR: KindTranslator = {
   kind: { apiVersion: 'v1', kind: 'PersistentVolumeClaim' },
+  refusal: claimSourceRefusal,
   toHost: claimToHost,
   updateBody: claimUpdateBody,
 };

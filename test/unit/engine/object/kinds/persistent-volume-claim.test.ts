@@ -8,6 +8,12 @@ import { translate } from '../../../../../lib/engine/object/kinds/registry.js';
 import type { WorkloadPolicy } from '../../../../../lib/engine/policy/workloads.js';
 import { HOST_NAMESPACE, hostOf, TENANT, tenantObject } from './support.js';
 
+/** Why the translator refuses `source`, or `undefined` when it goes to the host. */
+function refusalOf(source: ReturnType<typeof claim>): string | undefined {
+  const result = translate(source, { tenant: TENANT, hostNamespace: HOST_NAMESPACE });
+  return 'refused' in result ? result.refused : undefined;
+}
+
 const claim = (spec: Record<string, unknown>) =>
   tenantObject('v1', 'PersistentVolumeClaim', { spec });
 const base = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } };
@@ -58,19 +64,30 @@ describe('PersistentVolumeClaim translator', () => {
       },
     },
     {
-      name: 'a cross-namespace source is the host copy of that namespace’s object',
+      name: 'a source naming the claim’s own namespace is its host copy, the namespace dropped',
       spec: {
         ...base,
-        dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'golden', namespace: 'base' },
+        dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'golden', namespace: 'shop' },
       },
       expected: {
         ...base,
-        dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'golden-x-base-x-dev' },
+        dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'golden-x-shop-x-dev' },
       },
     },
   ];
   it.each(cases)('$name', ({ spec, expected }) => {
     expect(hostOf(claim(spec)).spec).toEqual(expected);
+  });
+
+  it('a source in another namespace is refused (a Skip), naming the field and namespace', () => {
+    const crossing = claim({
+      ...base,
+      dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'golden', namespace: 'base' },
+    });
+    expect(refusalOf(crossing)).toBe(
+      'its data source is in another namespace (spec.dataSourceRef: namespace "base"), which is not supported on the host: use a source in the claim\'s namespace',
+    );
+    expect(refusalOf(claim(base))).toBeUndefined();
   });
 
   const bound = () => {
