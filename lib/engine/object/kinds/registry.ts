@@ -11,6 +11,7 @@ import { Annotations } from '../../names/metadata.js';
 import { resourceKey } from '../../names/resource-key.js';
 import { type TransformTarget, toHostObject, withSpecHash } from '../transform.js';
 import { ENDPOINT_SLICE_TRANSLATOR } from './endpoint-slice.js';
+import { ENDPOINTS_TRANSLATOR } from './endpoints.js';
 import { INGRESS_TRANSLATOR } from './ingress.js';
 import { NETWORK_POLICY_TRANSLATOR } from './network-policy.js';
 import { PERSISTENT_VOLUME_CLAIM_TRANSLATOR } from './persistent-volume-claim.js';
@@ -43,6 +44,7 @@ const TRANSLATORS: readonly KindTranslator[] = [
   POD,
   SERVICE_TRANSLATOR,
   ENDPOINT_SLICE_TRANSLATOR,
+  ENDPOINTS_TRANSLATOR,
   PERSISTENT_VOLUME_CLAIM_TRANSLATOR,
   INGRESS_TRANSLATOR,
   NETWORK_POLICY_TRANSLATOR,
