@@ -88,6 +88,7 @@ async function syncOnPath(
   compiled: CompiledKindRule,
   observe?: (tenantObject: KubeObject) => void,
   listedHost?: (hostObjects: readonly KubeObject[]) => void,
+  hostCopies?: Promise<KubeObject[] | undefined>,
 ): Promise<void> {
   const { rule } = compiled;
   const book = ctx.memory.resume;
@@ -95,7 +96,7 @@ async function syncOnPath(
   const before = kindTrouble(ctx);
   if ('resume' in plan) {
     const outcome = await withRequestDeadline(workDeadline(ctx.scope.bounds.budget), () =>
-      resumeKind(ctx, compiled, plan.resume, observe),
+      resumeKind(ctx, compiled, plan.resume, observe, hostCopies),
     );
     if ('stalled' in outcome) {
       // Nothing was synced, so the kind did not resume (ResumeHit counts only kinds that did);
@@ -183,6 +184,7 @@ async function resumeKind(
   compiled: CompiledKindRule,
   point: ResumePoint,
   observe: ((tenantObject: KubeObject) => void) | undefined,
+  hostCopies: Promise<KubeObject[] | undefined> | undefined,
 ): Promise<ResumeOutcome> {
   const { rule } = compiled;
   let watched: Awaited<ReturnType<typeof ctx.scope.tenantLister.watch>>;
@@ -211,10 +213,18 @@ async function resumeKind(
   }
   const byName = new Map<string, KubeObject>();
   try {
-    await runPool([...names], ctx.scope.bounds.budget.concurrency, async (name) => {
-      const found = await ctx.scope.hostApi.get(rule, ctx.scope.hostNamespace, name);
-      if (found) byName.set(name, found);
-    });
+    // The kind's host copies listed this pass already (the Pod kind's): no GET per name.
+    const listed = await hostCopies;
+    if (listed) {
+      for (const copy of listed) {
+        if (names.has(copy.metadata.name)) byName.set(copy.metadata.name, copy);
+      }
+    } else {
+      await runPool([...names], ctx.scope.bounds.budget.concurrency, async (name) => {
+        const found = await ctx.scope.hostApi.get(rule, ctx.scope.hostNamespace, name);
+        if (found) byName.set(name, found);
+      });
+    }
   } catch (error) {
     ctx.ledger.errors.listingFailed(rule, 'host', error, 'reading the changed host copies failed');
     return done;

@@ -74,9 +74,15 @@ export async function syncPodKind(
   // Never an unhandled rejection: a PassError is thrown where the listing is awaited.
   early?.catch(() => undefined);
   let listed: readonly KubeObject[] | undefined;
-  await hooks.syncOnPath(ctx, compiled, status.note, (hostObjects) => {
-    listed = hostObjects;
-  });
+  await hooks.syncOnPath(
+    ctx,
+    compiled,
+    status.note,
+    (hostObjects) => {
+      listed = hostObjects;
+    },
+    early,
+  );
   const troubled = hooks.mark(ctx);
   const minting = ctx.scope.tenantApi?.createToken !== undefined || status.bindsNodes;
   const wrote = hooks.decidedWrites(ctx) !== writes;
@@ -88,16 +94,19 @@ export async function syncPodKind(
   else if ((minting && (!resuming || wrote)) || status.pending || early)
     pods = await listHostPods(ctx, rule);
   const changed = pods && since !== undefined ? await noteChanged(ctx, status, pods, since) : 0;
-  // The tokens as before: host Pods only when the kind was listed, wrote, or a tenant Pod changed.
-  const tokenPods = (minting && (!resuming || wrote)) || status.pending ? pods : undefined;
+  // Host Pods listed in a pass that wrote none: no Secret to write unless one mounts a token.
+  const steady = pods !== undefined && !wrote && (pods === current || early !== undefined);
   await syncPodTokens(
     ctx,
-    tokenPods === undefined
-      ? { listPods: false }
-      : { listPods: true, pods: tokenPods, steady: current === tokenPods },
+    pods === undefined ? { listPods: false } : { listPods: true, pods, steady },
   );
-  // Apart from every spec write of the kind: a refused one never holds a status back.
-  if (pods !== undefined && (!resuming || status.pending || wrote)) await status.write(pods);
+  // Apart from every spec write of the kind: a refused one never holds a status back. The tenant
+  // Nodes follow the host Pods when a full path read them all, a Pod was written or changed on the
+  // host, or a tenant Pod the pass read waits for its binding.
+  if (pods !== undefined && (!resuming || status.pending || wrote)) {
+    const nodes = !resuming || wrote || changed > 0 || status.needsBinding(pods);
+    await status.write(pods, nodes);
+  }
   // Host Pods read every pass: a starting one's status shows without a full pass.
   const tracked = pods !== undefined ? highestResourceVersion(pods) : undefined;
   const unfinished =

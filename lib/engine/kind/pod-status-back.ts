@@ -19,6 +19,7 @@ import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
 import { sourceKey } from '../names/provenance.js';
 import { ourCopySource } from '../names/reverse-mapping.js';
+import { bindingNeed } from '../object/kinds/node-copy.js';
 import { podStatusPatch, podStatusSettled } from '../object/kinds/pod-status.js';
 import { bindToNodes } from './pod-binding.js';
 import { PodEndings } from './pod-endings.js';
@@ -117,6 +118,14 @@ export class PodStatusBack {
     return this.ctx.scope.tenantApi?.bind !== undefined;
   }
 
+  /** Whether a tenant Pod the pass read is unbound while its host copy is scheduled. */
+  needsBinding(hostPods: readonly KubeObject[]): boolean {
+    return hostPods.some((hostPod) => {
+      const tenantPod = this.tenantPodOf(hostPod);
+      return tenantPod !== undefined && bindingNeed(hostPod, tenantPod) !== undefined;
+    });
+  }
+
   /** The tenant Pod the pass read whose current copy `hostPod` is, if any. */
   readonly tenantPodOf = (hostPod: KubeObject): KubeObject | undefined => {
     const source = ourCopySource(hostPod, { tenant: this.ctx.scope.tenant, kind: POD.kind });
@@ -133,11 +142,11 @@ export class PodStatusBack {
    * writes back the status of every noted tenant Pod whose host copy in `hostPods` (every host
    * Pod of the tenant) shows another. A failed write is an error of that Pod, never of the pass.
    */
-  async write(hostPods: readonly KubeObject[]): Promise<void> {
+  async write(hostPods: readonly KubeObject[], nodes = true): Promise<void> {
     const { tenantApi, bounds } = this.ctx.scope;
     if (!tenantApi) return;
-    // With every host Pod of the tenant at hand, whichever path: the tenant Nodes follow them.
-    await bindToNodes(this.ctx, this.rule, hostPods, this.tenantPodOf);
+    // With every host Pod of the tenant at hand: the tenant Nodes follow them.
+    if (nodes) await bindToNodes(this.ctx, this.rule, hostPods, this.tenantPodOf);
     // Ends what lost its copy before any status is written: an ending Pod shows none.
     await this.endings.finish(hostPods);
     if (this.seen.size === 0) return;

@@ -198,6 +198,8 @@ export type SyncOnPath = (
   compiled: CompiledKindRule,
   observe?: (tenantObject: KubeObject) => void,
   listedHost?: (hostObjects: readonly KubeObject[]) => void,
+  /** The kind's host copies, listed this pass already: a resumed path reads none by name. */
+  hostCopies?: Promise<KubeObject[] | undefined>,
 ) => Promise<void>;
 
 /**

@@ -120,12 +120,25 @@ describe('status back of Pods', () => {
     expect(byName).toHaveLength(1);
     expect(running.requests.tenant.writes).toBe(1);
     expect(hostApi.callsOf('list').filter((c) => c.kind === 'Pod').length).toBeGreaterThan(0);
-    // Then steady again: nothing written.
-    await run();
+    // The next pass sees that status write come back as a tenant change: its host copy is taken
+    // from the listing (no GET by name), and no Node is read (nothing waits for a binding).
+    const calls = hostApi.calls.length;
+    const replay = await run();
+    expect(replay.requests.tenant.writes).toBe(0);
+    expect(
+      hostApi.calls.slice(calls).filter((c) => c.method === 'get' && c.kind !== 'TenantCluster'),
+    ).toEqual([]);
+    // Then steady: the TenantCluster, one LIST of the host Pods, one of the host's Warning Events.
+    const steadyCalls = hostApi.calls.length;
     const again = await run();
     expect(again.path).toBe('resumed');
     expect(again.requests.tenant.writes).toBe(0);
     expect(again.requests.host.writes).toBe(0);
+    expect(hostApi.calls.slice(steadyCalls).map((c) => `${c.method} ${c.kind}`)).toEqual([
+      'get TenantCluster',
+      'list Pod',
+      'list Event',
+    ]);
     expect(pending.errors).toEqual([]);
   });
 
