@@ -243,8 +243,13 @@ describe('Pods on the host', () => {
     const before = await snapshot(t);
     for (const n of [1, 2]) {
       const steady = await pass(t, { full: true });
-      expect({ n, decisions: steady.result.decisions }).toEqual({ n, decisions: [] });
+      // A tenant Node comes in the pass after the host scheduled a Pod onto its node, whenever
+      // that is (workloads-nodes.test.ts asserts them).
+      const decisions = steady.result.decisions.filter((d) => d.kind !== 'Node');
+      expect({ n, decisions }).toEqual({ n, decisions: [] });
       expect({ n, writes: steady.result.requests.host.writes }).toEqual({ n, writes: 0 });
+      // The status of the updated Pod may come back once; then the tenant is not written either.
+      if (n === 2) expect(steady.result.requests.tenant.writes).toBe(0);
     }
     expect(diffSnapshots(before, await snapshot(t))).toEqual({
       created: [],
@@ -263,7 +268,7 @@ describe('Pods on the host', () => {
     for (const n of [1, 2]) {
       const refused = await pass(t, { full: true });
       expect({ n, errors: refused.result.errors }).toEqual({ n, errors: [] });
-      expect(refused.result.decisions).toEqual([
+      expect(refused.result.decisions.filter((d) => d.kind !== 'Node')).toEqual([
         expect.objectContaining({
           action: 'Skip',
           kind: 'Pod',
