@@ -25,7 +25,7 @@ import type { KindRule } from '../policy/policy.js';
 import type { CompiledKindRule } from '../policy/scope.js';
 import type { ResumePoint } from '../tenant/status.js';
 import { KindWriter } from './kind-writes.js';
-import { syncPodKind } from './pod-kind.js';
+import { prefetchHostPods, syncPodKind } from './pod-kind.js';
 import { isPodKind } from './pod-tokens.js';
 import { syncWithStatusBack } from './status-back.js';
 import { syncKind } from './sync-kind.js';
@@ -45,7 +45,8 @@ export function latestChanges(changes: readonly WatchChange[]): Map<string, Watc
 
 /**
  * Opens the resumed watch of every kind that will resume, all at once (the kinds are then synced
- * one after the other and each takes its own watch's outcome).
+ * one after the other and each takes its own watch's outcome), and the host Pod listing of a
+ * resumed Pod kind (`pod-kind.ts`).
  */
 export function prefetchResumes(ctx: PassContext, rules: readonly KindRule[]): void {
   for (const rule of rules) {
@@ -55,6 +56,8 @@ export function prefetchResumes(ctx: PassContext, rules: readonly KindRule[]): v
     void withRequestDeadline(workDeadline(ctx.scope.bounds.budget), async () =>
       ctx.scope.tenantLister.prefetch(rule, resourceVersion),
     );
+    // The host Pods of a resumed Pod kind, read while the watches wait for their bookmarks.
+    if (isPodKind(rule)) prefetchHostPods(ctx, rule, plan.resume);
   }
 }
 

@@ -21,6 +21,7 @@ import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
 import { ourCopySource } from '../names/reverse-mapping.js';
 import type { CompiledKindRule } from '../policy/scope.js';
+import type { ResumePoint } from '../tenant/status.js';
 import { listHostPods, PodStatusBack } from './pod-status-back.js';
 import { syncPodTokens } from './pod-tokens.js';
 import { ownCopies, type SyncOnPath } from './status-back.js';
@@ -47,6 +48,33 @@ export function highestResourceVersion(objects: readonly KubeObject[]): string |
   return highest;
 }
 
+/** Per pass: the host Pod listing started with the resumed watches. */
+const prefetched = new WeakMap<PassContext, Promise<KubeObject[] | undefined>>();
+
+/**
+ * Starts the listing of the tenant's host Pods for a Pod kind that resumes from `point` with a
+ * `hostResourceVersion`, so it overlaps the tenant watches' wait for their bookmarks.
+ */
+export function prefetchHostPods(ctx: PassContext, rule: KindRef, point: ResumePoint): void {
+  if (point.hostResourceVersion === undefined || ctx.scope.tenantApi === undefined) return;
+  if (prefetched.has(ctx)) return;
+  const listing = listHostPods(ctx, rule);
+  // Never an unhandled rejection: a PassError is thrown where the listing is awaited.
+  listing.catch(() => undefined);
+  prefetched.set(ctx, listing);
+}
+
+function takeHostPods(
+  ctx: PassContext,
+  rule: KindRef,
+  point: ResumePoint,
+): Promise<KubeObject[] | undefined> | undefined {
+  prefetchHostPods(ctx, rule, point);
+  const listing = prefetched.get(ctx);
+  prefetched.delete(ctx);
+  return listing;
+}
+
 /** What the Pod kind's pass needs from the engine around it (`incremental.ts`). */
 export interface PodKindHooks {
   syncOnPath: SyncOnPath;
@@ -68,11 +96,9 @@ export async function syncPodKind(
   const since = resuming ? plan.resume.hostResourceVersion : undefined;
   const writes = hooks.decidedWrites(ctx);
   const status = new PodStatusBack(ctx, rule);
-  // The host Pods, read while the tenant watch waits for its bookmark.
+  // The host Pods, read while the tenant watches wait for their bookmarks (started with them).
   const early =
-    since !== undefined && ctx.scope.tenantApi !== undefined ? listHostPods(ctx, rule) : undefined;
-  // Never an unhandled rejection: a PassError is thrown where the listing is awaited.
-  early?.catch(() => undefined);
+    'resume' in plan && since !== undefined ? takeHostPods(ctx, rule, plan.resume) : undefined;
   let listed: readonly KubeObject[] | undefined;
   await hooks.syncOnPath(
     ctx,
