@@ -13,7 +13,8 @@
  *
  * `--only status` (issue 19, with `--pods`) measures the back direction alone: the resumed steady
  * pass over Running Pods, the status floor (one label-selected, paged LIST of the tenant's host
- * Pods plus a resumed tenant Pod watch up to its bookmark, one after the other), and the resumed
+ * Pods plus the tenant Pod watch resumed from the pass's stored point up to its bookmark, one
+ * after the other), and the resumed
  * pass after 1% of the host Pods changed status (a condition patched on them, as a kubelet
  * would), whose tenant writes must be exactly those Pods' status writes.
  *
@@ -49,7 +50,13 @@
 import { parseArgs } from 'node:util';
 import { compileKindRule, hostName, parseSyncPolicy, runPass } from '../../lib/engine/index.js';
 import type { CompiledKindRule } from '../../lib/engine/policy/scope.js';
-import type { ClusterApi, KindRef, PassResult, RequestCount } from '../../lib/ports/index.js';
+import type {
+  ClusterApi,
+  KindRef,
+  KubeObject,
+  PassResult,
+  RequestCount,
+} from '../../lib/ports/index.js';
 import { TENANT_CLUSTER } from '../../lib/ports/index.js';
 import { type PeerRun, runKubectlPeer } from './kubectl-peer.js';
 import {
@@ -323,10 +330,12 @@ const HOST_POD_SELECTOR = `app.kubernetes.io/managed-by=tenantplane,tenantplane.
 
 /**
  * The status floor: every page of the tenant's host Pods (label-selected, as the pass lists
- * them), then a resumed tenant Pod watch from the current resourceVersion up to its bookmark.
+ * them), then the tenant Pod watch resumed from the Pod kind's stored point (the one the next pass
+ * resumes from) up to its bookmark.
  */
 async function statusFloorSample(clusters: BenchClusters): Promise<Sample> {
   const { tenantApi, hostApi } = clusters;
+  const tenantCluster = await hostApi.get(TENANT_CLUSTER, undefined, BENCH_TENANT);
   const before = { tenant: tenantApi.requestCount(), host: hostApi.requestCount() };
   const run = await sampled(async () => {
     let listed = 0;
@@ -341,7 +350,11 @@ async function statusFloorSample(clusters: BenchClusters): Promise<Sample> {
       listed += page.items.length;
       continueToken = page.continueToken;
     } while (continueToken);
-    const at = (await tenantApi.list(POD, { limit: 1 })).resourceVersion ?? '';
+    // The resumed watch a pass makes: from the Pod kind's stored resume point to its bookmark.
+    const at =
+      resumePointOf(tenantCluster) ??
+      (await tenantApi.list(POD, { limit: 1 })).resourceVersion ??
+      '';
     const watched = await tenantApi.watchChanges?.(POD, {
       resourceVersion: at,
       timeoutSeconds: 10,
@@ -356,6 +369,14 @@ async function statusFloorSample(clusters: BenchClusters): Promise<Sample> {
     rssPeak: run.rss,
     outcome: run.value,
   };
+}
+
+/** The tenant resourceVersion a pass resumes the Pod kind from (`status.resume`). */
+function resumePointOf(tenantCluster: KubeObject | undefined): string | undefined {
+  const status = tenantCluster?.status as
+    | { resume?: Record<string, { resourceVersion?: string }> }
+    | undefined;
+  return status?.resume?.['v1/Pod']?.resourceVersion;
 }
 
 /** A kubelet's status change on the host Pods of `indexes`: a condition of the bench's own. */
