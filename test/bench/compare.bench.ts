@@ -49,6 +49,7 @@
  */
 import { parseArgs } from 'node:util';
 import { compileKindRule, hostName, parseSyncPolicy, runPass } from '../../lib/engine/index.js';
+import { WATCH_TIMEOUT_SECONDS } from '../../lib/engine/listing/tenant-listing.js';
 import type { CompiledKindRule } from '../../lib/engine/policy/scope.js';
 import type {
   ClusterApi,
@@ -357,7 +358,8 @@ async function statusFloorSample(clusters: BenchClusters): Promise<Sample> {
       '';
     const watched = await tenantApi.watchChanges?.(POD, {
       resourceVersion: at,
-      timeoutSeconds: 10,
+      // As the pass's own resumed watch: its bookmark comes 2 s before this timeout.
+      timeoutSeconds: WATCH_TIMEOUT_SECONDS,
       allowWatchBookmarks: true,
     });
     return `listed ${listed}, watch ${watched?.resumed ? 'resumed' : 'failed'}`;

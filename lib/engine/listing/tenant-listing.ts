@@ -135,4 +135,4 @@ function prefetchKey(kind: KindRef, resourceVersion: string): string {
 }
 
 /** Short enough that a stalled watch costs little; see `incremental.ts`. */
-const WATCH_TIMEOUT_SECONDS = 3;
+export const WATCH_TIMEOUT_SECONDS = 3;
