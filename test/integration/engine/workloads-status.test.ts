@@ -123,9 +123,9 @@ describe('status back for Pods', () => {
       accessModes: ['ReadWriteOnce'],
     });
     // The tenant's volume is not the host's: none is named in the tenant.
-    expect((tenantClaim?.spec as { volumeName?: string }).volumeName).toBeUndefined();
+    expect((tenantClaim?.spec as { volumeName?: string } | undefined)?.volumeName).toBeUndefined();
     const hostService = await t.hostApi.get(SERVICE, t.hostNamespace, hostName('web', ns, t.name));
-    const clusterIp = (hostService?.spec as { clusterIP?: string }).clusterIP;
+    const clusterIp = (hostService?.spec as { clusterIP?: string } | undefined)?.clusterIP;
     expect(clusterIp).toBeTruthy();
     expect(
       (await t.tenantApi.get(SERVICE, ns, 'web'))?.metadata.annotations?.[
