@@ -217,8 +217,9 @@ describe('Services on the host', () => {
     await mine.tenantApi.create(pod(mine, shared, 'web', helm));
     await mine.tenantApi.create(pod(mine, shared, 'plain'));
     await other.tenantApi.create(pod(other, shared, 'web-2', helm));
+    // Both TenantClusters sync the one tenant cluster: the other's objects need names of their own.
     await other.tenantApi.create(
-      service(other, shared, 'web', { selector: { [HELM_KEY]: 'Helm' } }),
+      service(other, shared, 'web-2', { selector: { [HELM_KEY]: 'Helm' } }),
     );
     expect((await pass(other)).result.errors).toEqual([]);
     // Prove the negative: the other tenant's copies in the shared host namespace, same virtual
@@ -226,7 +227,7 @@ describe('Services on the host', () => {
     const otherBefore = await settled(other);
     expect([...otherBefore.keys()].sort()).toEqual([
       `Pod/${hostName('web-2', shared, other.name)}`,
-      `Service/${hostName('web', shared, other.name)}`,
+      `Service/${hostName('web-2', shared, other.name)}`,
     ]);
     await mine.tenantApi.create(service(mine, shared, 'web', { selector: { [HELM_KEY]: 'Helm' } }));
     const first = await pass(mine);
@@ -262,7 +263,7 @@ describe('Services on the host', () => {
     expect(await endpointTargets(mine, webName)).toEqual([webName]);
 
     // The other tenant's Service selects its own Pod alone, under the same key and value.
-    expect(await endpointTargets(other, hostName('web', shared, other.name))).toEqual([
+    expect(await endpointTargets(other, hostName('web-2', shared, other.name))).toEqual([
       hostName('web-2', shared, other.name),
     ]);
     expect(await snapshotOf(other)).toEqual(otherBefore);
