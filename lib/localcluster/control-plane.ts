@@ -222,12 +222,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       runCommand(binaries.kubectl, ['--kubeconfig', clusters.host.kubeconfig, ...args]);
     const crd = (async () => {
       await kubectl('apply', '-f', TENANT_CLUSTER_CRD);
-      await kubectl(
-        'wait',
-        '--for=condition=Established',
-        'crd/tenantclusters.tenantplane.io',
-        '--timeout=60s',
-      );
+      await waitEstablished(kubectl);
     })();
     // The components boot while the CRD is installed; allSettled so neither failure is unhandled.
     const [crdResult, workloadResult] = await Promise.allSettled([
@@ -272,4 +267,30 @@ export async function ensureControlPlane(options: StartOptions): Promise<Control
   const running = await readRunningControlPlane(options.stateDir);
   if (running) return running;
   return startControlPlane(options);
+}
+
+/**
+ * Waits (up to 60 s) for the TenantCluster CRD to be Established. `kubectl wait` fails at once,
+ * rather than waiting, when it reads the CRD before the apiserver gave it any condition
+ * (".status.conditions accessor error: <nil>"): that answer is asked again.
+ */
+export async function waitEstablished(
+  kubectl: (...args: string[]) => Promise<string>,
+): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await kubectl(
+        'wait',
+        '--for=condition=Established',
+        'crd/tenantclusters.tenantplane.io',
+        '--timeout=60s',
+      );
+      return;
+    } catch (error) {
+      const early = error instanceof Error && error.message.includes('accessor error');
+      if (!early || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }
