@@ -17,7 +17,7 @@ import {
 import { workDeadline } from '../bounds/deadlines.js';
 import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
-import { Labels, MANAGED_BY_VALUE } from '../names/metadata.js';
+import { copySelector } from '../kind/status-back.js';
 import { mayBeHostName } from '../names/naming.js';
 import { eventCopySelector, involvedObjectOf, ruleFor } from './event-copy.js';
 
@@ -129,11 +129,7 @@ export async function listHostCopies(
   rule: KindRef,
 ): Promise<KubeObject[] | undefined> {
   const { hostApi, hostNamespace, tenant } = ctx.scope;
-  const labelSelector = [
-    `${Labels.ManagedBy}=${MANAGED_BY_VALUE}`,
-    `${Labels.Tenant}=${tenant}`,
-    `${Labels.Kind}=${rule.kind}`,
-  ].join(',');
+  const labelSelector = copySelector(tenant, rule.kind);
   const copies = await listed(ctx, rule, 'host', () =>
     listAll(ctx, hostApi, rule, { namespace: hostNamespace, labelSelector }),
   );

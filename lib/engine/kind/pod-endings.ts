@@ -23,6 +23,7 @@ import { Annotations } from '../names/metadata.js';
 import { hostName } from '../names/naming.js';
 import { sourceKey } from '../names/provenance.js';
 import { ourCopySource } from '../names/reverse-mapping.js';
+import { nodeNameOf } from '../object/kinds/node-copy.js';
 
 const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
 
@@ -32,15 +33,10 @@ export function gracePeriodOf(object: KubeObject): number | undefined {
   return typeof grace === 'number' && Number.isInteger(grace) && grace >= 0 ? grace : undefined;
 }
 
-function nodeOf(pod: KubeObject): string | undefined {
-  const spec = pod.spec as { nodeName?: unknown } | undefined;
-  return typeof spec?.nodeName === 'string' && spec.nodeName !== '' ? spec.nodeName : undefined;
-}
-
 /** The host copy uid a tenant Pod was bound for, when the engine bound it. */
 function boundHostPod(pod: KubeObject): string | undefined {
   const uid = pod.metadata.annotations?.[Annotations.BoundHostPod];
-  return typeof uid === 'string' && uid !== '' && nodeOf(pod) !== undefined ? uid : undefined;
+  return typeof uid === 'string' && uid !== '' && nodeNameOf(pod) !== undefined ? uid : undefined;
 }
 
 /**
@@ -49,7 +45,7 @@ function boundHostPod(pod: KubeObject): string | undefined {
  */
 export function lostPodReason(pod: KubeObject): string | undefined {
   if (boundHostPod(pod) === undefined) return undefined;
-  return `the tenant Pod ran on host node "${nodeOf(pod)}" and its host copy is gone (deleted or evicted by the host): it is not made anew under the same identity; it ends as on a lost node, so its controller replaces it`;
+  return `the tenant Pod ran on host node "${nodeNameOf(pod)}" and its host copy is gone (deleted or evicted by the host): it is not made anew under the same identity; it ends as on a lost node, so its controller replaces it`;
 }
 
 /** What the endings keep of a tenant Pod. */
@@ -65,7 +61,7 @@ interface EndingPod {
 
 function endingPod(pod: KubeObject): EndingPod | undefined {
   const { namespace, name, uid } = pod.metadata;
-  const node = nodeOf(pod);
+  const node = nodeNameOf(pod);
   // An unbound Pod being deleted is held by a finalizer, not by a kubelet: not the engine's to end.
   if (!namespace || !uid || node === undefined) return undefined;
   const deleting = Boolean(pod.metadata.deletionTimestamp);

@@ -22,7 +22,7 @@ import {
 } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
-import { Annotations, Labels, MANAGED_BY_VALUE, TOKEN_SECRET_KIND } from '../names/metadata.js';
+import { Annotations, TOKEN_SECRET_KIND } from '../names/metadata.js';
 import { tokenSecretName } from '../names/naming.js';
 import { CA_KEY, ROOT_CA_CONFIG_MAP } from '../object/kinds/pod-token.js';
 import {
@@ -32,6 +32,7 @@ import {
   tokenDue,
   tokenSecret,
 } from '../object/kinds/pod-token-secret.js';
+import { copySelector } from './status-back.js';
 
 const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
 const SECRET: KindRef = { apiVersion: 'v1', kind: 'Secret' };
@@ -40,14 +41,6 @@ const CONFIG_MAP: KindRef = { apiVersion: 'v1', kind: 'ConfigMap' };
 /** Whether `kind` is the core Pod kind, whose pass is followed by {@link syncPodTokens}. */
 export function isPodKind(kind: KindRef): boolean {
   return kind.apiVersion === POD.apiVersion && kind.kind === POD.kind;
-}
-
-function selector(tenant: string, kind: string): string {
-  return [
-    `${Labels.ManagedBy}=${MANAGED_BY_VALUE}`,
-    `${Labels.Tenant}=${tenant}`,
-    `${Labels.Kind}=${kind}`,
-  ].join(',');
 }
 
 /** Every object of `kind` in the host namespace with the tenant's labels, page by page. */
@@ -93,8 +86,8 @@ export async function syncPodTokens(ctx: PassContext, options: PodTokenOptions):
   if (options.steady && !pods?.some((pod) => podTokenNeed(pod) !== undefined)) return;
   let secrets: KubeObject[];
   try {
-    secrets = await listAll(ctx, SECRET, selector(tenant, TOKEN_SECRET_KIND));
-    if (options.listPods) pods ??= await listAll(ctx, POD, selector(tenant, POD.kind));
+    secrets = await listAll(ctx, SECRET, copySelector(tenant, TOKEN_SECRET_KIND));
+    if (options.listPods) pods ??= await listAll(ctx, POD, copySelector(tenant, POD.kind));
   } catch (error) {
     if (error instanceof PassError) throw error;
     ctx.ledger.errors.listingFailed(SECRET, 'host', error, 'the tenant tokens of host Pods wait');

@@ -46,6 +46,13 @@ function copyLabels(tenant: string, kind: string): Record<string, string> {
   return { [Labels.ManagedBy]: MANAGED_BY_VALUE, [Labels.Tenant]: tenant, [Labels.Kind]: kind };
 }
 
+/** The label selector of {@link copyLabels}: every host copy of `kind` the tenant has. */
+export function copySelector(tenant: string, kind: string): string {
+  return Object.entries(copyLabels(tenant, kind))
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+}
+
 /**
  * The tenant's copies of `rule`'s kind among a listing of the host namespace (the kind's own, on
  * a full path): what {@link listHostCopies} would have read, without reading it again.
@@ -73,9 +80,7 @@ export async function listHostCopies(
 ): Promise<KubeObject[] | undefined> {
   const { hostApi, hostNamespace, bounds, tenant } = ctx.scope;
   if (bounds.isStopped()) return undefined;
-  const labelSelector = Object.entries(copyLabels(tenant, rule.kind))
-    .map(([key, value]) => `${key}=${value}`)
-    .join(',');
+  const labelSelector = copySelector(tenant, rule.kind);
   const items: KubeObject[] = [];
   let continueToken: string | undefined;
   try {

@@ -199,7 +199,8 @@ export function planNode(desired: KubeObject, observed: KubeObject | undefined):
   };
 }
 
-function nodeNameOf(pod: KubeObject | undefined): string | undefined {
+/** The node a Pod is bound to (`spec.nodeName`), when it is. */
+export function nodeNameOf(pod: KubeObject | undefined): string | undefined {
   const spec = isRecord(pod?.spec) ? pod.spec : {};
   return typeof spec.nodeName === 'string' && spec.nodeName !== '' ? spec.nodeName : undefined;
 }
