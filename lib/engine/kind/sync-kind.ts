@@ -54,14 +54,27 @@ async function syncKindWithin(
   const { bounds } = ctx.scope;
   const { errors } = ctx.ledger;
   ctx.ledger.startKind(rule);
+  // The tenant's first page is read while the host side is listed: the two apiservers answer at
+  // once, and each page's parsing overlaps the other side's wait. It is the one page read ahead
+  // (below), so a pass still holds at most two tenant pages.
+  let next = bounds.isStopped() ? undefined : readPage(ctx, rule, undefined);
   let hostObjects: KubeObject[] | undefined;
   try {
     hostObjects = await listHostObjects(ctx.scope, rule);
   } catch (error) {
+    await next; // no request outlives the kind
     errors.listingFailed(rule, 'host', error, 'the host listing failed');
     return undefined;
   }
-  if (!hostObjects) return undefined;
+  if (!hostObjects) {
+    await next;
+    return undefined;
+  }
+  if (bounds.isStopped()) {
+    // Stopped while the host side was listed: the tenant page read meanwhile is not taken in.
+    await next;
+    next = undefined;
+  }
   listedHost?.(hostObjects);
   const byName = new Map(hostObjects.map((o) => [o.metadata.name, o]));
   // A kind other kinds refer to: their creates look its copies up here (`references.ts`).
@@ -79,7 +92,6 @@ async function syncKindWithin(
   const snapshots = new Set<string | undefined>();
   // One page ahead: the next tenant page is read while this one is applied, so the apply work
   // overlaps the tenant apiserver's answer. Never more than that: a pass holds two tenant pages.
-  let next = bounds.isStopped() ? undefined : readPage(ctx, rule, undefined);
   try {
     while (next) {
       const read = await next;
