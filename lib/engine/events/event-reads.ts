@@ -19,7 +19,7 @@ import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
 import { copySelector } from '../kind/status-back.js';
 import { mayBeHostName } from '../names/naming.js';
-import { eventCopySelector, involvedObjectOf, ruleFor } from './event-copy.js';
+import { EVENT_BACK_KINDS, eventCopySelector, involvedObjectOf, ruleFor } from './event-copy.js';
 
 /** Every item of a LIST, page by page, kept only when `keep` says so. */
 async function listAll(
@@ -153,4 +153,69 @@ export async function tenantObjectUid(
   const found = page.items.find((item) => item.metadata.name === name);
   if (!found || found.metadata.deletionTimestamp) return undefined;
   return found.metadata.uid;
+}
+
+/** The two listings the Events back step starts from (no copies read when no Event may need one). */
+export interface EventReads {
+  hostEvents: KubeObject[] | undefined;
+  copies?: KubeObject[] | undefined;
+}
+
+/** Per pass: the Events back reads, started while the kinds sync. */
+const started = new WeakMap<PassContext, Promise<EventReads>>();
+
+/**
+ * Starts the host Events listing, then (when it holds any) the tenant copies listing, before the
+ * kinds sync, so their answers overlap the kinds' work instead of following it. An Event the host
+ * writes during the pass shows in the next pass, as one written after it would.
+ */
+export function startEventReads(
+  ctx: PassContext,
+  tenantApi: ClusterApi,
+  rules: readonly KindRef[],
+  warningsOnly: boolean,
+): void {
+  if (started.has(ctx)) return;
+  const reads = (async () => {
+    const hostEvents = await listHostEvents(ctx, rules, warningsOnly);
+    if (!hostEvents || hostEvents.length === 0) return { hostEvents };
+    return { hostEvents, copies: await listEventCopies(ctx, tenantApi) };
+  })();
+  // Never an unhandled rejection: a PassError is thrown where the reads are taken.
+  reads.catch(() => undefined);
+  started.set(ctx, reads);
+}
+
+/** The reads {@link startEventReads} started for this pass (started now if it did not). */
+export function takeEventReads(
+  ctx: PassContext,
+  tenantApi: ClusterApi,
+  rules: readonly KindRef[],
+  warningsOnly: boolean,
+): Promise<EventReads> {
+  startEventReads(ctx, tenantApi, rules, warningsOnly);
+  const reads = started.get(ctx) as Promise<EventReads>;
+  started.delete(ctx);
+  return reads;
+}
+
+/** Awaits the reads started for this pass, if any, and drops them (a stopped pass). */
+export async function dropEventReads(ctx: PassContext): Promise<void> {
+  const reads = started.get(ctx);
+  started.delete(ctx);
+  await reads?.catch(() => undefined);
+}
+
+/** The kinds whose Events come back and the tenant they go to; `undefined`: no Events back. */
+export function eventsBackScope(ctx: PassContext) {
+  const { tenantApi, policy } = ctx.scope;
+  const rules = policy.toHost.filter((rule) => EVENT_BACK_KINDS.has(rule.kind));
+  if (policy.workloads?.eventsBack === 'None' || !tenantApi || rules.length === 0) return;
+  return { tenantApi, rules, warningsOnly: policy.workloads?.eventsBack !== 'All' };
+}
+
+/** Starts the step's reads before the kinds sync, so they overlap them (`event-reads.ts`). */
+export function prefetchEventsBack(ctx: PassContext): void {
+  const scope = eventsBackScope(ctx);
+  if (scope) startEventReads(ctx, scope.tenantApi, scope.rules, scope.warningsOnly);
 }

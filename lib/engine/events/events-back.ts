@@ -1,5 +1,5 @@
 /**
- * Events back: after the kinds, the host Events about this tenant's copies of Pods, claims,
+ * Events back: after the kinds (its reads start with them), the host Events about this tenant's copies of Pods, claims,
  * Services and Ingresses become Events on the tenant objects, so `kubectl describe pod` in the
  * tenant explains what the host did (FailedScheduling, BackOff...), in tenant names.
  *
@@ -28,7 +28,6 @@ import { EventBackKeys } from '../names/metadata.js';
 import { ourCopySource, type TenantSource } from '../names/reverse-mapping.js';
 import {
   addRename,
-  EVENT_BACK_KINDS,
   followedCopy,
   hostEventDigest,
   involvedObjectOf,
@@ -39,7 +38,13 @@ import {
   tenantEventName,
   timesSeen,
 } from './event-copy.js';
-import { listEventCopies, listHostCopies, listHostEvents, tenantObjectUid } from './event-reads.js';
+import {
+  dropEventReads,
+  eventsBackScope,
+  listHostCopies,
+  takeEventReads,
+  tenantObjectUid,
+} from './event-reads.js';
 
 /**
  * Tenant Event writes per pass, at most. client-go's recorder allows a burst of 25 per object;
@@ -65,16 +70,15 @@ class EventsBack {
     private readonly ctx: PassContext,
     private readonly tenantApi: ClusterApi,
     private readonly rules: readonly KindRef[],
+    private readonly warningsOnly: boolean,
   ) {}
 
   /** The host Events that need a write, in the order they are written. */
   async due(): Promise<Due[]> {
     const { ctx, rules } = this;
-    const warningsOnly = ctx.scope.policy.workloads?.eventsBack !== 'All';
-    const hostEvents = await listHostEvents(ctx, rules, warningsOnly);
-    if (!hostEvents || hostEvents.length === 0) return [];
-    const copies = await listEventCopies(ctx, this.tenantApi);
-    if (!copies) return [];
+    const reads = takeEventReads(ctx, this.tenantApi, rules, this.warningsOnly);
+    const { hostEvents, copies } = await reads;
+    if (!hostEvents || hostEvents.length === 0 || !copies) return [];
     const byHostUid = new Map<string, KubeObject>();
     for (const copy of copies) {
       const uid = copy.metadata.annotations?.[EventBackKeys.HostEventUid];
@@ -268,11 +272,12 @@ export async function syncEventsBack(
   ctx: PassContext,
   max: number = MAX_EVENTS_BACK_PER_PASS,
 ): Promise<void> {
-  const { tenantApi, bounds, policy } = ctx.scope;
-  const rules = policy.toHost.filter((rule) => EVENT_BACK_KINDS.has(rule.kind));
-  if (policy.workloads?.eventsBack === 'None') return;
-  if (!tenantApi || rules.length === 0 || bounds.isStopped()) return;
-  const step = new EventsBack(ctx, tenantApi, rules);
+  const { bounds } = ctx.scope;
+  const scope = eventsBackScope(ctx);
+  if (!scope) return;
+  // Stopped: reads started before the kinds are awaited all the same (no request outlives it).
+  if (bounds.isStopped()) return void (await dropEventReads(ctx));
+  const step = new EventsBack(ctx, scope.tenantApi, scope.rules, scope.warningsOnly);
   const due = await step.due();
   let slots = max;
   const held: Due[] = [];

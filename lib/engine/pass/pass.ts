@@ -2,10 +2,11 @@
  * One pass, as callers run it and as it reads: read the TenantCluster and its policy, check the
  * tenant cluster's identity and every rule's scope, sync each kind, retire what the policy no
  * longer covers, copy the host classes it names into the tenant, then the host Events about the
- * copies, report. Around it, the guards every caller needs: every request ends by the pass
- * deadline plus the reporting reserve (`bounds/deadlines.ts`), a pass that writes holds the
- * tenant's lease (`lease.ts`), a dry run's host client sends no write (`context/dry-run.ts`), and
- * a pass-level failure is reported on the TenantCluster before it is thrown.
+ * copies (read while the kinds sync), report. Around it, the guards every caller needs: every
+ * request ends by the pass deadline plus the reporting reserve (`bounds/deadlines.ts`), a pass
+ * that writes holds the tenant's lease (`lease.ts`), a dry run's host client sends no write
+ * (`context/dry-run.ts`), and a pass-level failure is reported on the TenantCluster before it is
+ * thrown.
  */
 import {
   type Clock,
@@ -19,6 +20,7 @@ import { syncHostClasses } from '../classes/host-classes.js';
 import { convergenceStatus } from '../context/convergence.js';
 import { dryRunClient } from '../context/dry-run.js';
 import { newPassContext } from '../context/pass-context.js';
+import { prefetchEventsBack } from '../events/event-reads.js';
 import { syncEventsBack } from '../events/events-back.js';
 import { retireStale } from '../gc/retire.js';
 import { prefetchResumes, syncKindByPath } from '../kind/incremental.js';
@@ -96,7 +98,10 @@ async function story(options: StoryOptions): Promise<PassResult> {
     // `undefined`: what would cover the copies is not recorded, so the pass writes none.
     const recorded = await prepareTenant(ctx, tenantCluster, remembered, tenantApi);
     if (recorded) {
-      if (!bounds.isStopped()) prefetchResumes(ctx, policy.toHost);
+      if (!bounds.isStopped()) {
+        prefetchResumes(ctx, policy.toHost);
+        prefetchEventsBack(ctx);
+      }
       for (const rule of applyOrder(policy.toHost)) {
         if (bounds.isStopped()) break;
         await syncKindByPath(ctx, compileKindRule(rule));
