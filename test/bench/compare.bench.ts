@@ -6,6 +6,9 @@
  *   npm run bench:compare -- --objects 1000 [--reps 3] [--page-size 500] [--concurrency 8]
  *     [--kubectl-batch 0] [--kubectl-reps R] [--only steady]
  *
+ * `--cpu-prof FILE` writes a CPU profile (`.cpuprofile`, for Chrome DevTools) of the full steady
+ * passes alone, every rep in one profile: where a steady pass spends its time beyond the floor's.
+ *
  * `--only steady` measures the first pass, then the steady pass and its LIST floor alone: no
  * kubectl peer, no churn rows (the slow parts when profiling the steady pass at scale).
  *
@@ -47,6 +50,8 @@
  * rename step), kubectl's own peak (`/usr/bin/time`), and `process.resourceUsage().maxRSS`, the
  * process's high-water mark after the row.
  */
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { compileKindRule, hostName, parseSyncPolicy, runPass } from '../../lib/engine/index.js';
 import { WATCH_TIMEOUT_SECONDS } from '../../lib/engine/listing/tenant-listing.js';
@@ -90,6 +95,7 @@ const { values } = parseArgs({
     'kubectl-reps': { type: 'string' },
     only: { type: 'string' },
     pods: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 /** N Pods, N ConfigMaps and N/10 Services instead of N ConfigMaps (see the module doc). */
@@ -165,6 +171,28 @@ function delta(api: ClusterApi, before: RequestCount): RequestCount {
   const after = api.requestCount();
   return { reads: after.reads - before.reads, writes: after.writes - before.writes };
 }
+
+/** The inspector session of `--cpu-prof`, its profiler started once and kept paused between. */
+let profiler: Session | undefined;
+
+/** Runs `work` under the CPU profiler when `--cpu-prof` asks for one. */
+async function profiled<T>(work: () => Promise<T>): Promise<T> {
+  if (values['cpu-prof'] === undefined) return work();
+  if (!profiler) {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
+  }
+  await profiler.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await profiler.post('Profiler.stop');
+    profiles.push(profile);
+  }
+}
+const profiles: unknown[] = [];
 
 /**
  * A full pass (both sides listed in full, never resumed from a watch), or with `incremental` the
@@ -466,7 +494,7 @@ await withClusters(async (clusters) => {
 
   // (b), (c) Steady state, interleaved so drift in the machine's load spreads over all three.
   for (let r = 0; r < (statusOnly ? 0 : reps); r += 1) {
-    await add(STEADY, () => passSample(clusters), { baseline: FLOOR });
+    await add(STEADY, () => profiled(() => passSample(clusters)), { baseline: FLOOR });
     await add(FLOOR, () => floorSample(clusters), { baseline: FLOOR });
     await add(INCREMENTAL, () => passSample(clusters, true), { baseline: FLOOR });
     if (!steadyOnly && r < kubectlReps) {
@@ -610,4 +638,12 @@ await withClusters(async (clusters) => {
       maxRssMiB: Math.round(maxRssNow() / MiB),
     }),
   );
+  const profileFile = values['cpu-prof'];
+  if (profileFile !== undefined) {
+    // One file per rep: DevTools opens one profile at a time.
+    for (const [i, profile] of profiles.entries()) {
+      await writeFile(`${profileFile}.${i + 1}.cpuprofile`, JSON.stringify(profile));
+    }
+    console.error(`[compare] CPU profiles of the full steady passes: ${profileFile}.N.cpuprofile`);
+  }
 });
