@@ -207,17 +207,24 @@ export async function syncTenantNodes(
   const nodes = new TenantNodes(ctx, tenantApi);
   let inTenant: Map<string, KubeObject>;
   let onHost: Map<string, KubeObject>;
+  // Both sides at once, each on its apiserver; the host's answer waits if the tenant's failed.
+  const hostNodes =
+    wanted.length === 0
+      ? Promise.resolve(new Map<string, KubeObject>())
+      : readHostNodes(ctx, wanted);
+  hostNodes.catch(() => undefined);
   try {
     inTenant = new Map(
       (await listAll(ctx, tenantApi, NODE_KIND)).map((n) => [n.metadata.name, n] as const),
     );
   } catch (error) {
+    await hostNodes.catch(() => undefined); // no request outlives the step
     if (error instanceof PassError) throw error;
     ctx.ledger.errors.listingFailed(NODE_KIND, 'tenant', error, 'no tenant Pod is bound to one');
     return nodes.bindable;
   }
   try {
-    onHost = wanted.length === 0 ? new Map() : await readHostNodes(ctx, wanted);
+    onHost = await hostNodes;
   } catch (error) {
     if (error instanceof PassError) throw error;
     ctx.ledger.errors.listingFailed(NODE_KIND, 'host', error, 'its tenant Nodes wait');

@@ -12,7 +12,7 @@
  * under reserved keys are carried under the key function's key (`selectors.ts`); and an update
  * touches only what a running Pod lets change (`pod-update.ts`).
  */
-import { cloneJson, isRecord } from '../../../common/index.js';
+import { isRecord } from '../../../common/index.js';
 import type { KubeObject } from '../../../ports/index.js';
 import { Annotations, POD_NODE_LABELS } from '../../names/metadata.js';
 import { hostName, tokenSecretName } from '../../names/naming.js';
@@ -64,6 +64,13 @@ function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, h
   return { serviceAccount, tokens: tokens.requests, downward };
 }
 
+/** A volume whose `projected` record is its own (shallow) copy; any other volume as it is. */
+function withOwnProjection(volume: unknown): unknown {
+  return isRecord(volume) && isRecord(volume.projected)
+    ? { ...volume, projected: { ...volume.projected } }
+    : volume;
+}
+
 /** Pods: see the module doc. */
 export const POD_TRANSLATOR: KindTranslator = {
   kind: { apiVersion: 'v1', kind: 'Pod' },
@@ -111,10 +118,12 @@ export const POD_TRANSLATOR: KindTranslator = {
 
   references(source: KubeObject): ObjectReference[] {
     const found: ObjectReference[] = [];
-    const spec = isRecord(source.spec) ? cloneJson(source.spec) : undefined;
     // The token sources and ephemeral containers are not references: they never reach the
-    // host (see translateSpec).
+    // host (see translateSpec). A shallow copy down to each projected volume is all that dropping
+    // them changes, so the source stays untouched without a deep copy of the whole spec.
+    const spec = isRecord(source.spec) ? { ...source.spec } : undefined;
     if (spec) {
+      if (Array.isArray(spec.volumes)) spec.volumes = spec.volumes.map(withOwnProjection);
       dropTokenSources(spec);
       delete spec.ephemeralContainers;
     }

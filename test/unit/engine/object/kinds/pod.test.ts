@@ -224,6 +224,24 @@ describe('Pod translator: toHost', () => {
     hostOf(source);
     expect(source).toEqual(before);
   });
+
+  it('lists the references of a Pod with a token volume without touching the tenant object', () => {
+    const tokenVolume = {
+      name: 'kube-api-access',
+      projected: {
+        sources: [
+          { serviceAccountToken: { path: 'token' } },
+          { configMap: { name: 'kube-root-ca.crt' } },
+          { configMap: { name: 'settings' } },
+        ],
+      },
+    };
+    const source = pod({ containers: [web], volumes: [tokenVolume] });
+    const before = structuredClone(source);
+    // The tenant CA beside the token is no reference; the other ConfigMap is.
+    expect(referencesOf(source).map((r) => `${r.kind}/${r.name}`)).toEqual(['ConfigMap/settings']);
+    expect(source).toEqual(before);
+  });
 });
 
 describe('Pod translator: carried labels', () => {
