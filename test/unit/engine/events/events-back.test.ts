@@ -355,6 +355,37 @@ describe('Events back', () => {
     expect(run.decisions.map((d) => `${d.action} ${d.kind}`)).toEqual(['Create ConfigMap']);
   });
 
+  it('reads the host Events before the kinds sync: an Event the host writes meanwhile shows in the next pass', async () => {
+    const c = await setup();
+    const order: string[] = [];
+    let written: KubeObject | undefined;
+    c.hostApi.failWhen((call) => {
+      if (call.method === 'list') order.push(call.kind);
+      // The host writes an Event about the Pod while the pass lists the host's Pods.
+      if (call.method === 'list' && call.kind === 'Pod' && !written) {
+        written = hostEvent(c.hostPod('web'), { type: 'Warning', reason: 'BackOff' });
+        c.hostApi.seed(written);
+      }
+      return undefined;
+    });
+    // A full pass: every kind lists the host.
+    const full = {
+      tenant: 'dev',
+      tenantApi: c.tenantApi,
+      hostApi: c.hostApi,
+      path: 'full' as const,
+    };
+    const during = await runPass(full);
+    expect(during.errors).toEqual([]);
+    expect(order.indexOf('Pod')).toBeGreaterThan(-1);
+    expect(order.indexOf('Event')).toBeLessThan(order.indexOf('Pod'));
+    expect(eventLines(during)).toEqual([]);
+    const next = await c.run();
+    expect(eventLines(next)).toEqual([
+      `Create shop/${tenantEventName('web', String(written?.metadata.uid))} <- ${written?.metadata.name}`,
+    ]);
+  });
+
   it('a dry run decides and writes nothing; a policy without Pods, claims, Services or Ingresses reads no Events', async () => {
     const c = await setup();
     c.hostApi.seed(hostEvent(c.hostPod('web')));
