@@ -6,6 +6,7 @@
  */
 
 export type { Budget } from './bounds/budget.js';
+export { InSyncMemo } from './context/in-sync-memo.js';
 export { InvalidPolicyError, TenantClusterNotFoundError } from './errors.js';
 export { EventAnnotations, Labels, MANAGED_BY_VALUE } from './names/metadata.js';
 export { hostName } from './names/naming.js';

@@ -31,6 +31,7 @@ import { ResumeBook } from '../tenant/resume-point.js';
 import { confirmedTokens } from '../tenant/tenant-cluster.js';
 import { type Convergence, newConvergence } from './convergence.js';
 import { dryRunClient } from './dry-run.js';
+import { type InSyncMemo, type PassMemo, policyDigest } from './in-sync-memo.js';
 import { type DecisionInput, Ledger, type PassProgress } from './ledger.js';
 
 export { type DecisionInput, Ledger, type PassProgress };
@@ -67,6 +68,8 @@ export interface PassMemory {
   readonly confirmedDeletes: ReadonlySet<string>;
   /** Re-reads the policy before GC; says why GC must wait when it changed (see lifecycle.ts). */
   readonly recheckPolicy: () => Promise<string | undefined>;
+  /** What the process remembers of copies found in sync (`context/in-sync-memo.ts`), if it keeps any. */
+  readonly inSync?: PassMemo;
 }
 
 /** The state one pass threads through its steps. */
@@ -94,6 +97,8 @@ export interface PassContextInputs {
   clock?: Clock;
   /** Which path the kinds take: resumed where a resume point allows, or every kind in full. */
   path?: PassPath;
+  /** The caller's in-sync memo, kept across passes (never used by a dry run). */
+  memo?: InSyncMemo;
 }
 
 /**
@@ -154,6 +159,14 @@ export function newPassContext(inputs: PassContextInputs): PassContext {
       canWatch: tenantLister.canWatch,
       nowMs: () => clock.now(),
     }),
+    ...(inputs.memo && !inputs.dryRun
+      ? {
+          inSync: inputs.memo.forPass(
+            tenant,
+            policyDigest(tenantCluster.spec, inputs.tenantApi?.server),
+          ),
+        }
+      : {}),
   };
   return { scope, ledger, memory };
 }

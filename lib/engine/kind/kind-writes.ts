@@ -47,6 +47,7 @@ export class KindWriter {
     private readonly ctx: PassContext,
     private readonly kind: KindRef,
     private readonly byName: ReadonlyMap<string, KubeObject>,
+    private readonly inSync?: (item: ApplyItem, copy: KubeObject | undefined) => void,
   ) {
     this.streaming = ctx.scope.bounds.budget.maxWrites === undefined;
     const index = Math.max(0, ctx.ledger.kindsStarted - 1);
@@ -56,17 +57,16 @@ export class KindWriter {
   /**
    * Takes one page of work: applied at once when streaming; otherwise what needs no write (Skips,
    * objects in sync or backing off) is decided now and what needs a write is held for
-   * {@link flush}, up to what the kind may still write. Either way an object in sync with nothing
-   * remembered about it is planned once, here, and goes no further: applying it would decide
-   * nothing, request nothing and record nothing (the steady state's cost is that one plan).
+   * {@link flush}, up to what the kind may still write. An object in sync with nothing remembered
+   * about it goes no further (`inSync` hears it, with its copy, for the in-sync memo).
    */
   async offer(work: readonly ApplyItem[]): Promise<void> {
     const { bounds } = this.ctx.scope;
     const now: ApplyItem[] = [];
     for (const item of work) {
       const cost = this.costOf(item);
-      if (cost === IN_SYNC) continue;
-      if (cost === 0) now.push(item);
+      if (cost === IN_SYNC) this.inSync?.(item, this.byName.get(item.desired.metadata.name));
+      else if (cost === 0) now.push(item);
       else if (this.isRetry(item)) {
         // A retry (its back-off is over): held apart, so failures listed early cannot fill the
         // kind's share before the writes listed after them (flush).

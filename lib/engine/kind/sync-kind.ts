@@ -11,6 +11,7 @@ import { PassError } from '../errors.js';
 import { collectGarbage } from '../gc/gc.js';
 import { listHostObjects } from '../listing/host-listing.js';
 import { type PageRead, settlePage } from '../listing/page-bytes.js';
+import { sourceKey } from '../names/provenance.js';
 import type { CompiledKindRule } from '../policy/scope.js';
 import { KindWriter } from './kind-writes.js';
 import { TenantView } from './tenant-view.js';
@@ -79,8 +80,13 @@ async function syncKindWithin(
   const byName = new Map(hostObjects.map((o) => [o.metadata.name, o]));
   // A kind other kinds refer to: their creates look its copies up here (`references.ts`).
   ctx.ledger.copies.listed(rule, byName);
-  const view = new TenantView(ctx, compiled, observe);
-  const writer = new KindWriter(ctx, rule, byName);
+  // A warm process's memo of the copies found in sync: only what changed since is compared.
+  const memo = ctx.memory.inSync?.kind(rule);
+  const view = new TenantView(ctx, compiled, observe, memo && { memo, copies: byName });
+  const writer = new KindWriter(ctx, rule, byName, (item, copy) => {
+    const { virtualNamespace, virtualName } = item.source;
+    memo?.record(sourceKey(virtualNamespace, virtualName), item.version, copy);
+  });
   const writesBefore = bounds.writes;
   const progress = () =>
     ctx.ledger.progress({
@@ -134,6 +140,7 @@ async function syncKindWithin(
   });
   await writer.flush();
   writer.finish(view.desired, hostObjects, complete);
+  memo?.end(complete);
   if (!gc.ran) {
     if (bounds.isStopped()) {
       errors.kindIncomplete(

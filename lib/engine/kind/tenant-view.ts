@@ -4,6 +4,7 @@
  * host against.
  */
 import type { KubeObject } from '../../ports/index.js';
+import { type KindMemo, objectVersion } from '../context/in-sync-memo.js';
 import type { PassContext } from '../context/pass-context.js';
 import { hostName } from '../names/naming.js';
 import { sourceKey } from '../names/provenance.js';
@@ -25,6 +26,14 @@ export interface ApplyItem {
    * (bound to its copy's node) whose copy the host deleted ends instead (`pod-endings.ts`).
    */
   noRecreate?: string;
+  /** The tenant object's uid and resourceVersion, which the in-sync memo records. */
+  version?: string;
+}
+
+/** The in-sync memo of a full path, with the kind's host listing by name to check it against. */
+export interface SteadyCheck {
+  memo: KindMemo;
+  copies: ReadonlyMap<string, KubeObject>;
 }
 
 /** What the tenant listing of one kind has shown so far. */
@@ -56,6 +65,7 @@ export class TenantView {
     private readonly ctx: PassContext,
     private readonly compiled: CompiledKindRule,
     private readonly observe?: (object: KubeObject) => void,
+    private readonly steady?: SteadyCheck,
   ) {
     const { policy, tenantApi } = ctx.scope;
     const endpoint = policy.workloads?.tenantApiEndpoint ?? tenantApi?.server;
@@ -102,6 +112,13 @@ export class TenantView {
       this.listed.add(key);
       if (isExcluded(this.compiled, object)) continue;
       this.desired.add(key);
+      // The very states found in sync last time: the same answer, without the work.
+      if (this.steady && !this.owesRetry(namespace, name)) {
+        if (this.steady.memo.inSync(key, object, this.steady.copies)) {
+          this.observe?.(object);
+          continue;
+        }
+      }
       try {
         // The rule, not the listed item, says what is written: an aggregated API in the tenant
         // controls what its items claim to be.
@@ -126,11 +143,13 @@ export class TenantView {
         };
         const requires = referencesOf(item).filter((ref) => !ref.optional);
         const noRecreate = isPodKind(rule) ? lostPodReason(object) : undefined;
+        const version = objectVersion(object);
         work.push({
           desired: translation.host,
           source,
           ...(requires.length > 0 ? { requires } : {}),
           ...(noRecreate === undefined ? {} : { noRecreate }),
+          ...(version === undefined ? {} : { version }),
         });
         this.observe?.(object);
       } catch (error) {
@@ -138,6 +157,13 @@ export class TenantView {
       }
     }
     return work;
+  }
+
+  /** Whether the retry memory holds the object (then it goes the whole way, whatever the memo). */
+  private owesRetry(namespace: string, name: string): boolean {
+    const retries = this.ctx.memory.convergence?.retries;
+    if (!retries || retries.size === 0) return false;
+    return retries.has({ kind: this.compiled.rule, op: 'apply', object: { namespace, name } });
   }
 
   /** A Skip for an object its kind's translator refuses (a Pod asking for host access). */

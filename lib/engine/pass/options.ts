@@ -1,6 +1,7 @@
 /** What a caller says about one pass (`runPass`). */
 import type { Clock, ClusterApi, DecisionSink } from '../../ports/index.js';
 import type { Budget } from '../bounds/budget.js';
+import type { InSyncMemo } from '../context/in-sync-memo.js';
 import type { PassPath, PassProgress } from '../context/pass-context.js';
 
 export interface PassOptions {
@@ -26,4 +27,10 @@ export interface PassOptions {
    * holds it (default). `false` is for embedders that serialise their passes themselves.
    */
   lease?: boolean;
+  /**
+   * What this process remembers of copies found in sync (`context/in-sync-memo.ts`): keep one across
+   * passes (a warm function, a long-running command) and a full pass compares only what changed
+   * since. Not used by a dry run.
+   */
+  memo?: InSyncMemo;
 }

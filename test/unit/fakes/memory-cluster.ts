@@ -232,6 +232,22 @@ export class MemoryCluster implements ClusterApi {
     return this;
   }
 
+  /**
+   * Replaces a stored object keeping its uid and resourceVersion: a state no apiserver makes (every
+   * write gets a new resourceVersion), for tests that prove what relies on that.
+   */
+  tamper(object: KubeObject): void {
+    const { apiVersion, kind, metadata } = object;
+    const key = keyOf(apiVersion, kind, metadata.namespace, metadata.name);
+    const stored = this.store.get(key);
+    if (!stored)
+      throw new Error(`tamper: no stored ${kind} ${metadata.namespace}/${metadata.name}`);
+    const copy = structuredClone(object);
+    copy.metadata.uid = stored.metadata.uid;
+    copy.metadata.resourceVersion = stored.metadata.resourceVersion;
+    this.store.set(key, copy);
+  }
+
   /** Snapshot of the stored objects (optionally of one kind), sorted by namespace and name. */
   objects(kind?: KindRef): KubeObject[] {
     return [...this.store.values()]
