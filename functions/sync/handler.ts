@@ -20,7 +20,7 @@ import { KubernetesEventsSink } from '../../lib/adapters/events/index.js';
 import { createClusterApi } from '../../lib/adapters/kube/cluster-client.js';
 import { SecretsManagerKubeconfigSource } from '../../lib/adapters/kubeconfig/secrets-manager-source.js';
 import { LogSink } from '../../lib/adapters/log-sink.js';
-import { type PassOptions, runPass } from '../../lib/engine/index.js';
+import { InSyncMemo, type PassOptions, runPass } from '../../lib/engine/index.js';
 import {
   type Clock,
   type ClusterApi,
@@ -106,6 +106,9 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
 
   // Module scope in the default handler: survives warm invocations (the source caches secrets).
   let settings: SyncSettings | undefined;
+  // What a warm container remembers of copies found in sync: its full passes compare only what
+  // changed since (lib/engine/context/in-sync-memo.ts). A cold start compares everything.
+  const memo = new InSyncMemo();
   let source: KubeconfigSource | undefined;
 
   function configure(): { settings: SyncSettings; source: KubeconfigSource } {
@@ -179,6 +182,7 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       // {"full": true}: every kind listed in full on both sides; a schedule never asks for it.
       path: requested.full ? 'full' : 'auto',
       passId,
+      memo,
     });
     recordPass(metrics, logger, result);
 

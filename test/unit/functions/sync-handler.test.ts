@@ -8,7 +8,7 @@ import type { Context } from 'aws-lambda';
 import { createHandler, type SyncHandlerDeps } from '../../../functions/sync/handler.js';
 import { createClusterApi } from '../../../lib/adapters/kube/cluster-client.js';
 import { ClusterUnreachableError } from '../../../lib/engine/errors.js';
-import { type PassOptions, runPass } from '../../../lib/engine/index.js';
+import { InSyncMemo, type PassOptions, runPass } from '../../../lib/engine/index.js';
 import {
   ClusterError,
   type ClusterRole,
@@ -155,6 +155,17 @@ describe('sync handler: accepted events', () => {
     // The schedule's input never asks for a full pass.
     expect(passes[0]!.path).toBe('auto');
     expect(passes[0]!.passId).toBe('pass-1');
+  });
+
+  it('hands every pass of a warm container the same in-sync memo; full passes fill it', async () => {
+    const { handler, passes } = setup();
+    await handler({ tenant: 'dev' }, lambdaContext());
+    await handler({ tenant: 'dev', full: true }, lambdaContext());
+    const [first, second] = passes.map((p) => p.memo);
+    expect(first).toBeInstanceOf(InSyncMemo);
+    expect(second).toBe(first);
+    // The second (full) pass found both copies the first made in sync.
+    expect(second?.size).toBe(2);
   });
 
   it('accepts a SyncRequested EventBridge event and a direct dry-run invoke', async () => {
