@@ -29,6 +29,19 @@ export function objectVersion(object: KubeObject): string | undefined {
     : undefined;
 }
 
+/** Whether `object` is at `version` ({@link objectVersion}), without building its version. */
+function sameVersion(object: KubeObject, version: string): boolean {
+  const { uid, resourceVersion } = object.metadata;
+  return (
+    typeof uid === 'string' &&
+    typeof resourceVersion === 'string' &&
+    version.length === uid.length + 1 + resourceVersion.length &&
+    version.startsWith(uid) &&
+    version.endsWith(resourceVersion) &&
+    version[uid.length] === '/'
+  );
+}
+
 /** What one copy found in sync was compared as. */
 interface Entry {
   /** The tenant source's {@link objectVersion}. */
@@ -50,11 +63,21 @@ export class KindMemo {
    */
   inSync(key: string, source: KubeObject, copies: ReadonlyMap<string, KubeObject>): boolean {
     const entry = this.entries.get(key);
-    if (!entry || entry.source !== objectVersion(source)) return false;
-    const copy = copies.get(entry.hostName);
-    if (!copy || copy.metadata.deletionTimestamp || objectVersion(copy) !== entry.copy) {
+    return entry !== undefined && this.holds(key, entry, source, copies.get(entry.hostName));
+  }
+
+  /** {@link inSync}, with the copy at hand (the Pod status back's pairs). */
+  matches(key: string, source: KubeObject, copy: KubeObject): boolean {
+    const entry = this.entries.get(key);
+    return entry !== undefined && this.holds(key, entry, source, copy);
+  }
+
+  private holds(key: string, entry: Entry, source: KubeObject, copy: KubeObject | undefined) {
+    if (!sameVersion(source, entry.source)) return false;
+    if (!copy || copy.metadata.name !== entry.hostName || copy.metadata.deletionTimestamp) {
       return false;
     }
+    if (!sameVersion(copy, entry.copy)) return false;
     this.next.set(key, entry);
     return true;
   }

@@ -95,7 +95,7 @@ export async function syncPodKind(
   const resuming = 'resume' in plan;
   const since = resuming ? plan.resume.hostResourceVersion : undefined;
   const writes = hooks.decidedWrites(ctx);
-  const status = new PodStatusBack(ctx, rule);
+  const status = new PodStatusBack(ctx, rule, !resuming);
   // The host Pods, read while the tenant watches wait for their bookmarks (started with them).
   const early =
     'resume' in plan && since !== undefined ? takeHostPods(ctx, rule, plan.resume) : undefined;

@@ -15,6 +15,7 @@
  */
 import { runPool } from '../../common/index.js';
 import { isClusterError, type KindRef, type KubeObject } from '../../ports/index.js';
+import { objectVersion } from '../context/in-sync-memo.js';
 import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
 import { sourceKey } from '../names/provenance.js';
@@ -34,7 +35,7 @@ const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] 
  * may see thousands of Pods.
  */
 function slimPod(pod: KubeObject): KubeObject {
-  const { namespace, name, uid } = pod.metadata;
+  const { namespace, name, uid, resourceVersion } = pod.metadata;
   const spec: Record<string, unknown> = {};
   const full = pod.spec;
   if (typeof full === 'object' && full !== null) {
@@ -53,7 +54,13 @@ function slimPod(pod: KubeObject): KubeObject {
   return {
     apiVersion: POD.apiVersion,
     kind: POD.kind,
-    metadata: { name, ...(namespace === undefined ? {} : { namespace }), ...(uid ? { uid } : {}) },
+    metadata: {
+      name,
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(uid ? { uid } : {}),
+      // Its state, for the in-sync memo (`context/in-sync-memo.ts`).
+      ...(resourceVersion === undefined ? {} : { resourceVersion }),
+    },
     spec,
     ...(pod.status === undefined ? {} : { status: pod.status }),
   };
@@ -78,9 +85,14 @@ export class PodStatusBack {
   /** Tenant Pods being deleted, or that ran on the host, which may have to end (`pod-endings.ts`). */
   private readonly endings: PodEndings;
 
+  /**
+   * @param full whether the kind lists every tenant Pod this pass (the full path): then the
+   * in-sync memo of statuses keeps only the Pods seen.
+   */
   constructor(
     private readonly ctx: PassContext,
     private readonly rule: KindRef,
+    private readonly full = false,
   ) {
     this.endings = new PodEndings(ctx, rule);
   }
@@ -155,13 +167,20 @@ export class PodStatusBack {
       tenantPod: KubeObject;
       patch: Record<string, unknown>;
     }> = [];
+    // A warm process's memo: a tenant Pod and host copy in the states found showing the same
+    // status last time show it still (`context/in-sync-memo.ts`).
+    const memo = this.ctx.memory.inSync?.kind({ ...this.rule, kind: `${this.rule.kind} status` });
     for (const hostPod of hostPods) {
       const tenantPod = this.tenantPodOf(hostPod);
       if (!tenantPod) continue;
+      if (this.isStarting(hostPod)) this.starting += 1;
+      const key = sourceKey(tenantPod.metadata.namespace ?? '', tenantPod.metadata.name);
+      if (memo?.matches(key, tenantPod, hostPod)) continue;
       const patch = podStatusPatch(hostPod.status, tenantPod);
       if (patch !== undefined) due.push({ hostPod, tenantPod, patch });
-      if (this.isStarting(hostPod)) this.starting += 1;
+      else memo?.record(key, objectVersion(tenantPod), hostPod);
     }
+    memo?.end(this.full);
     await runPool(
       due,
       bounds.budget.concurrency,

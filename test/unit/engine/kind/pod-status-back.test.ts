@@ -3,7 +3,7 @@
  * apart from its spec writes, only when it changed; a failed status write is an error of the Pod.
  */
 import { describe, expect, it } from '@jest/globals';
-import { runPass } from '../../../../lib/engine/index.js';
+import { InSyncMemo, runPass } from '../../../../lib/engine/index.js';
 import { ClusterError, type KubeObject } from '../../../../lib/ports/index.js';
 import { clusters, HOST_NS, hn } from '../support.js';
 
@@ -82,6 +82,37 @@ describe('status back of Pods', () => {
         writes: { tenant: { writes: 0 }, host: { writes: 0 } },
       });
     }
+  });
+
+  it('with an in-sync memo (a warm process), full passes still bring every host status change back, and compare only changed pairs', async () => {
+    const { tenantApi, hostApi, run, report } = setup();
+    const memo = new InSyncMemo();
+    const warm = () =>
+      runPass({
+        tenant: 'dev',
+        tenantApi,
+        hostApi,
+        clock: { now: () => LATER },
+        path: 'full',
+        memo,
+      });
+    await run();
+    report(RUNNING);
+    expect((await warm()).requests.tenant.writes).toBe(1);
+    // Steady: both sides unchanged, remembered (the Pod's spec and its status).
+    expect((await warm()).requests.tenant.writes).toBe(0);
+    expect(memo.size).toBe(2);
+    // The host reports a new status (a new resourceVersion): it comes back.
+    report({ ...RUNNING, podIP: '10.244.0.8' });
+    expect((await warm()).requests.tenant.writes).toBe(1);
+    expect(tenantApi.peek(POD, 'shop', 'web')?.status).toMatchObject({ podIP: '10.244.0.8' });
+    expect((await warm()).requests.tenant.writes).toBe(0);
+    // A state no apiserver makes (a new status under the same resourceVersion) goes unseen with
+    // the memo, and comes back without it: the memo is what left the pair out.
+    const pod = hostApi.peek(POD, HOST_NS, HOST_POD) as KubeObject;
+    hostApi.tamper({ ...pod, status: { ...RUNNING, podIP: '10.244.0.9' } });
+    expect((await warm()).requests.tenant.writes).toBe(0);
+    expect((await run('full')).requests.tenant.writes).toBe(1);
   });
 
   it('a resumed pass writes back the status of a tenant Pod that changed', async () => {
