@@ -509,7 +509,10 @@ await withClusters(async (clusters) => {
 
   // The memo of a warm process (a Lambda container between invocations): filled by one full pass.
   const memo = new InSyncMemo();
-  if (!statusOnly) await passSample(clusters, false, memo);
+  if (!statusOnly) {
+    await passSample(clusters, false, memo);
+    console.error(`[compare] in-sync memo: ${memo.size} entries after the filling pass`);
+  }
 
   // (b), (c) Steady state, interleaved so drift in the machine's load spreads over all three.
   for (let r = 0; r < (statusOnly ? 0 : reps); r += 1) {
