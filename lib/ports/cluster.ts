@@ -42,6 +42,12 @@ export interface ListOptions {
    * with a `TooLarge` ClusterError, so a page asked for by count cannot be far larger than meant.
    */
   maxBytes?: number;
+  /**
+   * Heard as soon as the page's continue token is read from the response (`undefined`: the last
+   * page), with the response's length, before its items are parsed: a listing may ask for the next
+   * page meanwhile. Not heard when the client cannot tell early; the page then says.
+   */
+  onContinue?: (continueToken: string | undefined, bytes: number) => void;
 }
 
 export interface ListPage {

@@ -8,8 +8,7 @@
  * subresource calls (`/status`) and cannot send a `DeleteOptions` with preconditions next to
  * nothing else; the engine needs the objects exactly as the server sent them.
  *
- * Every request has a bounded timeout (30 s by default) so a hung server cannot eat a Lambda's
- * deadline, and every failure is a typed {@link ClusterError}.
+ * Every request has a bounded timeout (30 s by default), every failure is a typed ClusterError.
  */
 import { readFileSync } from 'node:fs';
 import { HttpMethod, type KubeConfig } from '@kubernetes/client-node';
@@ -35,6 +34,7 @@ import {
 import { loadKubeconfig } from '../kubeconfig/load.js';
 import { DiscoveryCache } from './discovery.js';
 import { KubeHttp, type RequestSpec } from './http.js';
+import { hearContinue } from './list-head.js';
 import {
   bindingPath,
   collectionPath,
@@ -151,6 +151,7 @@ class KubeClusterClient implements KubeClusterApi {
       path,
       query: listQuery(options),
       ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+      ...hearContinue(options.onContinue),
     });
     if (!isRecord(body) || !Array.isArray(body.items)) {
       throw new ClusterError(

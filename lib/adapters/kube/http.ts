@@ -48,6 +48,7 @@ export interface RequestSpec {
   contentType?: string;
   /** A body longer than this is cut off: the request is aborted and fails as `TooLarge`. */
   maxBytes?: number;
+  onText?: (text: string) => void; // hears a 2xx body's text before it is parsed
 }
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
@@ -148,8 +149,7 @@ export class KubeHttp {
     let bound = this.timeoutFor(spec);
     const ctx = await this.prepare(spec);
     bound = this.timeoutFor(spec);
-    // Only a stream the caller's deadline cut short is a stalled server; one that ran to its own
-    // limit (a watch's timeoutSeconds) is not.
+    // A stalled server: a stream the caller's deadline cut short, not one that ran to its limit.
     const limit = timeoutMs < bound.timeoutMs ? { timeoutMs } : bound;
     this.shareDispatcher(ctx);
     const abort = new AbortController();
@@ -247,6 +247,7 @@ export class KubeHttp {
     const description = { server: this.server, method: spec.method, path: spec.path };
     if (status >= 200 && status <= 299) {
       if (text.trim() === '') return undefined;
+      spec.onText?.(text);
       try {
         return JSON.parse(text);
       } catch (error) {
@@ -292,7 +293,6 @@ export class KubeHttp {
       this.dispatcher = created;
     } else if (created !== this.dispatcher) {
       ctx.setDispatcher(this.dispatcher);
-      // `created` never opened a connection; closing it releases nothing but keeps things tidy.
       void created.destroy().catch(() => undefined);
     }
   }

@@ -24,8 +24,10 @@ export interface HostListingScope {
  * Lists every page of a kind in a host namespace (the pass's own by default), compacted, in
  * byte-aware pages. `undefined` when a bound stopped the pass before the listing finished. A
  * failed request throws (the caller records it); an expired continue token restarts the listing
- * once. The next page is read while this one is compacted (one page ahead), so the compaction
- * overlaps the host apiserver's answer.
+ * once. The next page is asked for as soon as this one's continue token is known: from the head
+ * of its response when the client reads it early (`ListOptions.onContinue`), so the host apiserver
+ * prepares it while this one is parsed and compacted; else once this one is parsed. One page
+ * ahead, never more.
  */
 export async function listHostObjects(
   ctx: HostListingScope,
@@ -36,22 +38,39 @@ export async function listHostObjects(
   const restarted = new Set<ResourceKey>();
   // Pages of about PAGE_BYTES whatever the object sizes (`page-bytes.ts`).
   const sizer = new PageSizer(ctx.bounds.budget.pageSize);
-  const read = (continueToken: string | undefined): Promise<PageRead> =>
-    settlePage(
+  /** The page read ahead, and the continue token it was asked with. */
+  let next: { token: string; read: Promise<PageRead> } | undefined;
+  const read = (continueToken: string | undefined): Promise<PageRead> => {
+    const asked = sizer.limit;
+    return settlePage(
       ctx.hostApi.list(kind, {
         namespace,
-        limit: sizer.limit,
+        limit: asked,
         ...(sizer.maxBytes === undefined ? {} : { maxBytes: sizer.maxBytes }),
         ...(continueToken ? { continueToken } : {}),
+        onContinue: (early, bytes) => {
+          if (early === undefined || next !== undefined || ctx.bounds.isStopped()) return;
+          // The next page's size from this one's length, as if it was full (its parse corrects
+          // what follows; a page far larger than meant is still cut off).
+          sizer.observeLength(asked, bytes);
+          next = { token: early, read: read(early) };
+        },
       }),
     );
+  };
+  /** The page read ahead for `token`, taken; a page read ahead for another token is dropped. */
+  const take = async (token: string | undefined) => {
+    const ahead = next;
+    next = undefined;
+    if (ahead !== undefined && token !== undefined && ahead.token === token) return ahead.read;
+    await ahead?.read;
+    return undefined;
+  };
   let continueToken: string | undefined;
-  let next: Promise<PageRead> | undefined;
   try {
     for (;;) {
       if (ctx.bounds.isStopped()) return undefined;
-      const answer = await (next ?? read(continueToken));
-      next = undefined;
+      const answer = await ((await take(continueToken)) ?? read(continueToken));
       if ('error' in answer) {
         // A page far larger than meant: ask again from the same place, smaller (page-bytes.ts).
         if (wasCutOff(answer.error)) {
@@ -67,8 +86,9 @@ export async function listHostObjects(
       const { page } = answer;
       sizer.observe(page.items, page.bytes);
       continueToken = page.continueToken;
-      if (continueToken && !ctx.bounds.isStopped()) {
-        next = read(continueToken);
+      if (continueToken && next?.token !== continueToken && !ctx.bounds.isStopped()) {
+        await take(undefined);
+        next = { token: continueToken, read: read(continueToken) };
         // Let the request go out before the compaction holds the thread (see sync-kind.ts).
         await setImmediate();
       }
@@ -77,6 +97,6 @@ export async function listHostObjects(
     }
   } finally {
     // A page read ahead that a stop or a failure left unused: no request outlives the listing.
-    await next;
+    await next?.read;
   }
 }

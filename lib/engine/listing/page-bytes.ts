@@ -96,10 +96,23 @@ export class PageSizer {
         this.largest = Math.max(this.largest, weight);
       }
     }
-    const average = Math.max(1, bytes / items.length);
+    this.learn(Math.max(1, bytes / items.length));
+  }
+
+  /** The next limit, from a page's average object size. */
+  private learn(average: number): void {
     this.largest = Math.max(this.largest, average);
     const fits = Math.floor(this.pageBytes / this.largest);
     this.limit = this.clamp(this.ramping ? Math.min(fits, 2 * this.limit) : fits);
+  }
+
+  /**
+   * Learns from a page's response length alone, before its items are parsed, as if it held
+   * `count` objects (the limit it was asked with): what a listing asks its next page with while
+   * this one is parsed. Its {@link observe} follows, with what the page really held.
+   */
+  observeLength(count: number, responseBytes: number): void {
+    this.learn(Math.max(1, responseBytes / Math.max(1, count)));
   }
 
   /**

@@ -173,6 +173,68 @@ describe('listHostObjects', () => {
     expect(order).toEqual(['list', 'list page-2', 'compact a', 'compact b', 'compact c']);
   });
 
+  it('asks for the next page as soon as the client reads its continue token, before this page is parsed', async () => {
+    const order: string[] = [];
+    const pages: Record<string, { items: KubeObject[]; continueToken?: string }> = {
+      first: { items: [asListed(hostCopyOf(cm('default', 'a')), 'uid-a')], continueToken: 'p2' },
+      p2: { items: [asListed(hostCopyOf(cm('default', 'b')), 'uid-b')], continueToken: 'p3' },
+      p3: { items: [asListed(hostCopyOf(cm('default', 'c')), 'uid-c')] },
+    };
+    const hostApi = new MemoryCluster('host');
+    // Like the real client: the head of the response tells the token, then the page is parsed.
+    hostApi.list = async (_kind, options) => {
+      const page = pages[options?.continueToken ?? 'first'] as (typeof pages)[string];
+      order.push(`list ${options?.continueToken ?? 'first'}`);
+      // The answer comes over the network: after the listing took the page it read ahead.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      options?.onContinue?.(page.continueToken, 1_000);
+      order.push(`parsed ${options?.continueToken ?? 'first'}`);
+      return { ...page, bytes: 1_000 };
+    };
+    const ctx = passContext({ hostApi, budget: { pageSize: 1 } });
+    const objects = await listHostObjects(ctx.scope, CONFIGMAP);
+    expect(objects?.map((o) => o.metadata.name)).toEqual(
+      ['a', 'b', 'c'].map((n) => hn('default', n)),
+    );
+    expect(order).toEqual([
+      'list first',
+      'list p2',
+      'parsed first',
+      'list p3',
+      'parsed p2',
+      'parsed p3',
+    ]);
+  });
+
+  it('a token read early that the parsed page contradicts is dropped: the page’s own is read', async () => {
+    const asked: string[] = [];
+    const hostApi = new MemoryCluster('host');
+    hostApi.list = async (_kind, options) => {
+      const token = options?.continueToken ?? 'first';
+      asked.push(token);
+      if (token === 'first') {
+        options?.onContinue?.('stale', 1_000);
+        return { items: [asListed(hostCopyOf(cm('default', 'a')), 'uid-a')], continueToken: 'p2' };
+      }
+      return { items: [asListed(hostCopyOf(cm('default', token)), `uid-${token}`)] };
+    };
+    const ctx = passContext({ hostApi, budget: { pageSize: 1 } });
+    const objects = await listHostObjects(ctx.scope, CONFIGMAP);
+    expect(objects?.map((o) => o.metadata.name)).toEqual([hn('default', 'a'), hn('default', 'p2')]);
+    expect(asked).toEqual(['first', 'stale', 'p2']);
+  });
+
+  it('asks for no page early once a bound stopped the pass', async () => {
+    const hostApi = new MemoryCluster('host');
+    const ctx = passContext({ hostApi, budget: { pageSize: 1 } });
+    hostApi.list = async (_kind, options) => {
+      ctx.scope.bounds.halt('stopped for the test');
+      options?.onContinue?.('p2', 1_000);
+      return { items: [asListed(hostCopyOf(cm('default', 'a')), 'uid-a')], continueToken: 'p2' };
+    };
+    expect(await listHostObjects(ctx.scope, CONFIGMAP)).toBeUndefined();
+  });
+
   it('is undefined when a bound stops the pass between pages', async () => {
     let now = 0;
     const hostApi = seeded();
