@@ -2,6 +2,7 @@
  * Reading a response body as it streams in, so a body can be cut off before it is held whole: a
  * LIST page asked for by count can be far larger than the page the engine meant to read.
  */
+import { setImmediate } from 'node:timers/promises';
 
 /** A response body as `@kubernetes/client-node`'s HTTP library hands it over. */
 export interface StreamedBody {
@@ -45,4 +46,14 @@ export async function readText(
   }
   // Decoded once, natively: a page is hundreds of chunks.
   return Buffer.concat(chunks, received).toString('utf8');
+}
+
+/**
+ * Tells `onText` a body's text (a LIST page's, whose continue token the caller reads early), then
+ * lets what it started go out before the caller parses the text and holds the thread.
+ */
+export async function heard(text: string, onText?: (text: string) => void): Promise<void> {
+  if (!onText) return;
+  onText(text);
+  await setImmediate();
 }

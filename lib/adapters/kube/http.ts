@@ -8,6 +8,7 @@
  * (30 s by default), or the time left to the request deadline of the caller's scope when that is
  * nearer (the pass deadline; see `withRequestDeadline`). Every failure is a typed ClusterError.
  */
+
 import {
   ApiException,
   type Configuration,
@@ -25,7 +26,7 @@ import {
   type RequestCount,
   type RequestDeadline,
 } from '../../ports/index.js';
-import { bodyChunks, readText } from './body.js';
+import { bodyChunks, heard, readText } from './body.js';
 import { clusterErrorFromResponse, clusterErrorFromTransport, STALLED } from './errors.js';
 import { type QueryValues, queryParams } from './rest-paths.js';
 
@@ -42,8 +43,7 @@ export interface RequestSpec {
   method: HttpMethod;
   path: string;
   query?: QueryValues;
-  /** Sent as JSON; omitted for requests without a body. */
-  body?: unknown;
+  body?: unknown; // sent as JSON; omitted for requests without a body
   /** Default `application/json`; a merge patch needs its own type. */
   contentType?: string;
   /** A body longer than this is cut off: the request is aborted and fails as `TooLarge`. */
@@ -133,6 +133,7 @@ export class KubeHttp {
       throw new ClusterError('TooLarge', `${what} answered over ${spec.maxBytes} bytes: cut off`);
     }
     const { httpStatusCode: status, headers } = response;
+    if (status >= 200 && status <= 299) await heard(text, spec.onText);
     return { body: this.parse(spec, status, headers, text), bytes: text.length };
   }
 
@@ -247,7 +248,6 @@ export class KubeHttp {
     const description = { server: this.server, method: spec.method, path: spec.path };
     if (status >= 200 && status <= 299) {
       if (text.trim() === '') return undefined;
-      spec.onText?.(text);
       try {
         return JSON.parse(text);
       } catch (error) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { readText, type StreamedBody } from '../../../../lib/adapters/kube/body.js';
+import { heard, readText, type StreamedBody } from '../../../../lib/adapters/kube/body.js';
 
 /** A body streamed in `chunks`; records how many were pulled. */
 function streamed(chunks: readonly string[]) {
@@ -51,5 +51,22 @@ describe('readText', () => {
     };
     expect(await readText(body, 20)).toBe('0123456789');
     expect(await readText(body, 5)).toBeUndefined();
+  });
+});
+
+describe('heard', () => {
+  it('tells the text, then lets what the listener started run before the caller goes on to parse', async () => {
+    const events: string[] = [];
+    await heard('{"items":[]}', (text) => {
+      events.push(`heard ${text.length}`);
+      // What a listing starts here (its next request) needs a turn of the event loop to go out.
+      setImmediate(() => events.push('next request out'));
+    });
+    events.push('parse');
+    expect(events).toEqual(['heard 12', 'next request out', 'parse']);
+  });
+
+  it('without a listener, returns at once', async () => {
+    await expect(heard('{}')).resolves.toBeUndefined();
   });
 });
