@@ -8,7 +8,6 @@
  * (30 s by default), or the time left to the request deadline of the caller's scope when that is
  * nearer (the pass deadline; see `withRequestDeadline`). Every failure is a typed ClusterError.
  */
-
 import {
   ApiException,
   type Configuration,

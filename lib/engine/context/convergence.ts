@@ -39,6 +39,12 @@ export function newConvergence(
   return { retries, kindCount: kinds.length + (retiring ? 1 : 0) };
 }
 
+/** Whether the retry memory holds `key`; an empty memory (the steady state) is asked nothing. */
+export function remembers(convergence: Convergence | undefined, key: RetryKey): boolean {
+  const retries = convergence?.retries;
+  return retries !== undefined && retries.size > 0 && retries.has(key);
+}
+
 /** The status fields the convergence state wants written (`retries`), when they changed. */
 export function convergenceStatus(
   ctx: ConvergenceScope,

@@ -21,34 +21,31 @@ import { createHash } from 'node:crypto';
 import { stableJson } from '../../common/index.js';
 import type { KindRef, KubeObject } from '../../ports/index.js';
 
-/** One state of one object: its uid and resourceVersion. `undefined` when it has not both. */
-export function objectVersion(object: KubeObject): string | undefined {
+/** One state of one object: its uid and resourceVersion. */
+export interface ObjectVersion {
+  readonly uid: string;
+  readonly resourceVersion: string;
+}
+
+/** The state `object` is in; `undefined` when it has no uid or no resourceVersion. */
+export function objectVersion(object: KubeObject): ObjectVersion | undefined {
   const { uid, resourceVersion } = object.metadata;
   return typeof uid === 'string' && uid !== '' && typeof resourceVersion === 'string'
-    ? `${uid}/${resourceVersion}`
+    ? { uid, resourceVersion }
     : undefined;
 }
 
-/** Whether `object` is at `version` ({@link objectVersion}), without building its version. */
-function sameVersion(object: KubeObject, version: string): boolean {
+/** Whether `object` is in state `version`. */
+function isAt(object: KubeObject, version: ObjectVersion): boolean {
   const { uid, resourceVersion } = object.metadata;
-  return (
-    typeof uid === 'string' &&
-    typeof resourceVersion === 'string' &&
-    version.length === uid.length + 1 + resourceVersion.length &&
-    version.startsWith(uid) &&
-    version.endsWith(resourceVersion) &&
-    version[uid.length] === '/'
-  );
+  return uid === version.uid && resourceVersion === version.resourceVersion;
 }
 
 /** What one copy found in sync was compared as. */
 interface Entry {
-  /** The tenant source's {@link objectVersion}. */
-  readonly source: string;
+  readonly source: ObjectVersion;
   readonly hostName: string;
-  /** The host copy's {@link objectVersion}. */
-  readonly copy: string;
+  readonly copy: ObjectVersion;
 }
 
 /** One kind's entries during one pass: hits and new entries go to the next generation. */
@@ -73,17 +70,17 @@ export class KindMemo {
   }
 
   private holds(key: string, entry: Entry, source: KubeObject, copy: KubeObject | undefined) {
-    if (!sameVersion(source, entry.source)) return false;
+    if (!isAt(source, entry.source)) return false;
     if (!copy || copy.metadata.name !== entry.hostName || copy.metadata.deletionTimestamp) {
       return false;
     }
-    if (!sameVersion(copy, entry.copy)) return false;
+    if (!isAt(copy, entry.copy)) return false;
     this.next.set(key, entry);
     return true;
   }
 
-  /** Takes note of a source (of {@link objectVersion} `source`) found in sync with `copy`. */
-  record(key: string, source: string | undefined, copy: KubeObject | undefined): void {
+  /** Takes note of a source (in state `source`) found in sync with `copy`. */
+  record(key: string, source: ObjectVersion | undefined, copy: KubeObject | undefined): void {
     const version = copy && objectVersion(copy);
     if (source === undefined || !copy || version === undefined) return;
     this.next.set(key, { source, hostName: copy.metadata.name, copy: version });

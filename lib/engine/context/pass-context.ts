@@ -68,7 +68,7 @@ export interface PassMemory {
   readonly confirmedDeletes: ReadonlySet<string>;
   /** Re-reads the policy before GC; says why GC must wait when it changed (see lifecycle.ts). */
   readonly recheckPolicy: () => Promise<string | undefined>;
-  /** What the process remembers of copies found in sync (`context/in-sync-memo.ts`), if it keeps any. */
+  /** What the process remembers of copies found in sync (`in-sync-memo.ts`), if it keeps any. */
   readonly inSync?: PassMemo;
 }
 

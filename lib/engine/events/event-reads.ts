@@ -155,7 +155,7 @@ export async function tenantObjectUid(
   return found.metadata.uid;
 }
 
-/** The two listings the Events back step starts from (no copies read when no Event may need one). */
+/** The listings the Events back step starts from (no copies read when no Event may need one). */
 export interface EventReads {
   hostEvents: KubeObject[] | undefined;
   copies?: KubeObject[] | undefined;

@@ -1,7 +1,8 @@
 /**
- * Events back: after the kinds (its reads start with them), the host Events about this tenant's copies of Pods, claims,
- * Services and Ingresses become Events on the tenant objects, so `kubectl describe pod` in the
- * tenant explains what the host did (FailedScheduling, BackOff...), in tenant names.
+ * Events back: after the kinds (its reads start with them), the host Events about this tenant's
+ * copies of Pods, claims, Services and Ingresses become Events on the tenant objects, so
+ * `kubectl describe pod` in the tenant explains what the host did (FailedScheduling, BackOff...),
+ * in tenant names.
  *
  * Each host Event is copied once, under a name derived from its uid; a copy records the digest of
  * what it follows, so a later pass updates it (count, times, series) only when the host Event

@@ -13,7 +13,7 @@
 import { runPool } from '../../common/index.js';
 import type { KindRef, KubeObject, ObjectRef } from '../../ports/index.js';
 import type { RetryEntry, RetryKey } from '../bounds/retry-backoff.js';
-import { recordBackingOff } from '../context/convergence.js';
+import { recordBackingOff, remembers } from '../context/convergence.js';
 import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
 import { observedForApply, observedView } from '../listing/host-view.js';
@@ -181,8 +181,7 @@ export class KindWriter {
 
   /** Whether the retry memory holds the object; an empty memory (the steady state) is asked nothing. */
   private remembered(item: ApplyItem): boolean {
-    const retries = this.ctx.memory.convergence?.retries;
-    return retries !== undefined && retries.size > 0 && retries.has(this.key(item));
+    return remembers(this.ctx.memory.convergence, this.key(item));
   }
 
   /** Whether the item failed before as it is now (its back-off over): a retry, not a new write. */

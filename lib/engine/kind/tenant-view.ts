@@ -4,7 +4,8 @@
  * host against.
  */
 import type { KubeObject } from '../../ports/index.js';
-import { type KindMemo, objectVersion } from '../context/in-sync-memo.js';
+import { remembers } from '../context/convergence.js';
+import { type KindMemo, type ObjectVersion, objectVersion } from '../context/in-sync-memo.js';
 import type { PassContext } from '../context/pass-context.js';
 import { hostName } from '../names/naming.js';
 import { sourceKey } from '../names/provenance.js';
@@ -27,7 +28,7 @@ export interface ApplyItem {
    */
   noRecreate?: string;
   /** The tenant object's uid and resourceVersion, which the in-sync memo records. */
-  version?: string;
+  version?: ObjectVersion;
 }
 
 /** The in-sync memo of a full path, with the kind's host listing by name to check it against. */
@@ -113,11 +114,9 @@ export class TenantView {
       if (isExcluded(this.compiled, object)) continue;
       this.desired.add(key);
       // The very states found in sync last time: the same answer, without the work.
-      if (this.steady && !this.owesRetry(namespace, name)) {
-        if (this.steady.memo.inSync(key, object, this.steady.copies)) {
-          this.observe?.(object);
-          continue;
-        }
+      if (this.knownInSync(key, object)) {
+        this.observe?.(object);
+        continue;
       }
       try {
         // The rule, not the listed item, says what is written: an aggregated API in the tenant
@@ -159,11 +158,17 @@ export class TenantView {
     return work;
   }
 
-  /** Whether the retry memory holds the object (then it goes the whole way, whatever the memo). */
-  private owesRetry(namespace: string, name: string): boolean {
-    const retries = this.ctx.memory.convergence?.retries;
-    if (!retries || retries.size === 0) return false;
-    return retries.has({ kind: this.compiled.rule, op: 'apply', object: { namespace, name } });
+  /**
+   * Whether the in-sync memo knows `object` (source key `key`) in sync with its copy, as both are
+   * now; an object the retry memory holds goes the whole way, whatever the memo.
+   */
+  private knownInSync(key: string, object: KubeObject): boolean {
+    const { steady, ctx } = this;
+    if (!steady) return false;
+    const { namespace = '', name } = object.metadata;
+    const retry = { kind: this.compiled.rule, op: 'apply' as const, object: { namespace, name } };
+    if (remembers(ctx.memory.convergence, retry)) return false;
+    return steady.memo.inSync(key, object, steady.copies);
   }
 
   /** A Skip for an object its kind's translator refuses (a Pod asking for host access). */

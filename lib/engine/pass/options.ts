@@ -28,9 +28,9 @@ export interface PassOptions {
    */
   lease?: boolean;
   /**
-   * What this process remembers of copies found in sync (`context/in-sync-memo.ts`): keep one across
-   * passes (a warm function, a long-running command) and a full pass compares only what changed
-   * since. Not used by a dry run.
+   * What this process remembers of copies found in sync (`context/in-sync-memo.ts`): keep one
+   * across passes (a warm function, a long-running command) and a full pass compares only what
+   * changed since. Not used by a dry run.
    */
   memo?: InSyncMemo;
 }

@@ -95,7 +95,11 @@ describe('KindMemo', () => {
     const memo = new InSyncMemo();
     const fill = memo.forPass(TENANT, 'p').kind(RULE);
     fill.record('default/a', objectVersion(source), copy);
-    fill.record('default/b', 'uid-b/1', object('b-x-default-x-dev', 'host-b', '5'));
+    fill.record(
+      'default/b',
+      { uid: 'uid-b', resourceVersion: '1' },
+      object('b-x-default-x-dev', 'host-b', '5'),
+    );
     fill.end(true);
     const partial = memo.forPass(TENANT, 'p').kind(RULE);
     partial.inSync('default/a', source, new Map([[copy.metadata.name, copy]]));
@@ -111,7 +115,7 @@ describe('KindMemo', () => {
     const memo = new InSyncMemo();
     const kind = memo.forPass(TENANT, 'p').kind(RULE);
     kind.record('default/a', undefined, copy);
-    kind.record('default/b', 'uid-b/1', object('b', '', '1'));
+    kind.record('default/b', { uid: 'uid-b', resourceVersion: '1' }, object('b', '', '1'));
     kind.end(true);
     expect(memo.size).toBe(0);
   });
