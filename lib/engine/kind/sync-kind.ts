@@ -13,6 +13,7 @@ import { listHostObjects } from '../listing/host-listing.js';
 import { type PageRead, settlePage } from '../listing/page-bytes.js';
 import { sourceKey } from '../names/provenance.js';
 import type { CompiledKindRule } from '../policy/scope.js';
+import { readNextHostListing, takeHostListing } from './host-ahead.js';
 import { KindWriter } from './kind-writes.js';
 import { TenantView } from './tenant-view.js';
 
@@ -61,7 +62,8 @@ async function syncKindWithin(
   let next = bounds.isStopped() ? undefined : readPage(ctx, rule, undefined);
   let hostObjects: KubeObject[] | undefined;
   try {
-    hostObjects = await listHostObjects(ctx.scope, rule);
+    // Read ahead while the kind before was applied (`host-ahead.ts`), or listed now.
+    hostObjects = await (takeHostListing(ctx, rule) ?? listHostObjects(ctx.scope, rule));
   } catch (error) {
     await next; // no request outlives the kind
     errors.listingFailed(rule, 'host', error, 'the host listing failed');
@@ -71,6 +73,8 @@ async function syncKindWithin(
     await next;
     return undefined;
   }
+  // The host apiserver lists the next kind while this one's tenant pages are applied.
+  readNextHostListing(ctx, rule);
   if (bounds.isStopped()) {
     // Stopped while the host side was listed: the tenant page read meanwhile is not taken in.
     await next;

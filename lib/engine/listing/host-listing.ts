@@ -11,7 +11,7 @@ import { restartExpired } from './expired-listing.js';
 // A listed host object is held as what apply and GC need (`host-view.ts`): no managedFields, no
 // status, large content fields as digests.
 import { compactHostObject } from './host-view.js';
-import { type PageRead, PageSizer, settlePage, wasCutOff } from './page-bytes.js';
+import { approxBytes, type PageRead, PageSizer, settlePage, wasCutOff } from './page-bytes.js';
 
 /** What a host listing reads with and stops on. */
 export interface HostListingScope {
@@ -21,20 +21,30 @@ export interface HostListingScope {
 }
 
 /**
+ * Paces a listing read ahead of its turn (`host-ahead.ts`): asked, before each page after the
+ * first, with the bytes the listing holds so far. `true`: read on now. `false`: stop (the listing
+ * ends as stopped). A promise: wait for it before reading on.
+ */
+export type ListingPace = (heldBytes: number) => boolean | Promise<boolean>;
+
+/**
  * Lists every page of a kind in a host namespace (the pass's own by default), compacted, in
  * byte-aware pages. `undefined` when a bound stopped the pass before the listing finished. A
  * failed request throws (the caller records it); an expired continue token restarts the listing
  * once. The next page is asked for as soon as this one's continue token is known: from the head
  * of its response when the client reads it early (`ListOptions.onContinue`), so the host apiserver
  * prepares it while this one is parsed and compacted; else once this one is parsed. One page
- * ahead, never more.
+ * ahead, never more. `pace`, for a listing read ahead of its turn, may hold the next page back.
  */
 export async function listHostObjects(
   ctx: HostListingScope,
   kind: KindRef,
   namespace: string = ctx.hostNamespace,
+  pace?: ListingPace,
 ): Promise<KubeObject[] | undefined> {
   let items: KubeObject[] = [];
+  /** The response bytes of the pages held (what `pace` weighs). */
+  let held = 0;
   const restarted = new Set<ResourceKey>();
   // Pages of about PAGE_BYTES whatever the object sizes (`page-bytes.ts`).
   const sizer = new PageSizer(ctx.bounds.budget.pageSize);
@@ -50,6 +60,7 @@ export async function listHostObjects(
         ...(continueToken ? { continueToken } : {}),
         onContinue: (early, bytes) => {
           if (early === undefined || next !== undefined || ctx.bounds.isStopped()) return;
+          if (pace && pace(held + bytes) !== true) return; // the loop asks again, and waits
           // The next page's size from this one's length, as if it was full (its parse corrects
           // what follows; a page far larger than meant is still cut off).
           sizer.observeLength(asked, bytes);
@@ -70,7 +81,9 @@ export async function listHostObjects(
   try {
     for (;;) {
       if (ctx.bounds.isStopped()) return undefined;
-      const answer = await ((await take(continueToken)) ?? read(continueToken));
+      const ahead = await take(continueToken);
+      if (!ahead && continueToken && pace && !(await pace(held))) return undefined;
+      const answer = await (ahead ?? read(continueToken));
       if ('error' in answer) {
         // A page far larger than meant: ask again from the same place, smaller (page-bytes.ts).
         if (wasCutOff(answer.error)) {
@@ -80,13 +93,16 @@ export async function listHostObjects(
         // An expired continue token: start again from the first page, once (expired-listing.ts).
         if (!continueToken || !restartExpired(restarted, kind, answer.error)) throw answer.error;
         items = [];
+        held = 0;
         continueToken = undefined;
         continue;
       }
       const { page } = answer;
       sizer.observe(page.items, page.bytes);
+      held += page.bytes ?? approxBytes(page.items);
       continueToken = page.continueToken;
-      if (continueToken && next?.token !== continueToken && !ctx.bounds.isStopped()) {
+      const paced = !pace || pace(held) === true;
+      if (continueToken && paced && next?.token !== continueToken && !ctx.bounds.isStopped()) {
         await take(undefined);
         next = { token: continueToken, read: read(continueToken) };
         // Let the request go out before the compaction holds the thread (see sync-kind.ts).

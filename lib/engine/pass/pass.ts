@@ -23,11 +23,11 @@ import { newPassContext } from '../context/pass-context.js';
 import { prefetchEventsBack } from '../events/event-reads.js';
 import { syncEventsBack } from '../events/events-back.js';
 import { retireStale } from '../gc/retire.js';
-import { prefetchResumes, syncKindByPath } from '../kind/incremental.js';
+import { prefetchResumes } from '../kind/incremental.js';
 import { applyOrder } from '../kind/references.js';
+import { syncKinds } from '../kind/sync-kinds.js';
 import { TenantLister } from '../listing/tenant-listing.js';
 import { parseSyncPolicy } from '../policy/policy.js';
-import { compileKindRule } from '../policy/scope.js';
 import { reportPassFailure } from '../report/pass-failure.js';
 import { reportStatus } from '../report/status-report.js';
 import { readRemembered } from '../tenant/lifecycle.js';
@@ -102,10 +102,7 @@ async function story(options: StoryOptions): Promise<PassResult> {
         prefetchResumes(ctx, policy.toHost);
         prefetchEventsBack(ctx);
       }
-      for (const rule of applyOrder(policy.toHost)) {
-        if (bounds.isStopped()) break;
-        await syncKindByPath(ctx, compileKindRule(rule));
-      }
+      await syncKinds(ctx, applyOrder(policy.toHost));
       // After the kinds, with a share of its own: a move creates before it deletes.
       const retired = await retireStale(ctx, policy, recorded);
       // Then the host classes the tenant sees, on what the write budget has left.
