@@ -181,6 +181,17 @@ function delta(api: ClusterApi, before: RequestCount): RequestCount {
   return { reads: after.reads - before.reads, writes: after.writes - before.writes };
 }
 
+/**
+ * Orders of four measurements, one per rep in turn: a balanced Latin square (Williams), in which
+ * each measurement is first once and follows each other one once.
+ */
+const BALANCED_ORDERS: readonly (readonly number[])[] = [
+  [0, 1, 3, 2],
+  [1, 2, 0, 3],
+  [2, 3, 1, 0],
+  [3, 0, 2, 1],
+];
+
 /** The inspector session of `--cpu-prof`, its profiler started once and kept paused between. */
 let profiler: Session | undefined;
 
@@ -514,12 +525,21 @@ await withClusters(async (clusters) => {
     console.error(`[compare] in-sync memo: ${memo.size} entries after the filling pass`);
   }
 
-  // (b), (c) Steady state, interleaved so drift in the machine's load spreads over all three.
+  // (b), (c) Steady state, interleaved so drift in the machine's load spreads over all four, in
+  // orders from rep to rep that put each measurement first and after each other one equally often
+  // (a balanced Latin square): what a measurement follows (the resumed pass's watches, the floor's
+  // garbage) weighs on it.
+  const steadyRows: [string, () => Promise<Sample>][] = [
+    [STEADY, () => profiled(() => passSample(clusters))],
+    [WARM, () => passSample(clusters, false, memo)],
+    [FLOOR, () => floorSample(clusters)],
+    [INCREMENTAL, () => passSample(clusters, true)],
+  ];
   for (let r = 0; r < (statusOnly ? 0 : reps); r += 1) {
-    await add(STEADY, () => profiled(() => passSample(clusters)), { baseline: FLOOR });
-    await add(WARM, () => passSample(clusters, false, memo), { baseline: FLOOR });
-    await add(FLOOR, () => floorSample(clusters), { baseline: FLOOR });
-    await add(INCREMENTAL, () => passSample(clusters, true), { baseline: FLOOR });
+    for (const i of BALANCED_ORDERS[r % BALANCED_ORDERS.length] ?? []) {
+      const [label, sample] = steadyRows[i] as (typeof steadyRows)[0];
+      await add(label, sample, { baseline: FLOOR });
+    }
     if (!steadyOnly && r < kubectlReps) {
       await add(PEER_STEADY, () => peerSample(clusters, rules), { baseline: STEADY });
     }
