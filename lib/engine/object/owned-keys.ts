@@ -34,6 +34,16 @@ const ALL = '*';
 /** The applied and stored digests a write adds (16 hex characters each, `write-record.ts`). */
 const WRITE_RECORD_BYTES = Annotations.AppliedHash.length + Annotations.StoredHash.length + 32;
 
+/** UTF-8 takes at most 3 bytes per UTF-16 code unit (a surrogate pair: 4 bytes for 2 units). */
+const MAX_UTF8_PER_UNIT = 3;
+
+/** At least as many bytes as {@link annotationBytes}, from string lengths alone (no encoding). */
+function annotationBytesBound(annotations: Readonly<Record<string, string>>): number {
+  let units = 0;
+  for (const key of Object.keys(annotations)) units += key.length + (annotations[key]?.length ?? 0);
+  return units * MAX_UTF8_PER_UNIT;
+}
+
 /** Bytes of a map as the apiserver counts them: every key and value, UTF-8. */
 export function annotationBytes(annotations: Readonly<Record<string, string>> | undefined): number {
   let total = 0;
@@ -48,6 +58,7 @@ export function ownedKeysText(owned: OwnedKeys, all = false): string {
   const side = (keys: string[]) => {
     if (all) return ALL;
     const json = JSON.stringify(keys);
+    if (json.length * MAX_UTF8_PER_UNIT <= OWNED_KEYS_LIST_BYTES) return keys;
     return Buffer.byteLength(json, 'utf8') > OWNED_KEYS_LIST_BYTES ? ALL : keys;
   };
   return JSON.stringify({ labels: side(owned.labels), annotations: side(owned.annotations) });
@@ -60,6 +71,8 @@ export function ownedKeysText(owned: OwnedKeys, all = false): string {
  */
 export function fitAnnotations(desired: KubeObject, owned: OwnedKeys): void {
   const annotations = desired.metadata.annotations ?? {};
+  // Nearly every object's annotations are far under the limit: no need to encode them to know.
+  if (annotationBytesBound(annotations) + WRITE_RECORD_BYTES <= ANNOTATIONS_LIMIT_BYTES) return;
   const fits = () => annotationBytes(annotations) + WRITE_RECORD_BYTES <= ANNOTATIONS_LIMIT_BYTES;
   if (fits()) return;
   annotations[Annotations.OwnedKeys] = ownedKeysText(owned, true);

@@ -80,6 +80,18 @@ export interface ApiEndpoint {
  * when it is none of these.
  */
 export function parseApiEndpoint(text: string): ApiEndpoint | undefined {
+  // Every Pod of a pass asks with the same text: the URL is parsed once.
+  if (lastEndpoint?.text === text) return lastEndpoint.endpoint;
+  const parsed = parseEndpointText(text);
+  // Shared by every caller since: frozen, so none can change it for the others.
+  const endpoint = parsed && Object.freeze(parsed);
+  lastEndpoint = { text, endpoint };
+  return endpoint;
+}
+
+let lastEndpoint: { text: string; endpoint: ApiEndpoint | undefined } | undefined;
+
+function parseEndpointText(text: string): ApiEndpoint | undefined {
   const url = /^[a-z]+:\/\//i.test(text) ? text : `https://${text}`;
   if (!URL.canParse(url)) return undefined;
   const parsed = new URL(url);

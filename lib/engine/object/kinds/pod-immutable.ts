@@ -39,18 +39,28 @@ function records(value: unknown): Json[] {
   return Array.isArray(value) ? value.filter(isRecord) : [];
 }
 
+/** Whether two container lists name the same containers in the same order. */
+function sameNames(want: Json[], have: Json[]): boolean {
+  if (want.length !== have.length) return false;
+  for (let i = 0; i < want.length; i += 1) {
+    if (String(want[i]?.name) !== String(have[i]?.name)) return false;
+  }
+  return true;
+}
+
 /** The fields of one container list that changed and may not. */
 function containerChanges(list: string, desired: unknown, observed: unknown): string[] {
   const want = records(desired);
   const have = records(observed);
-  const names = (l: Json[]) => l.map((c) => String(c.name)).join('\u0000');
   // Another set or order of containers: the list itself changed.
-  if (want.length !== have.length || names(want) !== names(have)) return [`spec.${list}`];
+  if (!sameNames(want, have)) return [`spec.${list}`];
   const changed: string[] = [];
   want.forEach((container, i) => {
     const current = have[i] as Json;
-    for (const [field, value] of Object.entries(container)) {
-      if (field === 'image' || (field === 'resources' && resizable(list, container))) continue;
+    const inPlace = resizable(list, container);
+    for (const field of Object.keys(container)) {
+      if (field === 'image' || (field === 'resources' && inPlace)) continue;
+      const value = container[field];
       if (value !== undefined && !isSubset(value, current[field])) {
         changed.push(`spec.${list}[${String(container.name)}].${field}`);
       }
@@ -68,9 +78,10 @@ export function immutablePodChanges(desired: KubeObject, observed: KubeObject): 
   const want = isRecord(desired.spec) ? desired.spec : {};
   const have = isRecord(observed.spec) ? observed.spec : {};
   const changed: string[] = [];
-  for (const [field, value] of Object.entries(want)) {
+  for (const field of Object.keys(want)) {
+    const value = want[field];
     if (MUTABLE_SPEC_FIELDS.has(field) || value === undefined) continue;
-    if ((CONTAINER_LISTS as readonly string[]).includes(field)) {
+    if (field === 'containers' || field === 'initContainers') {
       changed.push(...containerChanges(field, value, have[field]));
     } else if (!isSubset(value, have[field])) changed.push(`spec.${field}`);
   }
