@@ -165,9 +165,9 @@ export interface EventReads {
 const started = new WeakMap<PassContext, Promise<EventReads>>();
 
 /**
- * Starts the host Events listing, then (when it holds any) the tenant copies listing, before the
+ * Starts the host Events listing, then (when it holds any) the tenant copies listing, while the
  * kinds sync, so their answers overlap the kinds' work instead of following it. An Event the host
- * writes during the pass shows in the next pass, as one written after it would.
+ * writes after they went out shows in the next pass, as one written after the pass would.
  */
 export function startEventReads(
   ctx: PassContext,
@@ -214,7 +214,10 @@ export function eventsBackScope(ctx: PassContext) {
   return { tenantApi, rules, warningsOnly: policy.workloads?.eventsBack !== 'All' };
 }
 
-/** Starts the step's reads before the kinds sync, so they overlap them (`event-reads.ts`). */
+/**
+ * Starts the step's reads while the kinds sync, so they overlap them: the pass starts them once the
+ * host apiserver has no kind left to list (`kind/sync-kinds.ts`).
+ */
 export function prefetchEventsBack(ctx: PassContext): void {
   const scope = eventsBackScope(ctx);
   if (scope) startEventReads(ctx, scope.tenantApi, scope.rules, scope.warningsOnly);

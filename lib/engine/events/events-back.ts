@@ -276,7 +276,7 @@ export async function syncEventsBack(
   const { bounds } = ctx.scope;
   const scope = eventsBackScope(ctx);
   if (!scope) return;
-  // Stopped: reads started before the kinds are awaited all the same (no request outlives it).
+  // Stopped: reads started during the kinds are awaited all the same (no request outlives it).
   if (bounds.isStopped()) return void (await dropEventReads(ctx));
   const step = new EventsBack(ctx, scope.tenantApi, scope.rules, scope.warningsOnly);
   const due = await step.due();

@@ -41,6 +41,8 @@ interface Ahead {
 
 interface ReadAhead {
   order: readonly KindRef[];
+  /** Called once, when no host listing of a kind is left (see {@link planHostReadAhead}). */
+  listed?: () => void;
   /** The listings read ahead, in apply order. */
   queue: Ahead[];
   /** Listings dropped, to await before the pass reports. */
@@ -49,9 +51,25 @@ interface ReadAhead {
 
 const readAheadOf = new WeakMap<PassContext, ReadAhead>();
 
-/** Plans the read-ahead of a pass: the kinds it syncs, in apply order. */
-export function planHostReadAhead(ctx: PassContext, order: readonly KindRef[]): void {
-  readAheadOf.set(ctx, { order, queue: [], dropped: [] });
+/**
+ * Plans the read-ahead of a pass: the kinds it syncs, in apply order. `listed` is called once no
+ * host listing is left: the last kind's is complete, or the next kind resumes (a resumed kind
+ * lists no host side) and the listings before it are complete. Then the host apiserver has time
+ * for other reads.
+ */
+export function planHostReadAhead(
+  ctx: PassContext,
+  order: readonly KindRef[],
+  listed?: () => void,
+): void {
+  readAheadOf.set(ctx, { order, queue: [], dropped: [], ...(listed ? { listed } : {}) });
+}
+
+/** Tells the plan's `listed` hook, once. */
+function allListed(plan: ReadAhead): void {
+  const { listed } = plan;
+  plan.listed = undefined;
+  listed?.();
 }
 
 function heldAhead(plan: ReadAhead): number {
@@ -70,7 +88,13 @@ export function readNextHostListing(ctx: PassContext, kind: KindRef): void {
   const last = plan.queue.at(-1)?.kind ?? kind;
   const at = plan.order.findIndex((k) => resourceKey(k) === resourceKey(last));
   const next = at < 0 ? undefined : plan.order[at + 1];
-  if (!next || 'resume' in ctx.memory.resume.plan(next)) return;
+  if (!next || 'resume' in ctx.memory.resume.plan(next)) {
+    // Nothing left to start: the host is free once the listings read ahead are in.
+    const tail = plan.queue.at(-1)?.listing;
+    if (tail) void tail.finally(() => allListed(plan)).catch(() => undefined);
+    else allListed(plan);
+    return;
+  }
   let settleWait: (go: boolean) => void = () => undefined;
   const wait = new Promise<boolean>((resolve) => {
     settleWait = resolve;

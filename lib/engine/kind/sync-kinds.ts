@@ -11,9 +11,24 @@ import { syncKindByPath } from './incremental.js';
 /**
  * Syncs `order` kind by kind until a bound stops the pass. A host listing read ahead and not taken
  * is stopped and awaited before this returns, a thrown pass failure included.
+ *
+ * `hostFree` is called once the host apiserver has no kind left to list: at once when the first
+ * kind resumes (it lists no host side), else once the host side of every kind is listed (read
+ * ahead or not). Reads that are not the kinds' (the Events back's) go out then, so they overlap the
+ * last kinds' tenant pages, not the host listings they would slow down.
  */
-export async function syncKinds(ctx: PassContext, order: readonly KindRule[]): Promise<void> {
-  planHostReadAhead(ctx, order);
+export async function syncKinds(
+  ctx: PassContext,
+  order: readonly KindRule[],
+  hostFree?: () => void,
+): Promise<void> {
+  const free = () => {
+    if (!ctx.scope.bounds.isStopped()) hostFree?.();
+  };
+  const first = order[0];
+  const resumesFirst = first !== undefined && 'resume' in ctx.memory.resume.plan(first);
+  if (resumesFirst) free();
+  planHostReadAhead(ctx, order, resumesFirst ? undefined : free);
   try {
     for (const rule of order) {
       if (ctx.scope.bounds.isStopped()) break;

@@ -98,11 +98,9 @@ async function story(options: StoryOptions): Promise<PassResult> {
     // `undefined`: what would cover the copies is not recorded, so the pass writes none.
     const recorded = await prepareTenant(ctx, tenantCluster, remembered, tenantApi);
     if (recorded) {
-      if (!bounds.isStopped()) {
-        prefetchResumes(ctx, policy.toHost);
-        prefetchEventsBack(ctx);
-      }
-      await syncKinds(ctx, applyOrder(policy.toHost));
+      if (!bounds.isStopped()) prefetchResumes(ctx, policy.toHost);
+      // The Events back reads go out once the host has no kind left to list (`sync-kinds.ts`).
+      await syncKinds(ctx, applyOrder(policy.toHost), () => prefetchEventsBack(ctx));
       // After the kinds, with a share of its own: a move creates before it deletes.
       const retired = await retireStale(ctx, policy, recorded);
       // Then the host classes the tenant sees, on what the write budget has left.

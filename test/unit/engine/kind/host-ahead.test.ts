@@ -201,6 +201,22 @@ describe('readNextHostListing', () => {
     expect(hostApi.callsOf('list')).toEqual([]);
   });
 
+  it('tells once no host listing is left to start, and only once', async () => {
+    const { hostApi } = clusters([], hostSecrets());
+    const ctx = passContext({ hostApi });
+    let told = 0;
+    planHostReadAhead(ctx, [CONFIGMAP, SECRET], () => {
+      told += 1;
+    });
+    readNextHostListing(ctx, CONFIGMAP); // starts the Secrets' listing
+    expect(told).toBe(0);
+    await takeHostListing(ctx, SECRET);
+    readNextHostListing(ctx, SECRET); // the last kind: nothing left to start
+    readNextHostListing(ctx, SECRET);
+    expect(told).toBe(1);
+    await settleHostReadAhead(ctx);
+  });
+
   it('drops a listing read ahead for a kind whose turn passed', async () => {
     const { hostApi } = clusters([], hostSecrets());
     const third = { apiVersion: 'v1', kind: 'Service' };
