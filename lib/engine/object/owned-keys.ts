@@ -55,14 +55,32 @@ export function annotationBytes(annotations: Readonly<Record<string, string>> | 
 
 /** The owned-keys annotation's text: each side listed, or `"*"` when its list is too large. */
 export function ownedKeysText(owned: OwnedKeys, all = false): string {
+  if (all) return JSON.stringify({ labels: ALL, annotations: ALL });
+  // The objects of a kind repeat a handful of key sets: each text is built once.
+  // Valid keys never hold the separators; keys that do are not remembered (no mix-up).
+  const plain = (k: string) => !k.includes('\u0000') && !k.includes('\u0001');
+  const key =
+    owned.labels.every(plain) && owned.annotations.every(plain)
+      ? `${owned.labels.join('\u0000')}\u0001${owned.annotations.join('\u0000')}`
+      : undefined;
+  const known = key === undefined ? undefined : ownedTexts.get(key);
+  if (known !== undefined) return known;
   const side = (keys: string[]) => {
-    if (all) return ALL;
     const json = JSON.stringify(keys);
-    if (json.length * MAX_UTF8_PER_UNIT <= OWNED_KEYS_LIST_BYTES) return keys;
-    return Buffer.byteLength(json, 'utf8') > OWNED_KEYS_LIST_BYTES ? ALL : keys;
+    if (json.length * MAX_UTF8_PER_UNIT <= OWNED_KEYS_LIST_BYTES) return json;
+    return Buffer.byteLength(json, 'utf8') > OWNED_KEYS_LIST_BYTES ? JSON.stringify(ALL) : json;
   };
-  return JSON.stringify({ labels: side(owned.labels), annotations: side(owned.annotations) });
+  // As JSON.stringify({ labels, annotations }) prints it, each side printed once.
+  const text = `{"labels":${side(owned.labels)},"annotations":${side(owned.annotations)}}`;
+  if (key === undefined) return text;
+  if (ownedTexts.size >= OWNED_TEXTS_REMEMBERED) ownedTexts.clear();
+  ownedTexts.set(key, text);
+  return text;
 }
+
+/** Texts by key set; bounded, as a tenant may have as many key sets as objects. */
+const ownedTexts = new Map<string, string>();
+const OWNED_TEXTS_REMEMBERED = 256;
 
 /**
  * Makes the engine's annotations on `desired` fit the host's limit together with the tenant's

@@ -10,6 +10,7 @@ import {
   annotationBytes,
   OWNED_KEYS_LIST_BYTES,
   ownedKeysOf,
+  ownedKeysText,
 } from '../../../../lib/engine/object/owned-keys.js';
 import { toHostObject } from '../../../../lib/engine/object/transform.js';
 import { planUpdate } from '../../../../lib/engine/object/write-record.js';
@@ -91,6 +92,34 @@ describe('the owned-keys annotation and the host’s annotation limit', () => {
     expect(plan.body.metadata.labels?.[dropped as string]).toBeUndefined();
     expect(Object.keys(plan.body.metadata.labels ?? {}).length).toBe(
       Object.keys(desired.metadata.labels ?? {}).length,
+    );
+  });
+});
+
+describe('ownedKeysText', () => {
+  const cases: { name: string; labels: string[]; annotations: string[] }[] = [
+    { name: 'no keys', labels: [], annotations: [] },
+    { name: 'a few keys', labels: ['app', 'tier'], annotations: ['note'] },
+    { name: 'the same keys the other way round', labels: ['note'], annotations: ['app', 'tier'] },
+    { name: 'keys that hold the separators', labels: ['a\u0000b'], annotations: ['c\u0001d'] },
+    { name: 'what the separators would mix up', labels: ['a', 'b'], annotations: ['c', 'd'] },
+    { name: 'non-ASCII keys', labels: ['ünïcode'], annotations: [] },
+  ];
+
+  it.each(cases)('prints $name as JSON.stringify does, each time', ({ labels, annotations }) => {
+    const expected = JSON.stringify({ labels, annotations });
+    expect(ownedKeysText({ labels, annotations })).toBe(expected);
+    // Remembered texts are the same texts.
+    expect(ownedKeysText({ labels: [...labels], annotations: [...annotations] })).toBe(expected);
+  });
+
+  it('records a side too long to list as "*", remembered or not', () => {
+    const labels = Object.keys(longKeys(300));
+    const expected = JSON.stringify({ labels: '*', annotations: ['a'] });
+    expect(ownedKeysText({ labels, annotations: ['a'] })).toBe(expected);
+    expect(ownedKeysText({ labels, annotations: ['a'] })).toBe(expected);
+    expect(ownedKeysText({ labels: ['x'], annotations: ['y'] }, true)).toBe(
+      JSON.stringify({ labels: '*', annotations: '*' }),
     );
   });
 });
