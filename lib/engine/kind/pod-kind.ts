@@ -22,6 +22,7 @@ import { PassError } from '../errors.js';
 import { ourCopySource } from '../names/reverse-mapping.js';
 import type { CompiledKindRule } from '../policy/scope.js';
 import type { ResumePoint } from '../tenant/status.js';
+import { dropNodeReads, prefetchNodeReads } from './node-reads.js';
 import { listHostPods, PodStatusBack } from './pod-status-back.js';
 import { syncPodTokens } from './pod-tokens.js';
 import { ownCopies, type SyncOnPath } from './status-back.js';
@@ -90,6 +91,18 @@ export async function syncPodKind(
   compiled: CompiledKindRule,
   hooks: PodKindHooks,
 ): Promise<void> {
+  try {
+    await syncPodsAndBack(ctx, compiled, hooks);
+  } finally {
+    await dropNodeReads(ctx); // Node reads started ahead and not taken: no request outlives it
+  }
+}
+
+async function syncPodsAndBack(
+  ctx: PassContext,
+  compiled: CompiledKindRule,
+  hooks: PodKindHooks,
+): Promise<void> {
   const { rule } = compiled;
   const plan = ctx.memory.resume.plan(rule);
   const resuming = 'resume' in plan;
@@ -106,6 +119,8 @@ export async function syncPodKind(
     status.note,
     (hostObjects) => {
       listed = hostObjects;
+      // The tenant Nodes step's reads, while the kind takes in its tenant pages (`node-reads.ts`).
+      prefetchNodeReads(ctx, ownCopies(ctx, rule, hostObjects));
     },
     early,
   );

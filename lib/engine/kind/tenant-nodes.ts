@@ -17,7 +17,6 @@
  * minutes cannot keep that fresh (and a steady pass writes nothing), so the tenant's controller
  * manager runs without it (docs/workloads.md#nodes).
  */
-import { runPool } from '../../common/index.js';
 import { type ClusterApi, isClusterError, type KubeObject } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
@@ -31,50 +30,11 @@ import {
   tenantNode,
 } from '../object/kinds/node-copy.js';
 
-/** Up to this many named host nodes are read by GET each; more, by one paged LIST of all. */
-export const HOST_NODE_GETS = 16;
+import { takeNodeReads } from './node-reads.js';
+
+export { HOST_NODE_GETS } from './node-reads.js';
 
 const POD = { apiVersion: 'v1', kind: 'Pod' } as const;
-
-/** Every object of `kind` that `api` lists (cluster-wide), page by page. */
-async function listAll(
-  ctx: PassContext,
-  api: ClusterApi,
-  kind: typeof NODE_KIND,
-): Promise<KubeObject[]> {
-  const items: KubeObject[] = [];
-  let continueToken: string | undefined;
-  do {
-    const page = await api.list(kind, {
-      limit: ctx.scope.bounds.budget.pageSize,
-      ...(continueToken === undefined ? {} : { continueToken }),
-    });
-    items.push(...page.items);
-    continueToken = page.continueToken;
-  } while (continueToken !== undefined);
-  return items;
-}
-
-/** The named host nodes that exist, by name (see {@link HOST_NODE_GETS}). */
-async function readHostNodes(
-  ctx: PassContext,
-  names: readonly string[],
-): Promise<Map<string, KubeObject>> {
-  const { hostApi, bounds } = ctx.scope;
-  const found = new Map<string, KubeObject>();
-  if (names.length > HOST_NODE_GETS) {
-    const wanted = new Set(names);
-    for (const node of await listAll(ctx, hostApi, NODE_KIND)) {
-      if (wanted.has(node.metadata.name)) found.set(node.metadata.name, node);
-    }
-    return found;
-  }
-  await runPool([...names], bounds.budget.concurrency, async (name) => {
-    const node = await hostApi.get(NODE_KIND, undefined, name);
-    if (node) found.set(name, node);
-  });
-  return found;
-}
 
 /** The tenant Nodes of one pass: what it wrote, and which a tenant Pod may be bound to. */
 class TenantNodes {
@@ -208,15 +168,9 @@ export async function syncTenantNodes(
   let inTenant: Map<string, KubeObject>;
   let onHost: Map<string, KubeObject>;
   // Both sides at once, each on its apiserver; the host's answer waits if the tenant's failed.
-  const hostNodes =
-    wanted.length === 0
-      ? Promise.resolve(new Map<string, KubeObject>())
-      : readHostNodes(ctx, wanted);
-  hostNodes.catch(() => undefined);
+  const { tenant, host: hostNodes } = await takeNodeReads(ctx, tenantApi, wanted);
   try {
-    inTenant = new Map(
-      (await listAll(ctx, tenantApi, NODE_KIND)).map((n) => [n.metadata.name, n] as const),
-    );
+    inTenant = new Map((await tenant).map((n) => [n.metadata.name, n] as const));
   } catch (error) {
     await hostNodes.catch(() => undefined); // no request outlives the step
     if (error instanceof PassError) throw error;

@@ -243,3 +243,55 @@ describe('nodes back', () => {
     expect(nodeCalls.map((c) => c.method)).toEqual(['list']);
   });
 });
+
+describe('the Node reads read ahead', () => {
+  it('go out while the Pod kind takes in its tenant pages, once each, and decide as before', async () => {
+    const pods = ['a', 'b', 'c', 'd', 'e'].map((n) => tenantPod(n));
+    const { tenantApi, hostApi } = clusters(pods, [hostNode('node-a')], { toHost: [POD] });
+    const run = (path?: 'full') =>
+      runPass({
+        tenant: 'dev',
+        tenantApi,
+        hostApi,
+        clock: { now: () => LATER },
+        budget: { pageSize: 2 },
+        ...(path ? { path } : {}),
+      });
+    await run();
+    for (const name of ['a', 'b', 'c', 'd', 'e']) {
+      const pod = hostApi.peek(POD, HOST_NS, hn('shop', name)) as KubeObject;
+      hostApi.replace({
+        ...pod,
+        spec: { ...(pod.spec as object), nodeName: 'node-a' },
+        status: RUNNING,
+      });
+    }
+    const order: string[] = [];
+    const log = (side: string, api: typeof hostApi) => {
+      const list = api.list.bind(api);
+      const get = api.get.bind(api);
+      api.list = async (kind, options) => {
+        order.push(`${side} list ${kind.kind}${options?.continueToken ? ' next' : ''}`);
+        return list(kind, options);
+      };
+      api.get = async (kind, namespace, name) => {
+        order.push(`${side} get ${kind.kind}`);
+        return get(kind, namespace, name);
+      };
+    };
+    log('tenant', tenantApi);
+    log('host', hostApi);
+
+    const back = await run('full');
+    expect(back.errors).toEqual([]);
+    expect(lines(back)).toEqual(['Create Node /node-a -> node-a']);
+    // Without the read-ahead, both Node reads follow the Pod kind's last tenant page.
+    const lastPage = order.lastIndexOf('tenant list Pod next');
+    expect(order.indexOf('tenant list Node')).toBeGreaterThan(-1);
+    expect(order.indexOf('tenant list Node')).toBeLessThan(lastPage);
+    expect(order.indexOf('host get Node')).toBeLessThan(lastPage);
+    expect(order.filter((o) => o === 'tenant list Node')).toHaveLength(1);
+    expect(order.filter((o) => o === 'host get Node')).toHaveLength(1);
+    expect(tenantApi.callsOf('bind')).toHaveLength(5);
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * What the tenant Nodes step reads (`tenant-nodes.ts`): one paged LIST of the tenant's Nodes, and
+ * of the host only the nodes the host Pods name (a GET each, or one paged LIST past
+ * {@link HOST_NODE_GETS}). A full path starts both as soon as it has listed the host Pods
+ * (`prefetchNodeReads`), so their answers overlap the Pod kind's tenant pages.
+ */
+import { runPool } from '../../common/index.js';
+import type { ClusterApi, KubeObject } from '../../ports/index.js';
+import type { PassContext } from '../context/pass-context.js';
+import { NODE_KIND, nodesOf } from '../object/kinds/node-copy.js';
+
+/** Up to this many named host nodes are read by GET each; more, by one paged LIST of all. */
+export const HOST_NODE_GETS = 16;
+
+/** Every object of `kind` that `api` lists (cluster-wide), page by page. */
+async function listAll(
+  ctx: PassContext,
+  api: ClusterApi,
+  kind: typeof NODE_KIND,
+): Promise<KubeObject[]> {
+  const items: KubeObject[] = [];
+  let continueToken: string | undefined;
+  do {
+    const page = await api.list(kind, {
+      limit: ctx.scope.bounds.budget.pageSize,
+      ...(continueToken === undefined ? {} : { continueToken }),
+    });
+    items.push(...page.items);
+    continueToken = page.continueToken;
+  } while (continueToken !== undefined);
+  return items;
+}
+
+/** The named host nodes that exist, by name (see {@link HOST_NODE_GETS}). */
+async function readHostNodes(
+  ctx: PassContext,
+  names: readonly string[],
+): Promise<Map<string, KubeObject>> {
+  const { hostApi, bounds } = ctx.scope;
+  const found = new Map<string, KubeObject>();
+  if (names.length > HOST_NODE_GETS) {
+    const wanted = new Set(names);
+    for (const node of await listAll(ctx, hostApi, NODE_KIND)) {
+      if (wanted.has(node.metadata.name)) found.set(node.metadata.name, node);
+    }
+    return found;
+  }
+  await runPool([...names], bounds.budget.concurrency, async (name) => {
+    const node = await hostApi.get(NODE_KIND, undefined, name);
+    if (node) found.set(name, node);
+  });
+  return found;
+}
+
+/** The two Node reads of the step: the tenant's Nodes, and the host nodes `names` names. */
+interface NodeReads {
+  names: string;
+  tenant: Promise<KubeObject[]>;
+  host: Promise<Map<string, KubeObject>>;
+}
+
+/** Per pass: the Node reads started ahead of the step (`prefetchNodeReads`). */
+const early = new WeakMap<PassContext, NodeReads>();
+
+/** Both reads at once, each on its apiserver; neither rejects unawaited. */
+function startNodeReads(ctx: PassContext, tenantApi: ClusterApi, wanted: string[]): NodeReads {
+  const host =
+    wanted.length === 0
+      ? Promise.resolve(new Map<string, KubeObject>())
+      : readHostNodes(ctx, wanted);
+  const tenant = listAll(ctx, tenantApi, NODE_KIND);
+  host.catch(() => undefined);
+  tenant.catch(() => undefined);
+  return { names: wanted.join('\n'), tenant, host };
+}
+
+/**
+ * Starts the step's reads for `hostPods` (the tenant's host Pods as a full path listed them),
+ * so their answers overlap the kind's tenant pages; the step takes them when it converges the
+ * Nodes of the same host nodes, and reads anew otherwise (the kind wrote Pods since).
+ */
+export function prefetchNodeReads(ctx: PassContext, hostPods: readonly KubeObject[]): void {
+  const { tenantApi, bounds } = ctx.scope;
+  if (!tenantApi?.bind || bounds.isStopped() || early.has(ctx)) return;
+  early.set(ctx, startNodeReads(ctx, tenantApi, nodesOf(hostPods)));
+}
+
+/** Awaits and forgets the reads started ahead that no step took: no request outlives the pass. */
+export async function dropNodeReads(ctx: PassContext): Promise<void> {
+  const reads = early.get(ctx);
+  early.delete(ctx);
+  if (reads) await Promise.allSettled([reads.tenant, reads.host]);
+}
+
+/** The reads for `wanted`: those started ahead when they read the same host nodes. */
+export async function takeNodeReads(ctx: PassContext, tenantApi: ClusterApi, wanted: string[]) {
+  const ahead = early.get(ctx);
+  if (ahead?.names === wanted.join('\n')) {
+    early.delete(ctx);
+    return ahead;
+  }
+  await dropNodeReads(ctx);
+  return startNodeReads(ctx, tenantApi, wanted);
+}
