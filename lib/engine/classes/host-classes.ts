@@ -20,6 +20,7 @@ import {
 } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
+import { listEveryPage } from '../listing/every-page.js';
 import { deleteAsRead } from '../names/preconditions.js';
 import {
   type CompiledSelection,
@@ -33,18 +34,8 @@ import type { Remembered } from '../tenant/lifecycle.js';
 import { classCopy, isOurClassCopy, planClassCopy } from './class-copy.js';
 
 /** Every class of `kind` on one side (cluster-scoped), page by page. */
-async function listClasses(ctx: PassContext, api: ClusterApi, kind: KindRef) {
-  const items: KubeObject[] = [];
-  let continueToken: string | undefined;
-  do {
-    const page = await api.list(kind, {
-      limit: ctx.scope.bounds.budget.pageSize,
-      ...(continueToken === undefined ? {} : { continueToken }),
-    });
-    items.push(...page.items);
-    continueToken = page.continueToken;
-  } while (continueToken !== undefined);
-  return items;
+function listClasses(ctx: PassContext, api: ClusterApi, kind: KindRef) {
+  return listEveryPage(api, kind, ctx.scope.bounds.budget.pageSize);
 }
 
 /** A class's Decision refs: cluster-scoped on both sides, the same name. */

@@ -7,28 +7,15 @@
 import { runPool } from '../../common/index.js';
 import type { ClusterApi, KubeObject } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
+import { listEveryPage } from '../listing/every-page.js';
 import { NODE_KIND, nodesOf } from '../object/kinds/node-copy.js';
 
 /** Up to this many named host nodes are read by GET each; more, by one paged LIST of all. */
 export const HOST_NODE_GETS = 16;
 
-/** Every object of `kind` that `api` lists (cluster-wide), page by page. */
-async function listAll(
-  ctx: PassContext,
-  api: ClusterApi,
-  kind: typeof NODE_KIND,
-): Promise<KubeObject[]> {
-  const items: KubeObject[] = [];
-  let continueToken: string | undefined;
-  do {
-    const page = await api.list(kind, {
-      limit: ctx.scope.bounds.budget.pageSize,
-      ...(continueToken === undefined ? {} : { continueToken }),
-    });
-    items.push(...page.items);
-    continueToken = page.continueToken;
-  } while (continueToken !== undefined);
-  return items;
+/** Every Node `api` lists, page by page. */
+function listAll(ctx: PassContext, api: ClusterApi, kind: typeof NODE_KIND): Promise<KubeObject[]> {
+  return listEveryPage(api, kind, ctx.scope.bounds.budget.pageSize);
 }
 
 /** The named host nodes that exist, by name (see {@link HOST_NODE_GETS}). */

@@ -22,6 +22,7 @@ import {
 } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
+import { listEveryPage } from '../listing/every-page.js';
 import { Annotations, TOKEN_SECRET_KIND } from '../names/metadata.js';
 import { tokenSecretName } from '../names/naming.js';
 import { CA_KEY, ROOT_CA_CONFIG_MAP } from '../object/kinds/pod-token.js';
@@ -44,20 +45,12 @@ export function isPodKind(kind: KindRef): boolean {
 }
 
 /** Every object of `kind` in the host namespace with the tenant's labels, page by page. */
-async function listAll(ctx: PassContext, kind: KindRef, labelSelector: string) {
-  const items: KubeObject[] = [];
-  let continueToken: string | undefined;
-  do {
-    const page = await ctx.scope.hostApi.list(kind, {
-      namespace: ctx.scope.hostNamespace,
-      labelSelector,
-      limit: ctx.scope.bounds.budget.pageSize,
-      ...(continueToken === undefined ? {} : { continueToken }),
-    });
-    items.push(...page.items);
-    continueToken = page.continueToken;
-  } while (continueToken !== undefined);
-  return items;
+function listAll(ctx: PassContext, kind: KindRef, labelSelector: string) {
+  const { hostApi, hostNamespace, bounds } = ctx.scope;
+  return listEveryPage(hostApi, kind, bounds.budget.pageSize, {
+    namespace: hostNamespace,
+    labelSelector,
+  });
 }
 
 /** What {@link syncPodTokens} reads besides the token Secrets. */
