@@ -4,7 +4,7 @@
  * it. The tenant's controller manager makes the Pods; a pass puts them on the host, whose
  * scheduler and kwok nodes run them; the next pass brings their status, nodes and Events back.
  */
-import type { ClusterApi, KindRef, KubeObject } from '../ports/index.js';
+import { type ClusterApi, EVENT, type KindRef, type KubeObject } from '../ports/index.js';
 
 export const WORKLOAD_NAMESPACE = 'shop';
 export const WORKLOAD_NAME = 'web';
@@ -162,6 +162,24 @@ export async function tenantPodsMade(tenantApi: ClusterApi): Promise<boolean> {
 export async function allRunning(api: ClusterApi, namespace: string): Promise<boolean> {
   const pods = await workloadPods(api, namespace);
   return pods.length >= WORKLOAD_REPLICAS && pods.every(isRunning);
+}
+
+/**
+ * Whether every running workload Pod in host `namespace` has its `Scheduled` Event. The host
+ * scheduler writes that Event after it binds the Pod, through a buffered recorder, so a Pod can
+ * run before its Event is there; a pass that read the Events earlier would show it one pass late.
+ */
+export async function allScheduledEvents(hostApi: ClusterApi, namespace: string): Promise<boolean> {
+  const pods = await workloadPods(hostApi, namespace);
+  if (pods.length < WORKLOAD_REPLICAS || !pods.every(isRunning)) return false;
+  const events = await hostApi.list(EVENT, {
+    namespace,
+    fieldSelector: 'involvedObject.kind=Pod,reason=Scheduled',
+  });
+  const scheduled = new Set(
+    events.items.map((e) => (e.involvedObject as { name?: string } | undefined)?.name),
+  );
+  return pods.every((pod) => scheduled.has(pod.metadata.name));
 }
 
 /** Ready endpoints in the EndpointSlices of host Service `service` in `namespace`. */

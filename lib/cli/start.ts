@@ -26,6 +26,7 @@ import {
 } from './demo.js';
 import {
   allRunning,
+  allScheduledEvents,
   hostWorkloadWanted,
   poll,
   readyEndpoints,
@@ -101,8 +102,9 @@ async function main(): Promise<number> {
     // status, node and Events back to the tenant. A tenant whose Pods run already needs none.
     let second: PassResult | undefined;
     if (workload && !(await allRunning(tenantApi, WORKLOAD_NAMESPACE))) {
+      // Running, and the host scheduler's Events written: the pass brings both back.
       const running = await poll(
-        async () => ((await allRunning(hostApi, DEMO_HOST_NAMESPACE)) ? true : undefined),
+        async () => ((await allScheduledEvents(hostApi, DEMO_HOST_NAMESPACE)) ? true : undefined),
         90_000,
       );
       heading('A second pass: what the host did comes back to the tenant');
