@@ -158,21 +158,16 @@ export async function tenantPodsMade(tenantApi: ClusterApi): Promise<boolean> {
   return made === true;
 }
 
-/** Whether all of the workload's Pods in `namespace` run (and there are as many as it wants). */
-export async function allRunning(api: ClusterApi, namespace: string): Promise<boolean> {
-  const pods = await workloadPods(api, namespace);
-  return pods.length >= WORKLOAD_REPLICAS && pods.every(isRunning);
-}
-
 /**
- * Whether every running workload Pod in host `namespace` has its `Scheduled` Event. The host
- * scheduler writes that Event after it binds the Pod, through a buffered recorder, so a Pod can
- * run before its Event is there; a pass that read the Events earlier would show it one pass late.
+ * Whether every workload Pod in `namespace` of `api` runs and has its `Scheduled` Event: on the
+ * host, the scheduler's own; in the tenant, the copy a pass made. The host scheduler writes that
+ * Event after it binds the Pod, through a buffered recorder, so a Pod can run (and a pass bring
+ * its status back) before the Event is there to be copied.
  */
-export async function allScheduledEvents(hostApi: ClusterApi, namespace: string): Promise<boolean> {
-  const pods = await workloadPods(hostApi, namespace);
+export async function runningAndScheduled(api: ClusterApi, namespace: string): Promise<boolean> {
+  const pods = await workloadPods(api, namespace);
   if (pods.length < WORKLOAD_REPLICAS || !pods.every(isRunning)) return false;
-  const events = await hostApi.list(EVENT, {
+  const events = await api.list(EVENT, {
     namespace,
     fieldSelector: 'involvedObject.kind=Pod,reason=Scheduled',
   });
