@@ -18,32 +18,22 @@ import { workDeadline } from '../bounds/deadlines.js';
 import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
 import { copySelector } from '../kind/status-back.js';
+import { listEveryPage } from '../listing/every-page.js';
 import { mayBeHostName } from '../names/naming.js';
 import { EVENT_BACK_KINDS, eventCopySelector, involvedObjectOf, ruleFor } from './event-copy.js';
 
-/** Every item of a LIST, page by page, kept only when `keep` says so. */
-async function listAll(
+/** Every item of a LIST, page by page, within the work deadline; kept only when `keep` says so. */
+function listAll(
   ctx: PassContext,
   api: ClusterApi,
   kind: KindRef,
   options: Omit<ListOptions, 'limit' | 'continueToken'>,
-  keep: (item: KubeObject) => boolean = () => true,
+  keep?: (item: KubeObject) => boolean,
 ): Promise<KubeObject[]> {
-  const { bounds } = ctx.scope;
-  const items: KubeObject[] = [];
-  let continueToken: string | undefined;
-  await withRequestDeadline(workDeadline(bounds.budget), async () => {
-    do {
-      const page = await api.list(kind, {
-        ...options,
-        limit: bounds.budget.pageSize,
-        ...(continueToken === undefined ? {} : { continueToken }),
-      });
-      for (const item of page.items) if (keep(item)) items.push(item);
-      continueToken = page.continueToken;
-    } while (continueToken !== undefined);
-  });
-  return items;
+  const { budget } = ctx.scope.bounds;
+  return withRequestDeadline(workDeadline(budget), () =>
+    listEveryPage(api, kind, budget.pageSize, options, keep),
+  );
 }
 
 /** Runs a listing; a failure is one error of the pass (the Events wait), never its end. */

@@ -14,8 +14,8 @@ import { NODE_KIND, nodesOf } from '../object/kinds/node-copy.js';
 export const HOST_NODE_GETS = 16;
 
 /** Every Node `api` lists, page by page. */
-function listAll(ctx: PassContext, api: ClusterApi, kind: typeof NODE_KIND): Promise<KubeObject[]> {
-  return listEveryPage(api, kind, ctx.scope.bounds.budget.pageSize);
+function listNodes(ctx: PassContext, api: ClusterApi): Promise<KubeObject[]> {
+  return listEveryPage(api, NODE_KIND, ctx.scope.bounds.budget.pageSize);
 }
 
 /** The named host nodes that exist, by name (see {@link HOST_NODE_GETS}). */
@@ -27,7 +27,7 @@ async function readHostNodes(
   const found = new Map<string, KubeObject>();
   if (names.length > HOST_NODE_GETS) {
     const wanted = new Set(names);
-    for (const node of await listAll(ctx, hostApi, NODE_KIND)) {
+    for (const node of await listNodes(ctx, hostApi)) {
       if (wanted.has(node.metadata.name)) found.set(node.metadata.name, node);
     }
     return found;
@@ -55,7 +55,7 @@ function startNodeReads(ctx: PassContext, tenantApi: ClusterApi, wanted: string[
     wanted.length === 0
       ? Promise.resolve(new Map<string, KubeObject>())
       : readHostNodes(ctx, wanted);
-  const tenant = listAll(ctx, tenantApi, NODE_KIND);
+  const tenant = listNodes(ctx, tenantApi);
   host.catch(() => undefined);
   tenant.catch(() => undefined);
   return { names: wanted.join('\n'), tenant, host };

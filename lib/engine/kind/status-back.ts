@@ -23,6 +23,7 @@ import {
 import { workDeadline } from '../bounds/deadlines.js';
 import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
+import { listEveryPage } from '../listing/every-page.js';
 import { Labels, MANAGED_BY_VALUE } from '../names/metadata.js';
 import { sourceKey } from '../names/provenance.js';
 import { ourCopySource } from '../names/reverse-mapping.js';
@@ -81,27 +82,18 @@ export async function listHostCopies(
   const { hostApi, hostNamespace, bounds, tenant } = ctx.scope;
   if (bounds.isStopped()) return undefined;
   const labelSelector = copySelector(tenant, rule.kind);
-  const items: KubeObject[] = [];
-  let continueToken: string | undefined;
   try {
-    await withRequestDeadline(workDeadline(bounds.budget), async () => {
-      do {
-        const page = await hostApi.list(rule, {
-          namespace: hostNamespace,
-          labelSelector,
-          limit: bounds.budget.pageSize,
-          ...(continueToken === undefined ? {} : { continueToken }),
-        });
-        items.push(...page.items);
-        continueToken = page.continueToken;
-      } while (continueToken !== undefined);
-    });
+    return await withRequestDeadline(workDeadline(bounds.budget), () =>
+      listEveryPage(hostApi, rule, bounds.budget.pageSize, {
+        namespace: hostNamespace,
+        labelSelector,
+      }),
+    );
   } catch (error) {
     if (error instanceof PassError) throw error;
     ctx.ledger.errors.listingFailed(rule, 'host', error, what);
     return undefined;
   }
-  return items;
 }
 
 /** What one tenant object needs: its host cluster IP recorded (an update), its status, or both. */

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { runPass } from '../../../../lib/engine/index.js';
-import { HOST_NODE_GETS } from '../../../../lib/engine/kind/tenant-nodes.js';
+import { HOST_NODE_GETS } from '../../../../lib/engine/kind/node-reads.js';
 import { ClusterError, type KubeObject, type PassResult } from '../../../../lib/ports/index.js';
 import { clusters, decisionLines, HOST_NS, hn } from '../support.js';
 
