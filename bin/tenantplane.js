@@ -5,11 +5,16 @@
 // first when any changed, so the command is never stale.
 import module from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { ensureCliBuild } from '../scripts/cli-stamp.mjs';
+import { checkCliBuild } from '../scripts/cli-stamp.mjs';
 
 let main;
 try {
-  main = await ensureCliBuild();
+  ({ main } = checkCliBuild());
+  if (!main) {
+    // Stale: only now load the build (scripts/build-cli.mjs, and esbuild through it).
+    const { buildCli } = await import('../scripts/build-cli.mjs');
+    ({ main } = await buildCli());
+  }
 } catch (error) {
   // One plain message (esbuild's diagnostics name file and line), exit 1 like any failure.
   process.stderr.write(`error: ${error?.name === 'CliBuildError' ? error.message : error}\n`);

@@ -17,9 +17,10 @@
  *                                      lockfiles, compiler settings, this script). It is replaced
  *                                      atomically (rename), so concurrent commands never see half.
  *
- * Before every command, `ensureCliBuild` stats the stamp's files (a few milliseconds); any
- * difference, newer or older, rebuilds first. Sources are read by a plugin that stats each file
- * before and after reading it, so an edit made while a build runs is never recorded as built.
+ * Before every command, bin/tenantplane.js stats the stamp's files (`checkCliBuild`, a few
+ * milliseconds); any difference, newer or older, rebuilds first. Sources are read by a plugin
+ * that stats each file before and after reading it, so an edit made while a build runs is never
+ * recorded as built.
  *
  * As a script (`npm run build:cli`, and npm's `prepare` after `npm ci`): builds when stale;
  * `--force` builds regardless.
@@ -39,7 +40,7 @@ import { checkCliBuild, cliBuildLayout, STAMP_FORMAT, sameStat, statOf } from '.
 import { NODE_ESM_BUILD_OPTIONS } from './esbuild-node-esm.mjs';
 
 // The freshness check and its layout, for callers that import this module.
-export { checkCliBuild, cliBuildLayout, ensureCliBuild } from './cli-stamp.mjs';
+export { checkCliBuild, cliBuildLayout } from './cli-stamp.mjs';
 
 /** The entry point, relative to the repository root. */
 const ENTRY = 'lib/cli/main.ts';
@@ -205,6 +206,20 @@ export async function buildCli(layout = cliBuildLayout()) {
     ms: Math.round(performance.now() - started),
     files: Object.keys(files).length,
   };
+}
+
+/**
+ * The entry file of a build that matches the sources, building one first when needed (what
+ * bin/tenantplane.js does before every command, without loading this module when the build is
+ * current).
+ * @param {ReturnType<typeof cliBuildLayout>} [layout]
+ * @returns {Promise<string>}
+ * @throws {CliBuildError} when a needed build fails
+ */
+export async function ensureCliBuild(layout = cliBuildLayout()) {
+  const checked = checkCliBuild(layout);
+  if (checked.main) return checked.main;
+  return (await buildCli(layout)).main;
 }
 
 async function script(argv) {

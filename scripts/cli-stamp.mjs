@@ -1,7 +1,8 @@
 /**
  * Is the built `tenantplane` command current? bin/tenantplane.js asks before every command, so
- * this module stays small and imports nothing but node builtins; building (esbuild) lives in
- * scripts/build-cli.mjs and is loaded only when a build is needed.
+ * this module stays small and imports nothing but node builtins (not even lazily): building
+ * (esbuild) lives in scripts/build-cli.mjs, which imports this module, and which
+ * bin/tenantplane.js loads only when this check finds the build stale.
  *
  * The stamp (.tenantplane/cli/current.json) names the current build and records `[mtimeMs, size]`
  * of every file it was built from; any difference, newer or older, makes the build stale.
@@ -69,17 +70,4 @@ export function checkCliBuild(layout = cliBuildLayout()) {
     if (!sameStat(statOf(join(layout.root, path)), recorded)) return { stale: `${path} changed` };
   }
   return { main };
-}
-
-/**
- * The entry file of a build that matches the sources, building one first when needed.
- * @param {ReturnType<typeof cliBuildLayout>} [layout]
- * @returns {Promise<string>}
- * @throws {Error} a `CliBuildError` when a needed build fails
- */
-export async function ensureCliBuild(layout = cliBuildLayout()) {
-  const checked = checkCliBuild(layout);
-  if (checked.main) return checked.main;
-  const { buildCli } = await import('./build-cli.mjs');
-  return (await buildCli(layout)).main;
 }

@@ -19,7 +19,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isExcluded } from '../../lib/engine/index.js';
-import { translate } from '../../lib/engine/object/kinds/registry.js';
+import { translate } from '../../lib/engine/kinds/registry.js';
 import type { CompiledKindRule } from '../../lib/engine/policy/scope.js';
 import type { KubeObject } from '../../lib/ports/index.js';
 

@@ -261,7 +261,7 @@ export async function syncHostClasses(
     const kind = HOST_CLASS_KINDS[field];
     const named = policy.fromHost?.[field];
     if (!named && !before.includes(kind.kind)) continue;
-    if (!tenantApi || bounds.isStopped()) {
+    if (bounds.isStopped()) {
       keep.push(kind.kind);
       continue;
     }

@@ -7,13 +7,15 @@
 import type { Clock, KindRef, KubeObject, ObjectRef } from '../../ports/index.js';
 import type { RetryEntry, RetryKey } from '../bounds/retry-backoff.js';
 import { RetryMemory } from '../bounds/retry-backoff.js';
+import { sourceKey } from '../names/provenance.js';
+import { ourCopySource } from '../names/reverse-mapping.js';
 import type { TenantClusterStatusPatch } from '../tenant/status.js';
 import type { ObjectErrors } from './object-errors.js';
 
 /** What the convergence helpers read and record into: the pass's part they use. */
 export interface ConvergenceScope {
   readonly scope: { readonly dryRun: boolean };
-  readonly memory: { readonly convergence?: Convergence };
+  readonly memory: { readonly convergence: Convergence };
   readonly ledger: { readonly errors: ObjectErrors };
 }
 
@@ -40,16 +42,16 @@ export function newConvergence(
 }
 
 /** Whether the retry memory holds `key`; an empty memory (the steady state) is asked nothing. */
-export function remembers(convergence: Convergence | undefined, key: RetryKey): boolean {
-  const retries = convergence?.retries;
-  return retries !== undefined && retries.size > 0 && retries.has(key);
+export function remembers(convergence: Convergence, key: RetryKey): boolean {
+  const { retries } = convergence;
+  return retries.size > 0 && retries.has(key);
 }
 
 /** The status fields the convergence state wants written (`retries`), when they changed. */
 export function convergenceStatus(
   ctx: ConvergenceScope,
 ): Pick<TenantClusterStatusPatch, 'retries' | 'retryOverflow'> | undefined {
-  return ctx.scope.dryRun ? undefined : ctx.memory.convergence?.retries.statusPatch();
+  return ctx.scope.dryRun ? undefined : ctx.memory.convergence.retries.statusPatch();
 }
 
 /** The `ObjectError` of an object left alone this pass because it is backing off. */
@@ -110,8 +112,7 @@ export function deleteAttempt(
   copy: KubeObject,
   refs: { tenantRef: ObjectRef; hostRef: ObjectRef },
 ): DeleteAttempt | undefined {
-  const retries = ctx.memory.convergence?.retries;
-  if (!retries) return { done: () => {} };
+  const retries = ctx.memory.convergence.retries;
   const key: RetryKey = { kind, op: 'delete', object: refs.tenantRef };
   const version = copy.metadata.resourceVersion ?? copy.metadata.uid ?? '';
   const check = retries.check(key, version);
@@ -125,4 +126,28 @@ export function deleteAttempt(
       else retries.failed(key, version, error);
     },
   };
+}
+
+/**
+ * Forgets, after a complete listing of `kind`, the retry memory of sources and copies that are
+ * gone: `desired` holds the sources still wanted, `hostObjects` the listed host side.
+ */
+export function forgetGone(
+  ctx: { scope: { tenant: string }; memory: { convergence: Convergence } },
+  kind: KindRef,
+  desired: ReadonlySet<string>,
+  hostObjects: readonly KubeObject[],
+): void {
+  const { retries } = ctx.memory.convergence;
+  // An empty memory has nothing to forget: no need to look every host copy up.
+  if (retries.size === 0) return;
+  const owner = { tenant: ctx.scope.tenant, kind: kind.kind };
+  const copies = new Set<string>();
+  for (const object of hostObjects) {
+    const source = ourCopySource(object, owner);
+    if (source) copies.add(sourceKey(source.virtualNamespace, source.virtualName));
+  }
+  retries.retain(kind, (entry: RetryEntry) =>
+    entry.op === 'apply' ? desired.has(entry.object) : copies.has(entry.object),
+  );
 }

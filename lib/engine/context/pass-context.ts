@@ -13,13 +13,13 @@ import {
   type Clock,
   type ClusterApi,
   type DecisionSink,
+  type KindRef,
   type KubeObject,
   systemClock,
 } from '../../ports/index.js';
 import type { PassBounds } from '../bounds/budget.js';
 import type { TenantLister } from '../listing/tenant-listing.js';
 import { type ResourceKey, resourceKey } from '../names/resource-key.js';
-import { referencedKinds } from '../object/kinds/registry.js';
 import { DEFAULT_DELETE_GUARD, type DeleteGuardPolicy, type SyncPolicy } from '../policy/policy.js';
 import {
   pendingMove,
@@ -33,6 +33,7 @@ import { type Convergence, newConvergence } from './convergence.js';
 import { dryRunClient } from './dry-run.js';
 import { type InSyncMemo, type PassMemo, policyDigest } from './in-sync-memo.js';
 import { type DecisionInput, Ledger, type PassProgress } from './ledger.js';
+import { ReadAhead } from './read-ahead.js';
 
 export { type DecisionInput, Ledger, type PassProgress };
 
@@ -45,10 +46,10 @@ export interface PassScope {
   readonly hostApi: ClusterApi;
   readonly tenantLister: TenantLister;
   /**
-   * The tenant client, for what is not a listing: minting service-account tokens for host Pods
-   * (`kind/pod-tokens.ts`). In a dry run its writes are answered without being sent.
+   * The tenant client, for what is not a listing: status back, Nodes, tokens, Events back. In a
+   * dry run its writes are answered without being sent.
    */
-  readonly tenantApi?: ClusterApi;
+  readonly tenantApi: ClusterApi;
   /** Whether this pass is a dry run: recorded on its Decisions, never a switch in a step. */
   readonly dryRun: boolean;
   readonly bounds: PassBounds;
@@ -60,8 +61,8 @@ export interface PassScope {
 
 /** What crosses passes: read from the TenantCluster at the start, written back at the end. */
 export interface PassMemory {
-  /** Retry memory and the kinds sharing the write budget (`convergence.ts`); absent in bare tests. */
-  convergence?: Convergence;
+  /** Retry memory and the kinds sharing the write budget (`convergence.ts`). */
+  readonly convergence: Convergence;
   /** Resume points: which path each kind takes, what the next pass resumes from. */
   readonly resume: ResumeBook;
   /** The one-shot confirmations of held deletions on the TenantCluster. */
@@ -77,6 +78,8 @@ export interface PassContext {
   readonly scope: PassScope;
   readonly ledger: Ledger;
   readonly memory: PassMemory;
+  /** Reads started ahead of the step that takes them, settled once by the pass (`read-ahead.ts`). */
+  readonly readAhead: ReadAhead;
 }
 
 /** What a pass knows when it builds its context. */
@@ -84,8 +87,8 @@ export interface PassContextInputs {
   tenant: string;
   hostApi: ClusterApi;
   tenantLister: TenantLister;
-  /** The tenant client, when the pass may mint tokens with it. */
-  tenantApi?: ClusterApi;
+  /** The tenant client (status back, Nodes, tokens, Events back). */
+  tenantApi: ClusterApi;
   passId?: string;
   dryRun: boolean;
   bounds: PassBounds;
@@ -99,6 +102,8 @@ export interface PassContextInputs {
   path?: PassPath;
   /** The caller's in-sync memo, kept across passes (never used by a dry run). */
   memo?: InSyncMemo;
+  /** The kinds a kind may refer to (`kinds/registry.ts`): applied before it, whatever the order. */
+  referencedKinds: (kind: KindRef) => readonly KindRef[];
 }
 
 /**
@@ -124,9 +129,7 @@ export function newPassContext(inputs: PassContextInputs): PassContext {
     hostNamespace: policy.hostNamespace,
     hostApi,
     tenantLister,
-    ...(inputs.tenantApi === undefined
-      ? {}
-      : { tenantApi: inputs.dryRun ? dryRunClient(inputs.tenantApi) : inputs.tenantApi }),
+    tenantApi: inputs.dryRun ? dryRunClient(inputs.tenantApi) : inputs.tenantApi,
     dryRun: inputs.dryRun,
     bounds,
     policy,
@@ -138,7 +141,13 @@ export function newPassContext(inputs: PassContextInputs): PassContext {
   // the retirement knows which sources still want a copy (see `Ledger.listedWanted`).
   const moving = pendingMove(remembered, policy);
   const ledger = new Ledger(
-    { tenant, passId, dryRun: inputs.dryRun, keepWanted: moving, referenced: referenced(policy) },
+    {
+      tenant,
+      passId,
+      dryRun: inputs.dryRun,
+      keepWanted: moving,
+      referenced: referenced(policy, inputs.referencedKinds),
+    },
     bounds,
     inputs.sinks ?? [],
     inputs.onProgress,
@@ -163,15 +172,18 @@ export function newPassContext(inputs: PassContextInputs): PassContext {
       ? {
           inSync: inputs.memo.forPass(
             tenant,
-            policyDigest(tenantCluster.spec, inputs.tenantApi?.server),
+            policyDigest(tenantCluster.spec, inputs.tenantApi.server),
           ),
         }
       : {}),
   };
-  return { scope, ledger, memory };
+  return { scope, ledger, memory, readAhead: new ReadAhead() };
 }
 
 /** The kinds some kind of the policy refers to (a Pod's ConfigMaps, Secrets, claims). */
-function referenced(policy: SyncPolicy): ReadonlySet<ResourceKey> {
+function referenced(
+  policy: SyncPolicy,
+  referencedKinds: (kind: KindRef) => readonly KindRef[],
+): ReadonlySet<ResourceKey> {
   return new Set(policy.toHost.flatMap((rule) => referencedKinds(rule).map(resourceKey)));
 }

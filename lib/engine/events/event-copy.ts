@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { cloneJson, isRecord, jsonDigest } from '../../common/index.js';
 import { EVENT, type KindRef, type KubeObject } from '../../ports/index.js';
+import { EVENTS_BACK_KINDS } from '../kinds/registry.js';
 import {
   EventBackKeys,
   FROM_HOST_VALUE,
@@ -13,14 +14,6 @@ import {
   Labels,
   MANAGED_BY_VALUE,
 } from '../names/metadata.js';
-
-/** The Kinds whose host Events come back to the tenant (the copies a host controller reports on). */
-export const EVENT_BACK_KINDS: ReadonlySet<string> = new Set([
-  'Pod',
-  'PersistentVolumeClaim',
-  'Service',
-  'Ingress',
-]);
 
 /** Event messages are cut to this length (events.k8s.io's `note` limit, checked on create). */
 export const MAX_MESSAGE = 1024;
@@ -63,7 +56,7 @@ function groupOf(apiVersion: string): string {
  */
 export function ruleFor(rules: readonly KindRef[], involved: InvolvedObject): KindRef | undefined {
   const { kind, apiVersion } = involved;
-  if (!kind || !EVENT_BACK_KINDS.has(kind)) return undefined;
+  if (!kind || !EVENTS_BACK_KINDS.has(kind)) return undefined;
   return rules.find(
     (r) => r.kind === kind && groupOf(r.apiVersion) === groupOf(apiVersion ?? r.apiVersion),
   );

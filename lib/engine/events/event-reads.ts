@@ -16,11 +16,13 @@ import {
 } from '../../ports/index.js';
 import { workDeadline } from '../bounds/deadlines.js';
 import type { PassContext } from '../context/pass-context.js';
+import { readKey } from '../context/read-ahead.js';
 import { PassError } from '../errors.js';
-import { copySelector } from '../kind/status-back.js';
+import { EVENTS_BACK_KINDS } from '../kinds/registry.js';
+import { copySelector } from '../kinds/status-back.js';
 import { listEveryPage } from '../listing/every-page.js';
 import { mayBeHostName } from '../names/naming.js';
-import { EVENT_BACK_KINDS, eventCopySelector, involvedObjectOf, ruleFor } from './event-copy.js';
+import { eventCopySelector, involvedObjectOf, ruleFor } from './event-copy.js';
 
 /** Every item of a LIST, page by page, within the work deadline; kept only when `keep` says so. */
 function listAll(
@@ -151,8 +153,8 @@ export interface EventReads {
   copies?: KubeObject[] | undefined;
 }
 
-/** Per pass: the Events back reads, started while the kinds sync. */
-const started = new WeakMap<PassContext, Promise<EventReads>>();
+/** The Events back reads, started while the kinds sync. */
+const EVENT_READS = readKey<Promise<EventReads>>('events-back');
 
 /**
  * Starts the host Events listing, then (when it holds any) the tenant copies listing, while the
@@ -165,15 +167,14 @@ export function startEventReads(
   rules: readonly KindRef[],
   warningsOnly: boolean,
 ): void {
-  if (started.has(ctx)) return;
+  if (ctx.readAhead.has(EVENT_READS)) return;
   const reads = (async () => {
     const hostEvents = await listHostEvents(ctx, rules, warningsOnly);
     if (!hostEvents || hostEvents.length === 0) return { hostEvents };
     return { hostEvents, copies: await listEventCopies(ctx, tenantApi) };
   })();
   // Never an unhandled rejection: a PassError is thrown where the reads are taken.
-  reads.catch(() => undefined);
-  started.set(ctx, reads);
+  ctx.readAhead.start(EVENT_READS, reads);
 }
 
 /** The reads {@link startEventReads} started for this pass (started now if it did not). */
@@ -184,23 +185,19 @@ export function takeEventReads(
   warningsOnly: boolean,
 ): Promise<EventReads> {
   startEventReads(ctx, tenantApi, rules, warningsOnly);
-  const reads = started.get(ctx) as Promise<EventReads>;
-  started.delete(ctx);
-  return reads;
+  return ctx.readAhead.take(EVENT_READS) as Promise<EventReads>;
 }
 
 /** Awaits the reads started for this pass, if any, and drops them (a stopped pass). */
 export async function dropEventReads(ctx: PassContext): Promise<void> {
-  const reads = started.get(ctx);
-  started.delete(ctx);
-  await reads?.catch(() => undefined);
+  await ctx.readAhead.drop(EVENT_READS);
 }
 
 /** The kinds whose Events come back and the tenant they go to; `undefined`: no Events back. */
 export function eventsBackScope(ctx: PassContext) {
   const { tenantApi, policy } = ctx.scope;
-  const rules = policy.toHost.filter((rule) => EVENT_BACK_KINDS.has(rule.kind));
-  if (policy.workloads?.eventsBack === 'None' || !tenantApi || rules.length === 0) return;
+  const rules = policy.toHost.filter((rule) => EVENTS_BACK_KINDS.has(rule.kind));
+  if (policy.workloads?.eventsBack === 'None' || rules.length === 0) return;
   return { tenantApi, rules, warningsOnly: policy.workloads?.eventsBack !== 'All' };
 }
 

@@ -157,7 +157,7 @@ export async function retireStale(
   const { bounds } = ctx.scope;
   const current = new Set(policy.toHost.map(resourceKey));
   const allKinds = unionKinds(remembered.syncedKinds, policy.toHost);
-  const kindCount = ctx.memory.convergence?.kindCount ?? 1;
+  const kindCount = ctx.memory.convergence.kindCount;
   bounds.beginKind(kindCount - 1, kindCount);
   // In the order remembered: the first is where the tenant's lease lives (`leaseNamespaceOf`), so
   // it stays first until it is forgotten, which only a pass holding the lease there does, once

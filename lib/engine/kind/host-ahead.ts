@@ -20,6 +20,8 @@ import type { KindRef, KubeObject } from '../../ports/index.js';
 import { withRequestDeadline } from '../../ports/index.js';
 import { workDeadline } from '../bounds/deadlines.js';
 import type { PassContext } from '../context/pass-context.js';
+import { readKey } from '../context/read-ahead.js';
+import { kindModule } from '../kinds/registry.js';
 import { type ListingPace, listHostObjects } from '../listing/host-listing.js';
 import { PAGE_BYTES } from '../listing/page-bytes.js';
 import { resourceKey } from '../names/resource-key.js';
@@ -39,7 +41,7 @@ interface Ahead {
   settle(turn: Exclude<Turn, 'ahead'>): void;
 }
 
-interface ReadAhead {
+interface HostReadAhead {
   order: readonly KindRef[];
   /** Called once, when no host listing of a kind is left (see {@link planHostReadAhead}). */
   listed?: () => void;
@@ -49,7 +51,8 @@ interface ReadAhead {
   dropped: Promise<unknown>[];
 }
 
-const readAheadOf = new WeakMap<PassContext, ReadAhead>();
+/** The pass's plan of host listings read ahead. */
+const HOST_LISTINGS = readKey<HostReadAhead>('host-listings');
 
 /**
  * Plans the read-ahead of a pass: the kinds it syncs, in apply order. `listed` is called once no
@@ -62,17 +65,18 @@ export function planHostReadAhead(
   order: readonly KindRef[],
   listed?: () => void,
 ): void {
-  readAheadOf.set(ctx, { order, queue: [], dropped: [], ...(listed ? { listed } : {}) });
+  const plan: HostReadAhead = { order, queue: [], dropped: [], ...(listed ? { listed } : {}) };
+  ctx.readAhead.start(HOST_LISTINGS, plan, settlePlan);
 }
 
 /** Tells the plan's `listed` hook, once. */
-function allListed(plan: ReadAhead): void {
+function allListed(plan: HostReadAhead): void {
   const { listed } = plan;
   plan.listed = undefined;
   listed?.();
 }
 
-function heldAhead(plan: ReadAhead): number {
+function heldAhead(plan: HostReadAhead): number {
   return plan.queue.reduce((sum, ahead) => sum + ahead.held, 0);
 }
 
@@ -83,7 +87,7 @@ function heldAhead(plan: ReadAhead): number {
  * that completes before its turn starts the next one the same way.
  */
 export function readNextHostListing(ctx: PassContext, kind: KindRef): void {
-  const plan = readAheadOf.get(ctx);
+  const plan = ctx.readAhead.peek(HOST_LISTINGS);
   if (!plan || ctx.scope.bounds.isStopped() || heldAhead(plan) >= READ_AHEAD_BYTES) return;
   const last = plan.queue.at(-1)?.kind ?? kind;
   const at = plan.order.findIndex((k) => resourceKey(k) === resourceKey(last));
@@ -106,7 +110,7 @@ export function readNextHostListing(ctx: PassContext, kind: KindRef): void {
   };
   const { scope } = ctx;
   const listing = withRequestDeadline(workDeadline(scope.bounds.budget), () =>
-    listHostObjects(scope, next, scope.hostNamespace, pace),
+    listHostObjects(scope, next, scope.hostNamespace, pace, kindModule(next).hostView),
   );
   const ahead: Ahead = {
     kind: next,
@@ -136,7 +140,7 @@ export function takeHostListing(
   ctx: PassContext,
   kind: KindRef,
 ): Promise<KubeObject[] | undefined> | undefined {
-  const plan = readAheadOf.get(ctx);
+  const plan = ctx.readAhead.peek(HOST_LISTINGS);
   if (!plan) return undefined;
   const turnOf = (k: KindRef) => plan.order.findIndex((o) => resourceKey(o) === resourceKey(k));
   const now = turnOf(kind);
@@ -156,9 +160,10 @@ export function takeHostListing(
 
 /** Stops what is read ahead and not taken, and waits for its requests to end. */
 export async function settleHostReadAhead(ctx: PassContext): Promise<void> {
-  const plan = readAheadOf.get(ctx);
-  if (!plan) return;
-  readAheadOf.delete(ctx);
+  await ctx.readAhead.drop(HOST_LISTINGS);
+}
+
+async function settlePlan(plan: HostReadAhead): Promise<void> {
   for (const ahead of plan.queue) ahead.settle('dropped');
   const pending = plan.queue.map((ahead) => ahead.listing.catch(() => undefined));
   await Promise.all([...plan.dropped, ...pending]);

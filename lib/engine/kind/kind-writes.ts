@@ -12,14 +12,14 @@
  */
 import { runPool } from '../../common/index.js';
 import type { KindRef, KubeObject, ObjectRef } from '../../ports/index.js';
-import type { RetryEntry, RetryKey } from '../bounds/retry-backoff.js';
-import { recordBackingOff, remembers } from '../context/convergence.js';
+import type { RetryKey } from '../bounds/retry-backoff.js';
+import { forgetGone, recordBackingOff, remembers } from '../context/convergence.js';
 import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
+import { writeTraits } from '../kinds/registry.js';
 import { observedForApply, observedView } from '../listing/host-view.js';
-import { sourceKey } from '../names/provenance.js';
-import { ourCopySource } from '../names/reverse-mapping.js';
 import { type ApplyOutcome, applyObject, planApply } from '../object/apply.js';
+import type { WriteTraits } from '../object/kind-traits.js';
 import { desiredHash } from '../object/write-record.js';
 import { createRefusal } from './references.js';
 import type { ApplyItem } from './tenant-view.js';
@@ -42,6 +42,9 @@ export class KindWriter {
   /** True without a write budget: apply as pages come, GC after. */
   readonly streaming: boolean;
 
+  /** How the kind's copies are written (`kinds/registry.ts`). */
+  private readonly traits: WriteTraits;
+
   /** Starts the kind's share of the write budget (`PassBounds.beginKind`). */
   constructor(
     private readonly ctx: PassContext,
@@ -49,9 +52,10 @@ export class KindWriter {
     private readonly byName: ReadonlyMap<string, KubeObject>,
     private readonly inSync?: (item: ApplyItem, copy: KubeObject | undefined) => void,
   ) {
+    this.traits = writeTraits(kind);
     this.streaming = ctx.scope.bounds.budget.maxWrites === undefined;
     const index = Math.max(0, ctx.ledger.kindsStarted - 1);
-    ctx.scope.bounds.beginKind(index, ctx.memory.convergence?.kindCount ?? 1);
+    ctx.scope.bounds.beginKind(index, ctx.memory.convergence.kindCount);
   }
 
   /**
@@ -116,18 +120,7 @@ export class KindWriter {
    */
   finish(desired: ReadonlySet<string>, hostObjects: readonly KubeObject[], complete: boolean) {
     this.ctx.scope.bounds.endKind();
-    const retries = this.ctx.memory.convergence?.retries;
-    // An empty memory has nothing to forget: no need to look every host copy up.
-    if (!retries || !complete || retries.size === 0) return;
-    const owner = { tenant: this.ctx.scope.tenant, kind: this.kind.kind };
-    const copies = new Set<string>();
-    for (const object of hostObjects) {
-      const source = ourCopySource(object, owner);
-      if (source) copies.add(sourceKey(source.virtualNamespace, source.virtualName));
-    }
-    retries.retain(this.kind, (entry: RetryEntry) =>
-      entry.op === 'apply' ? desired.has(entry.object) : copies.has(entry.object),
-    );
+    if (complete) forgetGone(this.ctx, this.kind, desired, hostObjects);
   }
 
   private run(items: readonly ApplyItem[]): Promise<void> {
@@ -152,7 +145,7 @@ export class KindWriter {
     const { observed: view, complete } = observedView(item.desired, observed);
     // A large field differs from the desired one: apply reads the whole copy and writes.
     if (!complete) return 1;
-    const plan = planApply(item.desired, view, item.source, check.hints);
+    const plan = planApply(item.desired, view, item.source, check.hints, this.traits);
     if (plan.action === 'InSync' && !this.remembered(item)) return IN_SYNC;
     // A replacement deletes and creates; a resize is sent before its update.
     if (plan.action === 'Replace' || (plan.action === 'Update' && plan.resize)) return 2;
@@ -186,15 +179,15 @@ export class KindWriter {
 
   /** Whether the item failed before as it is now (its back-off over): a retry, not a new write. */
   private isRetry(item: ApplyItem): boolean {
-    const retries = this.ctx.memory.convergence?.retries;
-    if (!retries || !this.remembered(item)) return false;
+    const retries = this.ctx.memory.convergence.retries;
+    if (!this.remembered(item)) return false;
     return retries.failedBefore(this.key(item), desiredHash(item.desired));
   }
 
   /** What the retry memory says; the desired digest is computed only for a remembered object. */
   private check(item: ApplyItem) {
-    const retries = this.ctx.memory.convergence?.retries;
-    if (!retries || !this.remembered(item)) return { due: true as const, hints: {} };
+    const retries = this.ctx.memory.convergence.retries;
+    if (!this.remembered(item)) return { due: true as const, hints: {} };
     const key = this.key(item);
     const check = retries.check(key, desiredHash(item.desired));
     if (!check.due) return check;
@@ -218,13 +211,15 @@ export class KindWriter {
     const applyContext = {
       hostApi: ctx.scope.hostApi,
       reserveWrite: (count?: number) => ctx.scope.bounds.reserveWrite(count),
+      traits: this.traits,
     };
     try {
       // Inside the try: the retry check digests the object and the plan compares it, and either
       // may throw for this object alone (JsonDepthError).
       const check = this.check(item);
       if (!check.due) {
-        const plan = planApply(desired, observedView(desired, observed).observed, source);
+        const seen = observedView(desired, observed).observed;
+        const plan = planApply(desired, seen, source, {}, this.traits);
         if (plan.action !== 'InSync' && plan.action !== 'Skip') {
           recordBackingOff(ctx, kind, refs, check.entry);
           return;
@@ -255,14 +250,14 @@ export class KindWriter {
   /** Records the Decisions of an outcome, and what the retry memory learns from it. */
   private record(item: ApplyItem, outcome: ApplyOutcome, refs: Refs): void {
     const { ctx, kind } = this;
-    const retries = ctx.memory.convergence?.retries;
+    const retries = ctx.memory.convergence.retries;
     const key = this.key(item);
     const version = () => desiredHash(item.desired);
     switch (outcome.result) {
       case 'deferred':
         return;
       case 'in-sync':
-        retries?.succeeded(key);
+        retries.succeeded(key);
         return;
       case 'decided':
         ctx.ledger.decide({
@@ -273,8 +268,8 @@ export class KindWriter {
           error: outcome.error,
         });
         if (outcome.unsettled) ctx.ledger.unsettle();
-        if (outcome.error === undefined) retries?.succeeded(key);
-        else retries?.failed(key, version(), outcome.error, outcome.replaceNeeded);
+        if (outcome.error === undefined) retries.succeeded(key);
+        else retries.failed(key, version(), outcome.error, outcome.replaceNeeded);
         return;
       case 'replaced': {
         ctx.ledger.unsettle(); // its create's answer is not checked: the next pass is full
@@ -290,8 +285,8 @@ export class KindWriter {
           });
           failure ??= d.error;
         }
-        if (failure === undefined) retries?.succeeded(key);
-        else retries?.failed(key, version(), failure);
+        if (failure === undefined) retries.succeeded(key);
+        else retries.failed(key, version(), failure);
       }
     }
   }

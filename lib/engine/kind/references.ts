@@ -11,21 +11,26 @@
  */
 import type { KindRef, KubeObject } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
+import { readKey } from '../context/read-ahead.js';
+import { type ObjectReference, referencedKinds } from '../kinds/registry.js';
 import { hostName } from '../names/naming.js';
 import { resourceKey, sameKind } from '../names/resource-key.js';
 import { reverseLookup } from '../names/reverse-mapping.js';
-import { type ObjectReference, referencedKinds } from '../object/kinds/registry.js';
 import type { KindRule } from '../policy/policy.js';
 import type { ApplyItem } from './tenant-view.js';
 
-/** Per pass: whether a referenced object has a live host copy, by kind and host name. */
-const copiesSeen = new WeakMap<PassContext, Map<string, Promise<boolean>>>();
+/** Whether a referenced object has a live host copy, by kind and host name: read once a pass. */
+const COPIES_SEEN = readKey<Map<string, Promise<boolean>>>('referenced-copies');
+
+function settleSeen(seen: Map<string, Promise<boolean>>): Promise<unknown> {
+  return Promise.allSettled(seen.values());
+}
 
 function hasCopy(ctx: PassContext, ref: ObjectReference, vns: string): Promise<boolean> {
-  let seen = copiesSeen.get(ctx);
+  let seen = ctx.readAhead.peek(COPIES_SEEN);
   if (!seen) {
     seen = new Map();
-    copiesSeen.set(ctx, seen);
+    ctx.readAhead.start(COPIES_SEEN, seen, settleSeen);
   }
   const { tenant, hostNamespace, hostApi } = ctx.scope;
   const name = hostName(ref.name, vns, tenant);

@@ -9,6 +9,7 @@ import { workDeadline } from '../bounds/deadlines.js';
 import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
 import { collectGarbage } from '../gc/gc.js';
+import { kindModule } from '../kinds/registry.js';
 import { listHostObjects } from '../listing/host-listing.js';
 import { type PageRead, settlePage } from '../listing/page-bytes.js';
 import { sourceKey } from '../names/provenance.js';
@@ -63,7 +64,8 @@ async function syncKindWithin(
   let hostObjects: KubeObject[] | undefined;
   try {
     // Read ahead while the kind before was applied (`host-ahead.ts`), or listed now.
-    hostObjects = await (takeHostListing(ctx, rule) ?? listHostObjects(ctx.scope, rule));
+    hostObjects = await (takeHostListing(ctx, rule) ??
+      listHostObjects(ctx.scope, rule, undefined, undefined, kindModule(rule).hostView));
   } catch (error) {
     await next; // no request outlives the kind
     errors.listingFailed(rule, 'host', error, 'the host listing failed');

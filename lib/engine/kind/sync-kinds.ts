@@ -1,12 +1,14 @@
 /**
  * The kinds of a pass, one after the other in apply order (referenced kinds first), each on its
- * path (`incremental.ts`), with the host side of the kinds to come read ahead (`host-ahead.ts`).
+ * path (`kind-path.ts`) inside its module's turn (`kinds/kind-module.ts`), with the host side of
+ * the kinds to come read ahead (`host-ahead.ts`).
  */
 import type { PassContext } from '../context/pass-context.js';
+import { kindModule } from '../kinds/registry.js';
 import type { KindRule } from '../policy/policy.js';
-import { compileKindRule } from '../policy/scope.js';
+import { type CompiledKindRule, compileKindRule } from '../policy/scope.js';
 import { planHostReadAhead, settleHostReadAhead } from './host-ahead.js';
-import { syncKindByPath } from './incremental.js';
+import { decidedWrites, markTrouble, syncKindByPath } from './kind-path.js';
 
 /**
  * Syncs `order` kind by kind until a bound stops the pass. A host listing read ahead and not taken
@@ -32,9 +34,23 @@ export async function syncKinds(
   try {
     for (const rule of order) {
       if (ctx.scope.bounds.isStopped()) break;
-      await syncKindByPath(ctx, compileKindRule(rule));
+      await syncKindTurn(ctx, compileKindRule(rule));
     }
   } finally {
     await settleHostReadAhead(ctx);
   }
+}
+
+/**
+ * One kind's turn: its module's turn started, the kind on its path, then the module's after-kind
+ * step once with what the path did. The pipeline calls the module; the module never calls back.
+ */
+async function syncKindTurn(ctx: PassContext, compiled: CompiledKindRule): Promise<void> {
+  const turn = kindModule(compiled.rule).startKind?.(ctx, compiled);
+  const writes = decidedWrites(ctx);
+  await syncKindByPath(ctx, compiled, turn);
+  await turn?.afterKind({
+    wrote: decidedWrites(ctx) !== writes,
+    troubledSince: markTrouble(ctx),
+  });
 }

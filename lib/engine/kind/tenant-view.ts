@@ -7,14 +7,18 @@ import type { KubeObject } from '../../ports/index.js';
 import { remembers } from '../context/convergence.js';
 import { type KindMemo, type ObjectVersion, objectVersion } from '../context/in-sync-memo.js';
 import type { PassContext } from '../context/pass-context.js';
+import {
+  type KindModule,
+  kindModule,
+  type ObjectReference,
+  referencesOf,
+  translate,
+} from '../kinds/registry.js';
 import { hostName } from '../names/naming.js';
 import { sourceKey } from '../names/provenance.js';
 import type { TenantSource } from '../names/reverse-mapping.js';
-import { type ObjectReference, referencesOf, translate } from '../object/kinds/registry.js';
 import { type CompiledKindRule, isExcluded } from '../policy/scope.js';
 import type { WorkloadPolicy } from '../policy/workloads.js';
-import { gracePeriodOf, lostPodReason } from './pod-endings.js';
-import { isPodKind } from './pod-tokens.js';
 
 /** One tenant object to apply: its desired host object and where it came from. */
 export interface ApplyItem {
@@ -56,11 +60,13 @@ export class TenantView {
    * tenant kubeconfig's server (what host Pods reach the tenant apiserver at).
    */
   private readonly workloads: WorkloadPolicy;
+  /** What the kind adds to the generic path (`kinds/registry.ts`). */
+  private readonly module: KindModule;
 
   /**
    * @param observe hears each tenant object taken in as work, as listed (the status back of Pods
-   * compares what the tenant shows with its host copy: `pod-status-back.ts`), and each Pod being
-   * deleted (whose deletion the engine finishes once its copy is gone: `pod-endings.ts`).
+   * compares what the tenant shows with its host copy), and each source being deleted that the
+   * kind's module ends itself (a Pod, whose deletion the engine finishes once its copy is gone).
    */
   constructor(
     private readonly ctx: PassContext,
@@ -68,8 +74,9 @@ export class TenantView {
     private readonly observe?: (object: KubeObject) => void,
     private readonly steady?: SteadyCheck,
   ) {
+    this.module = kindModule(compiled.rule);
     const { policy, tenantApi } = ctx.scope;
-    const endpoint = policy.workloads?.tenantApiEndpoint ?? tenantApi?.server;
+    const endpoint = policy.workloads?.tenantApiEndpoint ?? tenantApi.server;
     this.workloads = {
       ...policy.workloads,
       ...(endpoint === undefined ? {} : { tenantApiEndpoint: endpoint }),
@@ -102,8 +109,8 @@ export class TenantView {
       // A source being deleted in the tenant is gone already as far as the host is concerned. A
       // Pod's copy goes with the Pod's grace period, and the Pod waits for the engine to end it.
       if (object.metadata.deletionTimestamp) {
-        if (isPodKind(rule) && !this.ending.has(key)) {
-          this.ending.set(key, gracePeriodOf(object));
+        if (this.module.ending && !this.ending.has(key)) {
+          this.ending.set(key, this.module.ending(object));
           this.observe?.(object);
         }
         continue;
@@ -141,7 +148,7 @@ export class TenantView {
           virtualName: name,
         };
         const requires = referencesOf(item).filter((ref) => !ref.optional);
-        const noRecreate = isPodKind(rule) ? lostPodReason(object) : undefined;
+        const noRecreate = this.module.noRecreate?.(object);
         const version = objectVersion(object);
         work.push({
           desired: translation.host,

@@ -10,7 +10,7 @@ import type { ResourceKey } from '../names/resource-key.js';
 import { restartExpired } from './expired-listing.js';
 // A listed host object is held as what apply and GC need (`host-view.ts`): no managedFields, no
 // status, large content fields as digests.
-import { compactHostObject } from './host-view.js';
+import { compactHostObject, type HostView } from './host-view.js';
 import { approxBytes, type PageRead, PageSizer, settlePage, wasCutOff } from './page-bytes.js';
 
 /** What a host listing reads with and stops on. */
@@ -34,13 +34,15 @@ export type ListingPace = (heldBytes: number) => boolean | Promise<boolean>;
  * once. The next page is asked for as soon as this one's continue token is known: from the head
  * of its response when the client reads it early (`ListOptions.onContinue`), so the host apiserver
  * prepares it while this one is parsed and compacted; else once this one is parsed. One page
- * ahead, never more. `pace`, for a listing read ahead of its turn, may hold the next page back.
+ * ahead, never more. `pace`, for a listing read ahead of its turn, may hold the next page back;
+ * `keep` is what the kind keeps of each object (`host-view.ts`).
  */
 export async function listHostObjects(
   ctx: HostListingScope,
   kind: KindRef,
   namespace: string = ctx.hostNamespace,
   pace?: ListingPace,
+  keep: HostView = 'compact',
 ): Promise<KubeObject[] | undefined> {
   let items: KubeObject[] = [];
   /** The response bytes of the pages held (what `pace` weighs). */
@@ -108,7 +110,7 @@ export async function listHostObjects(
         // Let the request go out before the compaction holds the thread (see sync-kind.ts).
         await setImmediate();
       }
-      for (const object of page.items) items.push(compactHostObject(object));
+      for (const object of page.items) items.push(compactHostObject(object, keep));
       if (!continueToken) return items;
     }
   } finally {

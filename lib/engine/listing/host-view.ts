@@ -17,7 +17,6 @@
 import { createHash } from 'node:crypto';
 import { JsonDepthError, MAX_JSON_DEPTH, stableJson } from '../../common/index.js';
 import type { ClusterApi, KubeObject } from '../../ports/index.js';
-import { statusBackRule } from '../object/kinds/status-back.js';
 import { NON_CONTENT_FIELDS } from '../object/transform.js';
 
 /** A content field whose JSON is larger than this is held as a digest. */
@@ -68,11 +67,17 @@ function jsonLengthBound(value: unknown, limit: number, depth = 0): number {
 }
 
 /**
- * The view of a listed host object that a pass holds: without `metadata.managedFields` and
- * `status`, large content fields replaced by their digests ({@link elidedFields}). The listed
- * object is not mutated.
+ * What a pass keeps of a listed host object, as its kind says (`kinds/registry.ts`):
+ * - `compact`: without `metadata.managedFields` and `status`, large content fields replaced by
+ *   their digests ({@link elidedFields});
+ * - `status`: the same, with `status` kept (a kind whose status comes back to the tenant);
+ * - `whole`: with `status` and every content field kept (a kind whose update is built from the
+ *   host's spec, whose host-owned fields never equal a desired digest: a Pod).
  */
-export function compactHostObject(object: KubeObject): KubeObject {
+export type HostView = 'compact' | 'status' | 'whole';
+
+/** The view of a listed host object that a pass holds ({@link HostView}); never mutated. */
+export function compactHostObject(object: KubeObject, keep: HostView = 'compact'): KubeObject {
   // One copy of the object and one of its metadata: a pass compacts every host object it lists.
   const { status, metadata, ...rest } = object;
   const view = rest as KubeObject;
@@ -80,14 +85,8 @@ export function compactHostObject(object: KubeObject): KubeObject {
   if (!metadata || typeof metadata !== 'object') return view;
   const { managedFields: _managedFields, ...kept } = metadata;
   view.metadata = kept;
-  // The status of a Service, an Ingress or a claim comes back to the tenant (`kind/status-back.ts`).
-  if (status !== undefined && statusBackRule(object)) view.status = status;
-  if (isPod(object)) {
-    // A Pod's update is built from the host's spec (its host-owned fields never equal a desired
-    // digest) and its status comes back to the tenant (`kind/pod-status-back.ts`): both whole.
-    if (status !== undefined) view.status = status;
-    return view;
-  }
+  if (status !== undefined && keep !== 'compact') view.status = status;
+  if (keep === 'whole') return view;
   let digests: Map<string, string> | undefined;
   for (const field of Object.keys(view)) {
     const value = view[field];
@@ -102,10 +101,6 @@ export function compactHostObject(object: KubeObject): KubeObject {
   }
   if (digests) elided.set(view, digests);
   return view;
-}
-
-function isPod(object: KubeObject): boolean {
-  return object.kind === 'Pod' && object.apiVersion === 'v1';
 }
 
 /** `stableJson(value)`, or undefined for a value nested too deeply to print. */

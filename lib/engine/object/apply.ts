@@ -11,6 +11,7 @@ import { PassError } from '../errors.js';
 import { deleteAsRead } from '../names/preconditions.js';
 import { describeOccupant, provenance } from '../names/provenance.js';
 import type { TenantSource } from '../names/reverse-mapping.js';
+import { GENERIC_WRITES, type WriteTraits } from './kind-traits.js';
 import {
   immutableFields,
   predictedImmutableFields,
@@ -52,6 +53,7 @@ export function planApply(
   observed: KubeObject | undefined,
   source: TenantSource,
   hints: ApplyHints = {},
+  traits: WriteTraits = GENERIC_WRITES,
 ): ApplyPlan {
   if (!observed) return { action: 'Create' };
   const p = provenance(observed, source);
@@ -62,7 +64,7 @@ export function planApply(
       reason: `host name ${namespace}/${name} is occupied by ${describeOccupant(p, source)}; left it untouched`,
     };
   }
-  const update = planUpdate(desired, observed);
+  const update = planUpdate(desired, observed, traits);
   if (update.action === 'InSync') return { action: 'InSync' };
   if (update.action === 'Immutable') {
     // A tenant object recreated with another spec is what the Skip's reason asks for: the copy
@@ -128,6 +130,8 @@ export interface ApplyContext {
   hostApi: ClusterApi;
   /** Asks the pass for `count` more writes (default 1), all or none; false when refused. */
   reserveWrite: (count?: number) => boolean;
+  /** How the kind's copies are written (`kinds/registry.ts`). */
+  traits: WriteTraits;
 }
 
 /**
@@ -150,15 +154,15 @@ async function write(
     if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
     return { result: 'decided', action, reason, error };
   }
-  return settledBy(stored, desired)
+  return settledBy(stored, desired, ctx.traits)
     ? { result: 'decided', action, reason }
     : { result: 'decided', action, reason, unsettled: true };
 }
 
 /** Whether the copy as the host stored it is one a full pass would leave as it is. */
-function settledBy(stored: unknown, desired: KubeObject): boolean {
+function settledBy(stored: unknown, desired: KubeObject, traits: WriteTraits): boolean {
   if (!isRecord(stored) || !isRecord(stored.metadata)) return false;
-  return planUpdate(desired, stored as KubeObject).action === 'InSync';
+  return planUpdate(desired, stored as KubeObject, traits).action === 'InSync';
 }
 
 /** Deletes (uid + resourceVersion preconditions) and recreates a copy; two Decisions. */
@@ -171,7 +175,7 @@ async function replace(
   const outcome = await replaceCopy(
     {
       delete: (copy) => deleteAsRead(ctx.hostApi, copy, copy),
-      create: () => ctx.hostApi.create(createBody(desired)),
+      create: () => ctx.hostApi.create(createBody(desired, ctx.traits)),
     },
     observed,
     cause,
@@ -242,14 +246,14 @@ export async function applyObject(
   source: TenantSource,
   hints: ApplyHints = {},
 ): Promise<ApplyOutcome> {
-  const plan = planApply(desired, observed, source, hints);
+  const plan = planApply(desired, observed, source, hints, ctx.traits);
   if (plan.action !== 'Create') return settle(ctx, plan, desired, observed as KubeObject, source);
   const reason = `no host copy of tenant ${source.kind} ${source.virtualNamespace}/${source.virtualName} yet`;
   const created = await write(
     ctx,
     'Create',
     reason,
-    () => ctx.hostApi.create(createBody(desired)),
+    () => ctx.hostApi.create(createBody(desired, ctx.traits)),
     desired,
   );
   if (created.result !== 'decided' || !isClusterError(created.error, 'AlreadyExists'))
@@ -262,7 +266,7 @@ export async function applyObject(
     const error = new Error('the host name was taken and released again during the create');
     return { result: 'decided', action: 'Create', reason, error };
   }
-  const again = planApply(desired, existing, source, hints);
+  const again = planApply(desired, existing, source, hints, ctx.traits);
   return again.action === 'Create'
     ? { result: 'decided', action: 'Create', reason }
     : settle(ctx, again, desired, existing, source);

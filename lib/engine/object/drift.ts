@@ -6,8 +6,9 @@
 import { cloneJson, isRecord, jsonEqual } from '../../common/index.js';
 import type { KubeObject, ObjectMeta } from '../../ports/index.js';
 import { Annotations, isReservedKey } from '../names/metadata.js';
+import type { HostOwnedFields } from './kind-traits.js';
 import { ownedKeysOf, ownsAllOfASide } from './owned-keys.js';
-import { NON_CONTENT_FIELDS, restoreHostOwnedFields } from './transform.js';
+import { NON_CONTENT_FIELDS } from './transform.js';
 
 /**
  * True when every field of `desired` is present in `observed` with the same value; arrays must
@@ -120,9 +121,15 @@ export function driftOf(desired: KubeObject, observed: KubeObject, metadataOnly 
 
 /**
  * The update body that converges `observed` on `desired`, given their {@link driftOf}: the
- * desired content and merged keys on the host's own metadata, host-owned fields carried over.
+ * desired content and merged keys on the host's own metadata, the kind's `hostOwned` fields
+ * carried over from the host's copy.
  */
-export function bodyFor(desired: KubeObject, observed: KubeObject, drift: Drift): KubeObject {
+export function bodyFor(
+  desired: KubeObject,
+  observed: KubeObject,
+  drift: Drift,
+  hostOwned?: HostOwnedFields,
+): KubeObject {
   // Keep the host's own metadata (uid, resourceVersion, finalizers, ownerReferences); managedFields
   // is left out, which tells the server to keep its record.
   const { managedFields: _managedFields, ...hostMetadata } = observed.metadata;
@@ -135,6 +142,6 @@ export function bodyFor(desired: KubeObject, observed: KubeObject, drift: Drift)
   for (const [field, value] of Object.entries(desired)) {
     if (!NON_CONTENT_FIELDS.has(field)) body[field] = cloneJson(value);
   }
-  restoreHostOwnedFields(body, observed);
+  hostOwned?.restore(body, observed);
   return body;
 }

@@ -2,14 +2,14 @@
  * Transform: a tenant object into the host object the engine wants (the *desired* object). Pure
  * and non-mutating: the input is deep-copied, never touched.
  */
-import { cloneJson, isRecord, jsonDigest } from '../../common/index.js';
+import { cloneJson, jsonDigest } from '../../common/index.js';
 import type { KubeObject } from '../../ports/index.js';
 import { Annotations, DROPPED_TENANT_ANNOTATIONS, isReservedKey } from '../names/metadata.js';
 import { hostName } from '../names/naming.js';
-import { resourceKey } from '../names/resource-key.js';
 import { reverseMappingAnnotations, reverseMappingLabels } from '../names/reverse-mapping.js';
 import type { KeyExclusions } from '../policy/key-exclusions.js';
 import type { WorkloadPolicy } from '../policy/workloads.js';
+import type { HostOwnedFields } from './kind-traits.js';
 import { fitAnnotations, type OwnedKeys, ownedKeysText } from './owned-keys.js';
 
 /**
@@ -22,85 +22,6 @@ export const NON_CONTENT_FIELDS: ReadonlySet<string> = new Set([
   'metadata',
   'status',
 ]);
-
-type Json = Record<string, unknown>;
-
-/**
- * Fields of particular kinds that the host cluster allocates or binds (cluster IPs, node ports,
- * bound volumes, the node a Pod runs on). The tenant's values mean nothing on the host, so
- * they are stripped from the desired object and, on update, carried over from the host's copy.
- */
-interface HostOwnedFields {
-  strip(object: Json): void;
-  restore(body: Json, observed: Json): void;
-}
-
-function specOf(object: Json): Json | undefined {
-  return isRecord(object.spec) ? object.spec : undefined;
-}
-
-function simpleSpecFields(fields: readonly string[]): HostOwnedFields {
-  return {
-    strip(object) {
-      const spec = specOf(object);
-      if (spec) for (const f of fields) delete spec[f];
-    },
-    restore(body, observed) {
-      const spec = specOf(body);
-      const seen = specOf(observed);
-      if (!spec || !seen) return;
-      for (const f of fields) {
-        if (seen[f] !== undefined && spec[f] === undefined) spec[f] = cloneJson(seen[f]);
-      }
-    },
-  };
-}
-
-const serviceFields = simpleSpecFields([
-  'clusterIP',
-  'clusterIPs',
-  'healthCheckNodePort',
-  'ipFamilies',
-  'ipFamilyPolicy',
-]);
-
-const SERVICE: HostOwnedFields = {
-  strip(object) {
-    serviceFields.strip(object);
-    const ports = specOf(object)?.ports;
-    if (Array.isArray(ports)) for (const p of ports) if (isRecord(p)) delete p.nodePort;
-  },
-  restore(body, observed) {
-    serviceFields.restore(body, observed);
-    const ports = specOf(body)?.ports;
-    const seen = specOf(observed)?.ports;
-    if (!Array.isArray(ports) || !Array.isArray(seen)) return;
-    // Node ports are matched by port and protocol, the identity the apiserver itself uses.
-    for (const p of ports) {
-      if (!isRecord(p) || p.nodePort !== undefined) continue;
-      const match = seen.find(
-        (s) => isRecord(s) && s.port === p.port && (s.protocol ?? 'TCP') === (p.protocol ?? 'TCP'),
-      );
-      if (isRecord(match) && match.nodePort !== undefined) p.nodePort = match.nodePort;
-    }
-  },
-};
-
-/** Host-owned fields by resource key (`names/resource-key.ts`). */
-const HOST_OWNED: ReadonlyMap<string, HostOwnedFields> = new Map([
-  ['v1/Service', SERVICE],
-  ['v1/PersistentVolumeClaim', simpleSpecFields(['volumeName', 'selector'])],
-  ['v1/Pod', simpleSpecFields(['nodeName'])],
-]);
-
-function hostOwnedFields(object: KubeObject): HostOwnedFields | undefined {
-  return HOST_OWNED.get(resourceKey(object));
-}
-
-/** Copies host-owned fields (cluster IPs, bound volume, ...) from the host's copy into an update body. */
-export function restoreHostOwnedFields(body: KubeObject, observed: KubeObject): void {
-  hostOwnedFields(body)?.restore(body as Json, observed as Json);
-}
 
 export { type OwnedKeys, ownedKeysOf } from './owned-keys.js';
 
@@ -138,12 +59,13 @@ export interface TransformTarget {
  * later update can remove the ones the tenant removed while keeping keys host controllers add
  * (bounded, so the engine's annotations fit the host's limit: `owned-keys.ts`).
  * Never mutates `source`. `specHash: false` leaves out the spec-hash annotation (a kind updated
- * field by field compares no hash).
+ * field by field compares no hash); `hostOwned` are the kind's fields the host allocates.
  */
 export function toHostObject(
   source: KubeObject,
   target: TransformTarget,
   specHash = true,
+  hostOwned?: HostOwnedFields,
 ): KubeObject {
   const vns = source.metadata.namespace ?? '';
   const name = source.metadata.name;
@@ -177,7 +99,7 @@ export function toHostObject(
     if (NON_CONTENT_FIELDS.has(field) || value === undefined) continue;
     desired[field] = cloneJson(value);
   }
-  hostOwnedFields(desired)?.strip(desired as Json);
+  hostOwned?.strip(desired as Record<string, unknown>);
   if (specHash) withSpecHash(desired);
   // Never the engine's own annotations push a valid tenant object over the host's limit.
   fitAnnotations(desired, owned);

@@ -22,7 +22,7 @@ import { cloneJson, isRecord, jsonDigest } from '../../common/index.js';
 import type { KubeObject } from '../../ports/index.js';
 import { Annotations } from '../names/metadata.js';
 import { bodyFor, type Drift, driftOf } from './drift.js';
-import { translatorFor } from './kinds/registry.js';
+import { GENERIC_WRITES, type WriteTraits } from './kind-traits.js';
 import { NON_CONTENT_FIELDS } from './transform.js';
 
 /** The annotations of this module; the drift comparison leaves them out. */
@@ -33,8 +33,8 @@ const RECORD_KEYS: readonly string[] = [
 ];
 
 /** The immutable-part digest of `desired`, for kinds whose updates name immutable changes. */
-function immutableRecord(desired: KubeObject): Record<string, string> {
-  const digest = translatorFor(desired)?.immutableDigest?.(desired);
+function immutableRecord(desired: KubeObject, traits: WriteTraits): Record<string, string> {
+  const digest = traits.immutableDigest?.(desired);
   return digest === undefined ? {} : { [Annotations.ImmutableHash]: digest };
 }
 
@@ -99,10 +99,10 @@ function withRecord(object: KubeObject, record: Record<string, string | undefine
 }
 
 /** The body of a create: the desired object with its applied digest. */
-export function createBody(desired: KubeObject): KubeObject {
+export function createBody(desired: KubeObject, traits: WriteTraits = GENERIC_WRITES): KubeObject {
   return withRecord(desired, {
     [Annotations.AppliedHash]: desiredHash(desired),
-    ...immutableRecord(desired),
+    ...immutableRecord(desired, traits),
   });
 }
 
@@ -138,10 +138,14 @@ function withMetadataOf(body: KubeObject, drift: Drift): KubeObject {
  * default), not the tenant's: the immutable part of the desired object is the one last written
  * (its recorded digest), or, on a copy written before that digest, the whole desired object is.
  */
-function hostsOwnDifference(desired: KubeObject, recorded: Record<string, string>): boolean {
+function hostsOwnDifference(
+  desired: KubeObject,
+  recorded: Record<string, string>,
+  traits: WriteTraits,
+): boolean {
   const immutable = recorded[Annotations.ImmutableHash];
   if (immutable !== undefined)
-    return immutableRecord(desired)[Annotations.ImmutableHash] === immutable;
+    return immutableRecord(desired, traits)[Annotations.ImmutableHash] === immutable;
   return recorded[Annotations.AppliedHash] === desiredHash(desired);
 }
 
@@ -152,23 +156,28 @@ function hostsOwnDifference(desired: KubeObject, recorded: Record<string, string
  * from this desired object, the digest of its content as stored (so the host's rewrite of this
  * update is recognised next time).
  */
-export function planUpdate(desired: KubeObject, observed: KubeObject): UpdatePlan {
+export function planUpdate(
+  desired: KubeObject,
+  observed: KubeObject,
+  traits: WriteTraits = GENERIC_WRITES,
+): UpdatePlan {
   const plain = withRecord(observed, {});
   // What differs first: a copy in sync (a steady pass's every copy) needs no update body.
-  const partial = translatorFor(desired)?.updateBody;
-  const drift = driftOf(desired, plain, partial !== undefined);
+  const drift = driftOf(desired, plain, traits.updateBody !== undefined);
   // A kind the host lets change only in part (a Pod): only what may change counts, and the body
   // is the host's copy with just that overwritten.
-  const translated = partial ? partial(desired, plain) : undefined;
+  const translated = traits.updateBody?.(desired, plain);
   const recorded = observed.metadata.annotations ?? {};
-  if (translated?.immutable && !hostsOwnDifference(desired, recorded)) {
+  if (translated?.immutable && !hostsOwnDifference(desired, recorded, traits)) {
     return { action: 'Immutable', ...translated.immutable };
   }
   const changed = translated
     ? [...drift.changed.filter((f) => f === 'labels' || f === 'annotations'), ...translated.changed]
     : drift.changed;
   if (changed.length === 0) return { action: 'InSync', normalised: false };
-  const body = translated ? withMetadataOf(translated.body, drift) : bodyFor(desired, plain, drift);
+  const body = translated
+    ? withMetadataOf(translated.body, drift)
+    : bodyFor(desired, plain, drift, traits.hostOwned);
   const applied = desiredHash(desired);
   const sameDesired = recorded[Annotations.AppliedHash] === applied;
   const stored = storedHash(observed, desired);
@@ -178,7 +187,7 @@ export function planUpdate(desired: KubeObject, observed: KubeObject): UpdatePla
   const record = {
     [Annotations.AppliedHash]: applied,
     [Annotations.StoredHash]: sameDesired ? stored : undefined,
-    ...immutableRecord(desired),
+    ...immutableRecord(desired, traits),
   };
   const plan = { action: 'Update' as const, body: withRecord(body, record), changed, sameDesired };
   return translated?.resize ? { ...plan, resize: translated.resize } : plan;

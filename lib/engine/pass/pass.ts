@@ -23,9 +23,10 @@ import { newPassContext } from '../context/pass-context.js';
 import { prefetchEventsBack } from '../events/event-reads.js';
 import { syncEventsBack } from '../events/events-back.js';
 import { retireStale } from '../gc/retire.js';
-import { prefetchResumes } from '../kind/incremental.js';
+import { prefetchResumes } from '../kind/kind-path.js';
 import { applyOrder } from '../kind/references.js';
 import { syncKinds } from '../kind/sync-kinds.js';
+import { referencedKinds } from '../kinds/registry.js';
 import { TenantLister } from '../listing/tenant-listing.js';
 import { parseSyncPolicy } from '../policy/policy.js';
 import { reportPassFailure } from '../report/pass-failure.js';
@@ -86,7 +87,10 @@ async function story(options: StoryOptions): Promise<PassResult> {
   const policy = parseSyncPolicy(tenant, tenantCluster.spec);
   const bounds = new PassBounds(budget, clock);
   const tenantLister = new TenantLister(tenantApi, budget.pageSize);
-  const ctx = newPassContext({ ...options, hostApi, tenantLister, bounds, tenantCluster, policy });
+  const ctx = newPassContext({
+    ...options,
+    ...{ hostApi, tenantLister, bounds, tenantCluster, policy, referencedKinds },
+  });
   const remembered = readRemembered(tenantCluster);
 
   let outcome: LifecycleOutcome = {};
@@ -98,15 +102,19 @@ async function story(options: StoryOptions): Promise<PassResult> {
     // `undefined`: what would cover the copies is not recorded, so the pass writes none.
     const recorded = await prepareTenant(ctx, tenantCluster, remembered, tenantApi);
     if (recorded) {
-      if (!bounds.isStopped()) prefetchResumes(ctx, policy.toHost);
-      // The Events back reads go out once the host has no kind left to list (`sync-kinds.ts`).
-      await syncKinds(ctx, applyOrder(policy.toHost), () => prefetchEventsBack(ctx));
-      // After the kinds, with a share of its own: a move creates before it deletes.
-      const retired = await retireStale(ctx, policy, recorded);
-      // Then the host classes the tenant sees, on what the write budget has left.
-      await rememberSynced(ctx, recorded, await syncHostClasses(ctx, retired));
-      // Last, the host Events about the copies, on the tenant objects.
-      await syncEventsBack(ctx);
+      try {
+        if (!bounds.isStopped()) prefetchResumes(ctx, policy.toHost);
+        // The Events back reads go out once the host has no kind left to list (`sync-kinds.ts`).
+        await syncKinds(ctx, applyOrder(policy.toHost), () => prefetchEventsBack(ctx));
+        // After the kinds, with a share of its own: a move creates before it deletes.
+        const retired = await retireStale(ctx, policy, recorded);
+        // Then the host classes the tenant sees, on what the write budget has left.
+        await rememberSynced(ctx, recorded, await syncHostClasses(ctx, retired));
+        // Last, the host Events about the copies, on the tenant objects.
+        await syncEventsBack(ctx);
+      } finally {
+        await ctx.readAhead.settle(); // whatever was read ahead and not taken: no request outlives
+      }
     }
   }
 

@@ -2,13 +2,13 @@
 
 import { type Budget, effectiveBudget, PassBounds } from '../../../lib/engine/bounds/budget.js';
 import { dryRunClient } from '../../../lib/engine/context/dry-run.js';
-import { Ledger, type PassContext } from '../../../lib/engine/context/pass-context.js';
+import { newPassContext, type PassContext } from '../../../lib/engine/context/pass-context.js';
 import { hostName } from '../../../lib/engine/index.js';
+import { kindModule, referencedKinds } from '../../../lib/engine/kinds/registry.js';
 import { TenantLister } from '../../../lib/engine/listing/tenant-listing.js';
 import { TenantClusterKeys } from '../../../lib/engine/names/metadata.js';
 import { toHostObject } from '../../../lib/engine/object/transform.js';
 import type { SyncPolicy } from '../../../lib/engine/policy/policy.js';
-import { ResumeBook } from '../../../lib/engine/tenant/resume-point.js';
 import type {
   Clock,
   Decision,
@@ -75,7 +75,13 @@ export function secret(namespace: string, name: string, type = 'Opaque'): KubeOb
 
 /** The host copy the engine would write for `source` (as a previous pass left it). */
 export function hostCopyOf(source: KubeObject, tenant = TENANT): KubeObject {
-  return toHostObject(source, { tenant, hostNamespace: HOST_NS });
+  // As the registry's translate runs it: the kind's host-owned fields stripped.
+  return toHostObject(
+    source,
+    { tenant, hostNamespace: HOST_NS },
+    true,
+    kindModule(source).hostOwned,
+  );
 }
 
 export function hn(namespace: string, name: string, tenant = TENANT): string {
@@ -152,45 +158,38 @@ export interface PassContextOptions {
 export function passContext(options: PassContextOptions = {}): PassContext {
   const budget = effectiveBudget(options.budget);
   const clock = options.clock ?? { now: () => Date.UTC(2030, 0, 1) };
-  const bounds = new PassBounds(budget, clock);
-  const dryRun = options.dryRun === true;
+  const tenantApi = options.tenantApi ?? new MemoryCluster('tenant');
   const host = options.hostApi ?? new MemoryCluster('host');
-  return {
-    scope: {
-      tenant: TENANT,
-      passId: 'pass-1',
+  const ctx = newPassContext({
+    tenant: TENANT,
+    passId: 'pass-1',
+    // As runPass builds it: a dry run's host client answers writes without sending them.
+    hostApi: options.dryRun ? dryRunClient(host) : host,
+    tenantApi,
+    tenantLister: new TenantLister(tenantApi, budget.pageSize),
+    dryRun: options.dryRun === true,
+    bounds: new PassBounds(budget, clock),
+    sinks: options.sinks ?? [],
+    tenantCluster: {
+      apiVersion: 'tenantplane.io/v1alpha1',
+      kind: 'TenantCluster',
+      metadata: { name: TENANT },
+      // A host namespace remembered besides this one: a move, so the ledger keeps what complete
+      // listings wanted.
+      ...(options.keepWanted ? { status: { hostNamespaces: [HOST_NS, 'tenant-dev-old'] } } : {}),
+    },
+    policy: {
       hostNamespace: HOST_NS,
-      // As runPass builds it: a dry run's host client answers writes without sending them.
-      hostApi: dryRun ? dryRunClient(host) : host,
-      tenantLister: new TenantLister(
-        options.tenantApi ?? new MemoryCluster('tenant'),
-        budget.pageSize,
-      ),
-      dryRun,
-      bounds,
-      policy: { hostNamespace: HOST_NS, paused: false, toHost: [] } satisfies SyncPolicy,
+      paused: false,
+      toHost: [],
       deleteGuard: { maxPercent: 50, minCopies: 20 },
-      clock,
-    },
-    ledger: new Ledger(
-      { tenant: TENANT, passId: 'pass-1', dryRun, keepWanted: options.keepWanted === true },
-      bounds,
-      options.sinks ?? [],
-    ),
-    memory: {
-      confirmedDeletes: new Set(),
-      recheckPolicy: async () => undefined,
-      resume: new ResumeBook(
-        {
-          apiVersion: 'tenantplane.io/v1alpha1',
-          kind: 'TenantCluster',
-          metadata: { name: TENANT },
-        },
-        HOST_NS,
-        { full: true, canWatch: false, nowMs: () => Date.UTC(2030, 0, 1) },
-      ),
-    },
-  };
+    } satisfies SyncPolicy,
+    clock,
+    path: 'full',
+    referencedKinds,
+  });
+  // The fake host holds no TenantCluster to re-read: the policy never changes under a step.
+  return { ...ctx, memory: { ...ctx.memory, recheckPolicy: async () => undefined } };
 }
 
 /**

@@ -47,11 +47,13 @@ describe('newConvergence', () => {
 
   it('the status is written when the memory changed, never by a dry run', () => {
     const ctx = passContext();
-    ctx.memory.convergence = newConvergence(
-      { retries: [entry('Secret', 'default/s')] },
-      [CONFIGMAP, SECRET],
-      clock,
-    );
+    Object.assign(ctx.memory, {
+      convergence: newConvergence(
+        { retries: [entry('Secret', 'default/s')] },
+        [CONFIGMAP, SECRET],
+        clock,
+      ),
+    });
     expect(convergenceStatus(ctx)).toBeUndefined();
     ctx.memory.convergence.retries.succeeded({
       kind: SECRET,
@@ -93,7 +95,7 @@ describe('deleteAttempt', () => {
 
   it('a refused delete of the same copy version backs off; a changed copy is due at once', () => {
     const ctx = passContext();
-    ctx.memory.convergence = newConvergence({}, [CONFIGMAP], clock);
+    Object.assign(ctx.memory, { convergence: newConvergence({}, [CONFIGMAP], clock) });
     deleteAttempt(ctx, CONFIGMAP, copy('a'), refs)?.done(new ClusterError('Forbidden', 'kept'));
     expect(deleteAttempt(ctx, CONFIGMAP, copy('a'), refs)).toBeUndefined();
     expect(ctx.ledger.errors.errors).toEqual([
@@ -109,7 +111,7 @@ describe('deleteAttempt', () => {
 
   it('a delete that worked forgets the object', () => {
     const ctx = passContext();
-    ctx.memory.convergence = newConvergence({}, [CONFIGMAP], clock);
+    Object.assign(ctx.memory, { convergence: newConvergence({}, [CONFIGMAP], clock) });
     deleteAttempt(ctx, CONFIGMAP, copy('a'), refs)?.done(new ClusterError('Forbidden', 'kept'));
     ctx.memory.convergence.retries.succeeded({
       kind: CONFIGMAP,

@@ -54,7 +54,7 @@ describe('compactHostObject', () => {
       spec: { containers: [{ name: 'web', image: 'nginx:1', env }] },
       status: { phase: 'Running', podIP: '10.0.0.7' },
     };
-    const view = compactHostObject(pod);
+    const view = compactHostObject(pod, 'whole');
     expect(view.spec).toEqual(pod.spec);
     expect(view.status).toEqual(pod.status);
     expect(view.metadata.managedFields).toBeUndefined();

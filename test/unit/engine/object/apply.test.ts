@@ -508,7 +508,7 @@ describe('applyObject', () => {
     };
 
     const outcome = await applyObject(
-      { hostApi: c.dryRun === true ? dryRunClient(hostApi) : hostApi, reserveWrite },
+      { hostApi: c.dryRun === true ? dryRunClient(hostApi) : hostApi, reserveWrite, traits: {} },
       desired,
       observed,
       SOURCE,
@@ -533,7 +533,12 @@ describe('applyObject', () => {
       sent.push(structuredClone(object));
       return update(object);
     };
-    await applyObject({ hostApi, reserveWrite: () => true }, desiredApp(), observed, SOURCE);
+    await applyObject(
+      { hostApi, reserveWrite: () => true, traits: {} },
+      desiredApp(),
+      observed,
+      SOURCE,
+    );
     expect(sent).toHaveLength(1);
     expect(sent[0]?.metadata).toMatchObject({
       uid: observed?.metadata.uid,
@@ -547,7 +552,7 @@ describe('applyObject', () => {
     const old = hostCopyOf({ ...tenant, data: { password: 'b2xkLXNlY3JldA==' } });
     const hostApi = new MemoryCluster('host').seed(old);
     const outcome = await applyObject(
-      { hostApi, reserveWrite: () => true },
+      { hostApi, reserveWrite: () => true, traits: {} },
       hostCopyOf(tenant),
       hostApi.peek(SECRET, HOST_NS, old.metadata.name),
       { ...SOURCE, kind: 'Secret', virtualName: 'db' },
@@ -564,7 +569,7 @@ describe('applyObject', () => {
       return undefined;
     });
     const outcome = await applyObject(
-      { hostApi, reserveWrite: () => true },
+      { hostApi, reserveWrite: () => true, traits: {} },
       desiredApp(),
       undefined,
       SOURCE,
@@ -583,7 +588,12 @@ describe('applyObject', () => {
     const forbidden = new ClusterError('Forbidden', 'get is forbidden');
     hostApi.failWhen(fail('get', forbidden));
     await expect(
-      applyObject({ hostApi, reserveWrite: () => true }, desiredApp(), undefined, SOURCE),
+      applyObject(
+        { hostApi, reserveWrite: () => true, traits: {} },
+        desiredApp(),
+        undefined,
+        SOURCE,
+      ),
     ).rejects.toBe(forbidden);
   });
 
@@ -591,7 +601,7 @@ describe('applyObject', () => {
     const hostApi = new MemoryCluster('host');
     hostApi.failWhen(fail('create', new ClusterError('Conflict', 'something else')));
     const outcome = await applyObject(
-      { hostApi, reserveWrite: () => true },
+      { hostApi, reserveWrite: () => true, traits: {} },
       desiredApp(),
       undefined,
       SOURCE,

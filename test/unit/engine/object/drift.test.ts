@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { Labels } from '../../../../lib/engine/index.js';
+import { writeTraits } from '../../../../lib/engine/kinds/registry.js';
 import { Annotations } from '../../../../lib/engine/names/metadata.js';
 import { bodyFor, driftOf, isSubset } from '../../../../lib/engine/object/drift.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
@@ -81,7 +82,10 @@ function asStored(object: KubeObject): KubeObject {
 /** What differs and the update body, as the write path builds them. */
 function updateBody(desired: KubeObject, observed: KubeObject) {
   const drift = driftOf(desired, observed);
-  return { body: bodyFor(desired, observed, drift), changed: drift.changed };
+  return {
+    body: bodyFor(desired, observed, drift, writeTraits(desired).hostOwned),
+    changed: drift.changed,
+  };
 }
 
 describe('driftOf and bodyFor: the update body', () => {

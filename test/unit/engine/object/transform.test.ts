@@ -1,9 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { Labels, reverseLookup } from '../../../../lib/engine/index.js';
+import { kindModule } from '../../../../lib/engine/kinds/registry.js';
 import { Annotations, isReservedKey } from '../../../../lib/engine/names/metadata.js';
 import { ownedKeysOf, toHostObject } from '../../../../lib/engine/object/transform.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
+
+/** The host-owned fields of a core kind, as its module names them. */
+const hostOwnedOf = (kind: string) => kindModule({ apiVersion: 'v1', kind }).hostOwned;
 
 const target = { tenant: 'dev', hostNamespace: 'tenant-dev' };
 
@@ -103,6 +107,8 @@ describe('toHostObject', () => {
         },
       },
       target,
+      true,
+      hostOwnedOf('Service'),
     );
     expect(service.spec).toEqual({
       type: 'NodePort',
@@ -118,6 +124,8 @@ describe('toHostObject', () => {
         spec: { volumeName: 'pv-1', accessModes: ['ReadWriteOnce'] },
       },
       target,
+      true,
+      hostOwnedOf('PersistentVolumeClaim'),
     );
     expect(pvc.spec).toEqual({ accessModes: ['ReadWriteOnce'] });
     const pod = toHostObject(
@@ -128,6 +136,8 @@ describe('toHostObject', () => {
         spec: { nodeName: 'node-1', containers: [] },
       },
       target,
+      true,
+      hostOwnedOf('Pod'),
     );
     expect(pod.spec).toEqual({ containers: [] });
   });

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { Labels, requestDelta, runPass } from '../../../../lib/engine/index.js';
+import { translate } from '../../../../lib/engine/kinds/registry.js';
 import { Annotations } from '../../../../lib/engine/names/metadata.js';
-import { translate } from '../../../../lib/engine/object/kinds/registry.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
 import {
   CONFIGMAP,

@@ -1,0 +1,65 @@
+/**
+ * The shape of a kind's room: everything a kind adds to the generic path, in one object the
+ * registry (`registry.ts`) lists. The generic steps below (`object/`, `listing/`) receive the
+ * parts they need as arguments; the pipeline (`kind/`) calls the module at fixed points and is
+ * never called back.
+ */
+import type { KindRef, KubeObject } from '../../ports/index.js';
+import type { PassContext } from '../context/pass-context.js';
+import type { HostView } from '../listing/host-view.js';
+import type { HostOwnedFields } from '../object/kind-traits.js';
+import type { CompiledKindRule } from '../policy/scope.js';
+import type { ResumePoint } from '../tenant/status.js';
+import type { StatusBackRule } from './status-patch.js';
+import type { KindTranslator } from './translator.js';
+
+/** What the kind's path did, as its module's after-kind step needs it. */
+export interface KindOutcome {
+  /** Whether the kind decided any write (tried or not) on its path. */
+  readonly wrote: boolean;
+  /** Whether anything went wrong (errors, deferrals, a stop...) since the kind's path ended. */
+  readonly troubledSince: () => boolean;
+}
+
+/**
+ * One kind's turn in a pass, as its module runs it around the generic path: what the path tells
+ * it while it runs (tenant objects taken in, the host listing), what it hands the path (host copies
+ * read ahead), and the step that runs once after it.
+ */
+export interface KindTurn {
+  /** Hears every tenant object the path took in (what it shows now). */
+  readonly observe?: (tenantObject: KubeObject) => void;
+  /** Hears the host namespace's listing of the kind, on a full path. */
+  readonly listedHost?: (hostObjects: readonly KubeObject[]) => void;
+  /** The kind's host copies, listed this pass already: a resumed path reads none by name. */
+  readonly hostCopies?: Promise<KubeObject[] | undefined>;
+  /** Runs once after the path, with what it did. */
+  afterKind(outcome: KindOutcome): Promise<void>;
+}
+
+/** What one kind adds to the generic transform and path. Every member is optional but `kind`. */
+export interface KindModule {
+  /** The kind (its resource key is the registry's key). */
+  readonly kind: KindRef;
+  /** References renamed, selectors scoped, refusals, partial updates (`translator.ts`). */
+  readonly translator?: KindTranslator;
+  /** Fields the host allocates: stripped from the desired object, kept from the host's copy. */
+  readonly hostOwned?: HostOwnedFields;
+  /** How the host copy's status comes back to the tenant object (`status-back.ts`). */
+  readonly statusBack?: StatusBackRule;
+  /** Whether host Events about the kind's copies come back to the tenant (`events/`). */
+  readonly eventsBack?: boolean;
+  /** What a pass keeps of a listed host copy (`listing/host-view.ts`); `compact` by default. */
+  readonly hostView?: HostView;
+  /**
+   * For a kind whose terminating sources the engine ends itself (a Pod): the grace period its
+   * copy is deleted with, or `undefined` for none set. Such a source is still observed.
+   */
+  readonly ending?: (source: KubeObject) => number | undefined;
+  /** Why a source must not get a new copy once its copy is gone (a Pod that ran), or undefined. */
+  readonly noRecreate?: (source: KubeObject) => string | undefined;
+  /** Starts host reads of a kind that will resume from `point`, alongside the resumed watches. */
+  readonly prefetch?: (ctx: PassContext, rule: KindRef, point: ResumePoint) => void;
+  /** The kind's turn around the generic path; without it the path runs alone. */
+  readonly startKind?: (ctx: PassContext, compiled: CompiledKindRule) => KindTurn;
+}

@@ -1,0 +1,212 @@
+/**
+ * Nodes back, the tenant Nodes: after the Pod kind, in a pass that listed the tenant's host Pods,
+ * the tenant gets a Node for each host node those Pods run on (`object/kinds/node-copy.ts`), kept
+ * equal to its host node (written only when something it shows changed), and loses each Node the
+ * engine made that no Pod needs any more. A tenant Node the engine did not make is never touched:
+ * a Skip says so, and no tenant Pod is bound to it.
+ *
+ * What it reads: one paged LIST of the tenant's Nodes (they are few: only the ones the engine
+ * made, unless the tenant has its own), and of the host only the nodes the host Pods name, a GET
+ * each, or one paged LIST of the host's nodes when they are more than `HOST_NODE_GETS` (`node-reads.ts`).
+ * A Node is removed only when no host Pod of the tenant names it and a LIST of the tenant's Pods
+ * bound to it (field selector, `limit: 1`) finds none: a tenant Pod still bound to it (being
+ * deleted, say, or of another TenantCluster of the same tenant cluster) keeps it.
+ *
+ * Why no heartbeat: the tenant's node lifecycle controller, were it running, would mark every such
+ * Node `Unknown` 40-50 s after its last heartbeat and then evict its Pods; a pass every few
+ * minutes cannot keep that fresh (and a steady pass writes nothing), so the tenant's controller
+ * manager runs without it (docs/workloads.md#nodes).
+ */
+import { type ClusterApi, isClusterError, type KubeObject } from '../../../ports/index.js';
+import type { PassContext } from '../../context/pass-context.js';
+import { PassError } from '../../errors.js';
+import { deleteAsRead } from '../../names/preconditions.js';
+import {
+  isOurNode,
+  NODE_KIND,
+  nodeStatusPatch,
+  nodesOf,
+  planNode,
+  tenantNode,
+} from './node-copy.js';
+import { takeNodeReads } from './node-reads.js';
+
+const POD = { apiVersion: 'v1', kind: 'Pod' } as const;
+
+/** The tenant Nodes of one pass: what it wrote, and which a tenant Pod may be bound to. */
+class TenantNodes {
+  /** Nodes of the engine present in the tenant after the pass's writes: Pods may be bound to them. */
+  readonly bindable = new Set<string>();
+
+  constructor(
+    private readonly ctx: PassContext,
+    private readonly tenantApi: ClusterApi,
+  ) {}
+
+  private decide(
+    action: 'Create' | 'Update' | 'Delete' | 'Skip',
+    name: string,
+    reason: string,
+    extra: { error?: unknown; alreadyGone?: true } = {},
+  ): void {
+    const ref = { namespace: '', name };
+    this.ctx.ledger.decide({
+      action,
+      rule: NODE_KIND,
+      tenantRef: ref,
+      hostRef: ref,
+      reason,
+      ...extra,
+    });
+  }
+
+  /** Runs the writes of one Decision; a failure is its error, never the pass's end. */
+  private async write(
+    action: 'Create' | 'Update' | 'Delete',
+    name: string,
+    reason: string,
+    request: () => Promise<unknown>,
+  ): Promise<boolean> {
+    try {
+      await request();
+      this.decide(action, name, reason);
+      return true;
+    } catch (error) {
+      if (error instanceof PassError) throw error;
+      if (action === 'Delete' && isClusterError(error, 'NotFound')) {
+        this.decide(action, name, reason, { alreadyGone: true });
+        return true;
+      }
+      if (action === 'Delete' && isClusterError(error, 'Conflict')) {
+        this.decide(
+          'Skip',
+          name,
+          `${reason}, but the tenant Node changed after it was listed: the next pass decides again`,
+        );
+        return false;
+      }
+      this.decide(action, name, reason, { error });
+      return false;
+    }
+  }
+
+  /** Converges the tenant Node of one host node the tenant's Pods run on. */
+  async converge(hostNode: KubeObject, observed: KubeObject | undefined): Promise<void> {
+    const { ctx, tenantApi } = this;
+    const { name } = hostNode.metadata;
+    if (observed?.metadata.deletionTimestamp) return; // created anew once it is gone
+    const desired = tenantNode(hostNode, ctx.scope.tenant);
+    const plan = planNode(desired, observed);
+    switch (plan.action) {
+      case 'InSync':
+        this.bindable.add(name);
+        return;
+      case 'Foreign':
+        this.decide(
+          'Skip',
+          name,
+          `the tenant has a Node "${name}" that tenantplane did not make: it is left untouched, and the tenant Pods whose host copies run on host node "${name}" are not bound to it`,
+        );
+        return;
+      case 'Create': {
+        if (!ctx.scope.bounds.reserveWrite()) return;
+        const reason = `Pods of the tenant run on host node "${name}": the tenant gets a Node of that name to show it`;
+        const created = await this.write('Create', name, reason, async () => {
+          const stored = await tenantApi.create(plan.body);
+          // An apiserver that takes no status on create (the status has its own subresource).
+          const status = nodeStatusPatch(desired, stored);
+          if (status && ctx.scope.bounds.reserveWrite()) {
+            await tenantApi.patchStatus(NODE_KIND, undefined, name, status);
+          }
+        });
+        if (created) this.bindable.add(name);
+        return;
+      }
+      case 'Update': {
+        // Pods may be bound to it whether or not it can follow its host node this pass.
+        this.bindable.add(name);
+        const writes = (plan.update ? 1 : 0) + (plan.status ? 1 : 0);
+        if (!ctx.scope.bounds.reserveWrite(writes)) return;
+        const reason = `host node "${name}" changed (${plan.changed.join(', ')}): its tenant Node follows`;
+        await this.write('Update', name, reason, async () => {
+          if (plan.update) await tenantApi.update(plan.update);
+          if (plan.status) await tenantApi.patchStatus(NODE_KIND, undefined, name, plan.status);
+        });
+      }
+    }
+  }
+
+  /** Removes a Node of the engine that no host Pod of the tenant names, unless a tenant Pod is bound to it. */
+  async remove(node: KubeObject): Promise<void> {
+    const { ctx, tenantApi } = this;
+    const { name } = node.metadata;
+    const bound = await tenantApi.list(POD, { fieldSelector: `spec.nodeName=${name}`, limit: 1 });
+    if (bound.items.length > 0) return;
+    if (!ctx.scope.bounds.reserveWrite()) return;
+    const reason = `no Pod of the tenant runs on host node "${name}" any more: its tenant Node goes`;
+    await this.write('Delete', name, reason, () => deleteAsRead(tenantApi, NODE_KIND, node));
+  }
+}
+
+/**
+ * Converges the tenant Nodes for `hostPods`, every host Pod of the tenant (a complete listing):
+ * see the module doc. A failed listing is an error of the Node kind (nothing is written or
+ * removed from what could not be read); a failed write is that Node's error.
+ * @returns the Nodes of the engine the tenant has now, which tenant Pods may be bound to.
+ */
+export async function syncTenantNodes(
+  ctx: PassContext,
+  hostPods: readonly KubeObject[],
+): Promise<ReadonlySet<string>> {
+  const { tenantApi, bounds } = ctx.scope;
+  if (bounds.isStopped()) return new Set();
+  const wanted = nodesOf(hostPods);
+  const nodes = new TenantNodes(ctx, tenantApi);
+  let inTenant: Map<string, KubeObject>;
+  let onHost: Map<string, KubeObject>;
+  // Both sides at once, each on its apiserver; the host's answer waits if the tenant's failed.
+  const { tenant, host: hostNodes } = await takeNodeReads(ctx, tenantApi, wanted);
+  try {
+    inTenant = new Map((await tenant).map((n) => [n.metadata.name, n] as const));
+  } catch (error) {
+    await hostNodes.catch(() => undefined); // no request outlives the step
+    if (error instanceof PassError) throw error;
+    ctx.ledger.errors.listingFailed(NODE_KIND, 'tenant', error, 'no tenant Pod is bound to one');
+    return nodes.bindable;
+  }
+  try {
+    onHost = await hostNodes;
+  } catch (error) {
+    if (error instanceof PassError) throw error;
+    ctx.ledger.errors.listingFailed(NODE_KIND, 'host', error, 'its tenant Nodes wait');
+    // What the tenant has of the engine's still takes its Pods.
+    for (const name of wanted) {
+      const node = inTenant.get(name);
+      if (node && isOurNode(node) && !node.metadata.deletionTimestamp) nodes.bindable.add(name);
+    }
+    return nodes.bindable;
+  }
+  for (const name of wanted) {
+    if (bounds.isStopped()) return nodes.bindable;
+    const hostNode = onHost.get(name);
+    const observed = inTenant.get(name);
+    if (hostNode) await nodes.converge(hostNode, observed);
+    // A host node gone while Pods still name it: its tenant Node stays as it was until they go.
+    else if (observed && isOurNode(observed)) nodes.bindable.add(name);
+  }
+  const needed = new Set(wanted);
+  for (const node of [...inTenant.values()].sort((a, b) =>
+    a.metadata.name < b.metadata.name ? -1 : 1,
+  )) {
+    if (bounds.isStopped()) break;
+    if (needed.has(node.metadata.name) || !isOurNode(node) || node.metadata.deletionTimestamp)
+      continue;
+    try {
+      await nodes.remove(node);
+    } catch (error) {
+      if (error instanceof PassError) throw error;
+      ctx.ledger.errors.add(NODE_KIND, error, { namespace: '', name: node.metadata.name });
+    }
+  }
+  return nodes.bindable;
+}

@@ -1,0 +1,221 @@
+/**
+ * Status back, for Pods: after the Pod kind's writes, each tenant Pod the kind took in this pass
+ * whose host copy exists shows that copy's status (`object/kinds/pod-status.ts`), written through
+ * the tenant Pod's `/status` subresource (a JSON merge patch), apart from every spec or metadata
+ * write, so a refused spec write never holds the status back (vcluster #4150).
+ *
+ * What the tenant Pods show is known only from what the kind read: on the full path every tenant
+ * Pod, on the resumed path only the changed ones. A host copy whose status changed while its
+ * tenant Pod did not is therefore written back by the next full pass (docs/workloads.md). The
+ * host side is the Pod kind's own host listing on a full path in which the kind wrote no Pod
+ * (the steady state), else one label-selected, paged LIST of the tenant's host Pods; either is
+ * shared with the tenant tokens step (`pod-tokens.ts`). Only what differs is written: a steady
+ * state writes nothing. Before the statuses, with the same host Pods, the tenant Nodes and the
+ * tenant Pods' bindings to them (`pod-binding.ts`).
+ */
+import { runPool } from '../../../common/index.js';
+import { isClusterError, type KindRef, type KubeObject } from '../../../ports/index.js';
+import { objectVersion } from '../../context/in-sync-memo.js';
+import type { PassContext } from '../../context/pass-context.js';
+import { PassError } from '../../errors.js';
+import { sourceKey } from '../../names/provenance.js';
+import { ourCopySource } from '../../names/reverse-mapping.js';
+import { bindingNeed } from '../node/node-copy.js';
+import { listHostCopies, STARTING_MS } from '../status-back.js';
+import { bindToNodes } from './binding.js';
+import { PodEndings } from './endings.js';
+import { podStatusPatch, podStatusSettled } from './translate/status.js';
+
+const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
+const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
+
+/**
+ * What the status back keeps of a tenant Pod: its identity, its container names, its node (for
+ * its binding: `pod-binding.ts`) and its status; the rest of its spec is not needed, and a pass
+ * may see thousands of Pods.
+ */
+function slimPod(pod: KubeObject): KubeObject {
+  const { namespace, name, uid, resourceVersion } = pod.metadata;
+  const spec: Record<string, unknown> = {};
+  const full = pod.spec;
+  if (typeof full === 'object' && full !== null) {
+    const { nodeName } = full as { nodeName?: unknown };
+    if (typeof nodeName === 'string' && nodeName !== '') spec.nodeName = nodeName;
+    for (const list of CONTAINER_LISTS) {
+      const items = (full as Record<string, unknown>)[list];
+      if (!Array.isArray(items)) continue;
+      spec[list] = items.map((item: unknown) =>
+        typeof item === 'object' && item !== null
+          ? { name: (item as { name?: unknown }).name }
+          : {},
+      );
+    }
+  }
+  return {
+    apiVersion: POD.apiVersion,
+    kind: POD.kind,
+    metadata: {
+      name,
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(uid ? { uid } : {}),
+      // Its state, for the in-sync memo (`context/in-sync-memo.ts`).
+      ...(resourceVersion === undefined ? {} : { resourceVersion }),
+    },
+    spec,
+    ...(pod.status === undefined ? {} : { status: pod.status }),
+  };
+}
+
+/**
+ * Every host Pod of the tenant (its copies, by the engine's labels), page by page; `undefined`
+ * when they could not be listed (an error of the kind) or the pass is stopped.
+ */
+export function listHostPods(ctx: PassContext, rule: KindRef): Promise<KubeObject[] | undefined> {
+  return listHostCopies(ctx, rule, 'its tokens and status back wait');
+}
+
+/** The tenant Pods the kind took in this pass, and their status written back from the host. */
+export class PodStatusBack {
+  private readonly seen = new Map<string, KubeObject>();
+  /**
+   * Noted Pods whose host copy is still starting ({@link STARTING_MS}): their next status shows
+   * only to a pass that reads them again, so the caller makes the next pass full.
+   */
+  starting = 0;
+  /** Tenant Pods being deleted, or that ran on the host, which may have to end (`pod-endings.ts`). */
+  private readonly endings: PodEndings;
+
+  /**
+   * @param full whether the kind lists every tenant Pod this pass (the full path): then the
+   * in-sync memo of statuses keeps only the Pods seen.
+   */
+  constructor(
+    private readonly ctx: PassContext,
+    private readonly rule: KindRef,
+    private readonly full = false,
+  ) {
+    this.endings = new PodEndings(ctx, rule);
+  }
+
+  /** Takes note of a tenant Pod the kind took in (what it shows now), or one being deleted. */
+  readonly note = (pod: KubeObject): void => {
+    this.endings.note(pod);
+    if (pod.metadata.deletionTimestamp) return;
+    const { namespace, name } = pod.metadata;
+    this.seen.set(sourceKey(namespace ?? '', name), slimPod(pod));
+  };
+
+  /**
+   * Whether any tenant Pod was taken in or is ending (and can be written): only then can a status
+   * or an ending be due.
+   */
+  get pending(): boolean {
+    return this.seen.size > 0 || this.endings.pending;
+  }
+
+  /**
+   * Tenant Pods whose next status or ending shows only to a pass that reads them again (a host
+   * Pod still starting, a deleted Pod whose copy is still going): the caller makes the next pass
+   * full.
+   */
+  get unfinished(): number {
+    return this.starting + this.endings.waiting;
+  }
+
+  /**
+   * Whether the tenant can bind Pods, so its Nodes follow the host Pods (`pod-binding.ts`): like
+   * the tokens, due whenever the host Pods are listed, not only when a tenant Pod changed.
+   */
+  get bindsNodes(): boolean {
+    return this.ctx.scope.tenantApi.bind !== undefined;
+  }
+
+  /** Whether a tenant Pod the pass read is unbound while its host copy is scheduled. */
+  needsBinding(hostPods: readonly KubeObject[]): boolean {
+    return hostPods.some((hostPod) => {
+      const tenantPod = this.tenantPodOf(hostPod);
+      return tenantPod !== undefined && bindingNeed(hostPod, tenantPod) !== undefined;
+    });
+  }
+
+  /** The tenant Pod the pass read whose current copy `hostPod` is, if any. */
+  readonly tenantPodOf = (hostPod: KubeObject): KubeObject | undefined => {
+    const source = ourCopySource(hostPod, { tenant: this.ctx.scope.tenant, kind: POD.kind });
+    if (!source) return undefined;
+    const tenantPod = this.seen.get(sourceKey(source.virtualNamespace, source.virtualName));
+    // A copy of an earlier tenant Pod of the name: its status and node are not this Pod's.
+    const uid = tenantPod?.metadata.uid;
+    if (source.virtualUid && uid && source.virtualUid !== uid) return undefined;
+    return tenantPod;
+  };
+
+  /**
+   * Converges the tenant Nodes and binds the noted tenant Pods to them (`pod-binding.ts`), then
+   * writes back the status of every noted tenant Pod whose host copy in `hostPods` (every host
+   * Pod of the tenant) shows another. A failed write is an error of that Pod, never of the pass.
+   */
+  async write(hostPods: readonly KubeObject[], nodes = true): Promise<void> {
+    const { bounds } = this.ctx.scope;
+    // With every host Pod of the tenant at hand: the tenant Nodes follow them.
+    if (nodes) await bindToNodes(this.ctx, this.rule, hostPods, this.tenantPodOf);
+    // Ends what lost its copy before any status is written: an ending Pod shows none.
+    await this.endings.finish(hostPods);
+    if (this.seen.size === 0) return;
+    const due: Array<{
+      hostPod: KubeObject;
+      tenantPod: KubeObject;
+      patch: Record<string, unknown>;
+    }> = [];
+    // A warm process's memo: a tenant Pod and host copy in the states found showing the same
+    // status last time show it still (`context/in-sync-memo.ts`).
+    const memo = this.ctx.memory.inSync?.kind({ ...this.rule, kind: `${this.rule.kind} status` });
+    for (const hostPod of hostPods) {
+      const tenantPod = this.tenantPodOf(hostPod);
+      if (!tenantPod) continue;
+      if (this.isStarting(hostPod)) this.starting += 1;
+      const key = sourceKey(tenantPod.metadata.namespace ?? '', tenantPod.metadata.name);
+      if (memo?.matches(key, tenantPod, hostPod)) continue;
+      const patch = podStatusPatch(hostPod.status, tenantPod);
+      if (patch !== undefined) due.push({ hostPod, tenantPod, patch });
+      else memo?.record(key, objectVersion(tenantPod), hostPod);
+    }
+    memo?.end(this.full);
+    await runPool(
+      due,
+      bounds.budget.concurrency,
+      async (item) => {
+        if (bounds.reserveWrite()) await this.patch(item.hostPod, item.tenantPod, item.patch);
+      },
+      () => bounds.isStopped(),
+    );
+  }
+
+  private isStarting(hostPod: KubeObject): boolean {
+    if (hostPod.metadata.deletionTimestamp || podStatusSettled(hostPod.status)) return false;
+    const created = Date.parse(String(hostPod.metadata.creationTimestamp ?? ''));
+    return Number.isFinite(created) && this.ctx.scope.clock.now() - created < STARTING_MS;
+  }
+
+  private async patch(
+    hostPod: KubeObject,
+    tenantPod: KubeObject,
+    patch: Record<string, unknown>,
+  ): Promise<void> {
+    const { tenantApi, hostNamespace } = this.ctx.scope;
+    const { namespace = '', name } = tenantPod.metadata;
+    try {
+      await tenantApi.patchStatus(POD, namespace, name, patch);
+    } catch (error) {
+      if (error instanceof PassError) throw error;
+      // Deleted in the tenant since it was read: nothing left to show the status on.
+      if (isClusterError(error, 'NotFound')) return;
+      // Recorded as the server answered (its reason, e.g. Forbidden without `pods/status`).
+      this.ctx.ledger.errors.add(
+        this.rule,
+        error,
+        { namespace, name },
+        { namespace: hostNamespace, name: hostPod.metadata.name },
+      );
+    }
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The Pod translator: a tenant Pod becomes a host Pod that works there and stays inside its
+ * tenant and virtual namespace. Every reference names the host copy of what it refers to (by
+ * {@link hostName}); the Pod is refused when it asks for host access the policy does not allow;
+ * it carries no host credentials, and its service-account token sources are served from its own
+ * token Secret, filled by the tenant apiserver (`pod-token.ts`), with the tenant's API endpoint
+ * and DNS; its downward API reads its tenant identity, labels and annotations
+ * (`pod-downward.ts`); its ephemeral volumes' claims are translated as claims are
+ * (`pod-ephemeral.ts`); it gets the node selector and tolerations the policy enforces
+ * (`pod-scheduling.ts`); its
+ * affinity and topology spread selectors stay inside its tenant (`pod-affinity.ts`); its labels
+ * under reserved keys are carried under the key function's key (`selectors.ts`); and an update
+ * touches only what a running Pod lets change (`pod-update.ts`).
+ */
+import { isRecord } from '../../../../common/index.js';
+import type { KubeObject } from '../../../../ports/index.js';
+import { Annotations, POD_NODE_LABELS } from '../../../names/metadata.js';
+import { hostName, tokenSecretName } from '../../../names/naming.js';
+import { parseApiEndpoint } from '../../../policy/workloads.js';
+import { carriedLabels } from '../../selectors.js';
+import type { KindTranslator, ObjectReference, TranslateTarget } from '../../translator.js';
+import { podSelectorFields, podSelectorRefusal } from './affinity.js';
+import { tenantFieldRefs } from './downward.js';
+import { ephemeralSourceRefusal, ephemeralTemplatesToHost } from './ephemeral.js';
+import { dropTokenSources, hardenSpec, hostAccessRefusal } from './hardening.js';
+import { POD_REFERENCED_KINDS, walkPodReferences } from './references.js';
+import { enforceScheduling } from './scheduling.js';
+import {
+  ensureTokenVolume,
+  mountTokenSecret,
+  takeTokenSources,
+  tenantApiEnv,
+  tenantDnsConfig,
+} from './token.js';
+import { podUpdateBody } from './update.js';
+
+/**
+ * The host Pod spec of a tenant Pod spec (changed in place: it is the transform's own copy), and
+ * what it needs beside it: the tenant service account and the tenant tokens it mounts. Token
+ * sources go first, so the tenant CA beside them is no reference to rename; they come back as
+ * sources of the Pod's token Secret after the renaming (`pod-token.ts`).
+ */
+function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, host: string) {
+  const { virtualNamespace: vns, tenant, workloads } = target;
+  ensureTokenVolume(spec);
+  const tokens = takeTokenSources(spec);
+  // The registry asks for the refusal first, so a Pod whose affinity cannot be scoped never gets here.
+  const scoped = podSelectorFields(spec, { tenant, virtualNamespace: vns });
+  if ('fields' in scoped) Object.assign(spec, scoped.fields);
+  ephemeralTemplatesToHost(spec, target);
+  walkPodReferences(spec, (ref) => ref.set(hostName(ref.name, vns, tenant)));
+  const downward = tenantFieldRefs(spec, target.source.metadata, target.excludeKeys);
+  mountTokenSecret(spec, tokens, tokenSecretName(host));
+  const endpoint = workloads?.tenantApiEndpoint && parseApiEndpoint(workloads.tenantApiEndpoint);
+  if (endpoint) tenantApiEnv(spec, endpoint);
+  if (workloads?.tenantDns) tenantDnsConfig(spec, workloads.tenantDns, vns);
+  // The Pod's DNS name is `<hostname>.<subdomain>`: the subdomain is a headless Service of the
+  // virtual namespace, whose host copy has the host name.
+  if (typeof spec.subdomain === 'string' && spec.subdomain !== '') {
+    spec.subdomain = hostName(spec.subdomain, vns, tenant);
+  }
+  const serviceAccount = hardenSpec(spec, target.source.metadata.name, workloads);
+  enforceScheduling(spec, workloads);
+  return { serviceAccount, tokens: tokens.requests, downward };
+}
+
+/** A volume whose `projected` record is its own (shallow) copy; any other volume as it is. */
+function withOwnProjection(volume: unknown): unknown {
+  return isRecord(volume) && isRecord(volume.projected)
+    ? { ...volume, projected: { ...volume.projected } }
+    : volume;
+}
+
+/** Pods: see the module doc. */
+export const POD_TRANSLATOR: KindTranslator = {
+  kind: { apiVersion: 'v1', kind: 'Pod' },
+  referencedKinds: POD_REFERENCED_KINDS,
+  // The tenant apiserver's binding copies these from the tenant Node (PodTopologyLabels admission,
+  // on by default since 1.35), the host's from the host node: the host Pod has its own.
+  ignoredLabels: POD_NODE_LABELS,
+
+  refusal(source, target) {
+    const scope = { tenant: target.tenant, virtualNamespace: target.virtualNamespace };
+    return (
+      hostAccessRefusal(source.spec, target.workloads) ??
+      podSelectorRefusal(source.spec, scope) ??
+      ephemeralSourceRefusal(source.spec, target.virtualNamespace)
+    );
+  },
+
+  toHost(object, target) {
+    // The generic transform drops tenant labels under reserved keys (the engine's own values go
+    // there); a Pod carries them under the key function's key, so a selector on one (a Helm
+    // chart's `app.kubernetes.io/managed-by: Helm`), scoped by the same function, still finds it.
+    object.metadata.labels = {
+      ...object.metadata.labels,
+      ...carriedLabels(target.source.metadata.labels, target.excludeKeys?.labels),
+    };
+    if (!isRecord(object.spec)) return object;
+    const { serviceAccount, tokens, downward } = translateSpec(
+      object.spec,
+      target,
+      object.metadata.name,
+    );
+    object.metadata.annotations = {
+      ...object.metadata.annotations,
+      // The tenant values the downward API reads (whole label and annotation maps, carried keys).
+      ...downward,
+      [Annotations.ServiceAccountName]: serviceAccount,
+      // What a pass mints into the Pod's token Secret (`kind/pod-tokens.ts`), read from the host
+      // Pod so renewal needs no tenant read.
+      ...(tokens.length > 0 ? { [Annotations.TokenRequests]: JSON.stringify(tokens) } : {}),
+    };
+    return object;
+  },
+
+  updateBody: podUpdateBody,
+
+  references(source: KubeObject): ObjectReference[] {
+    const found: ObjectReference[] = [];
+    // The token sources and ephemeral containers are not references: they never reach the
+    // host (see translateSpec). A shallow copy down to each projected volume is all that dropping
+    // them changes, so the source stays untouched without a deep copy of the whole spec.
+    const spec = isRecord(source.spec) ? { ...source.spec } : undefined;
+    if (spec) {
+      if (Array.isArray(spec.volumes)) spec.volumes = spec.volumes.map(withOwnProjection);
+      dropTokenSources(spec);
+      delete spec.ephemeralContainers;
+    }
+    walkPodReferences(spec, (ref) => {
+      found.push({ ...ref.kind, name: ref.name, path: ref.path, optional: ref.optional });
+    });
+    return found;
+  },
+};

@@ -1,0 +1,134 @@
+/**
+ * The one list of kinds that add more than the generic transform, and what each adds (its
+ * {@link KindModule}), with the entry points the pipeline calls. A kind not listed (ConfigMaps,
+ * Secrets, custom resources) gets the generic transform and path alone.
+ *
+ * To add a kind, follow `README.md` in this folder.
+ */
+import type { KindRef, KubeObject } from '../../ports/index.js';
+import { Annotations } from '../names/metadata.js';
+import { resourceKey } from '../names/resource-key.js';
+import { GENERIC_WRITES, type WriteTraits } from '../object/kind-traits.js';
+import { type TransformTarget, toHostObject, withSpecHash } from '../object/transform.js';
+import { INGRESS_MODULE } from './ingress.js';
+import type { KindModule } from './kind-module.js';
+import { NETWORK_POLICY_MODULE } from './network-policy.js';
+import { PERSISTENT_VOLUME_CLAIM_MODULE } from './persistent-volume-claim.js';
+import { POD_MODULE } from './pod/module.js';
+import { PDB_MODULE } from './pod-disruption-budget.js';
+import { ENDPOINT_SLICE_MODULE, ENDPOINTS_MODULE, SERVICE_MODULE } from './service/module.js';
+import { SERVICE_ACCOUNT_MODULE } from './service-account.js';
+import type { StatusBackRule } from './status-patch.js';
+import type { ObjectReference, TranslateTarget } from './translator.js';
+
+export type { KindModule, KindOutcome, KindTurn } from './kind-module.js';
+export type { KindTranslator, ObjectReference, TranslateTarget } from './translator.js';
+
+/** Every kind with a module of its own, one module per kind. */
+export const KINDS: readonly KindModule[] = [
+  POD_MODULE,
+  SERVICE_MODULE,
+  ENDPOINT_SLICE_MODULE,
+  ENDPOINTS_MODULE,
+  PERSISTENT_VOLUME_CLAIM_MODULE,
+  INGRESS_MODULE,
+  NETWORK_POLICY_MODULE,
+  SERVICE_ACCOUNT_MODULE,
+  PDB_MODULE,
+];
+
+const BY_KEY: ReadonlyMap<string, KindModule> = new Map(
+  KINDS.map((module) => [resourceKey(module.kind), module]),
+);
+
+/** A kind without a module of its own: the generic transform and path alone. */
+const GENERIC = (kind: KindRef): KindModule => ({ kind });
+
+/** The module of `kind` (a bare one for the kinds the generic path serves alone). */
+export function kindModule(kind: KindRef): KindModule {
+  return BY_KEY.get(resourceKey(kind)) ?? GENERIC(kind);
+}
+
+const TRAITS: ReadonlyMap<string, WriteTraits> = new Map(
+  KINDS.map((module) => {
+    const { translator, hostOwned } = module;
+    const traits: WriteTraits = {
+      ...(hostOwned ? { hostOwned } : {}),
+      ...(translator?.updateBody ? { updateBody: translator.updateBody } : {}),
+      ...(translator?.immutableDigest ? { immutableDigest: translator.immutableDigest } : {}),
+    };
+    return [resourceKey(module.kind), traits];
+  }),
+);
+
+/** How `kind`'s copies are written (`object/kind-traits.ts`). */
+export function writeTraits(kind: KindRef): WriteTraits {
+  return TRAITS.get(resourceKey(kind)) ?? GENERIC_WRITES;
+}
+
+/** The status-back rule of `kind`, when its status comes back. */
+export function statusBackRule(kind: KindRef): StatusBackRule | undefined {
+  return BY_KEY.get(resourceKey(kind))?.statusBack;
+}
+
+/** The Kinds whose host Events come back to the tenant (the copies a host controller reports on). */
+export const EVENTS_BACK_KINDS: ReadonlySet<string> = new Set(
+  KINDS.filter((module) => module.eventsBack).map((module) => module.kind.kind),
+);
+
+/** A tenant object translated: its host object, or why it must not go to the host. */
+export type Translation = { host: KubeObject } | { refused: string };
+
+/**
+ * The host object for a tenant object: the generic transform (the kind's host-owned fields
+ * stripped), then the kind's translator if it has one (its refusal first), then the spec hash
+ * over the translated spec. Pure; never mutates `source`.
+ */
+export function translate(source: KubeObject, target: TransformTarget): Translation {
+  const module = BY_KEY.get(resourceKey(source));
+  const translator = module?.translator;
+  // A kind updated field by field (a Pod) carries no spec hash: none is computed to be dropped.
+  const generic = toHostObject(
+    withoutLabels(source, translator?.ignoredLabels),
+    target,
+    translator?.updateBody === undefined,
+    module?.hostOwned,
+  );
+  if (!translator) return { host: generic };
+  const full: TranslateTarget = {
+    ...target,
+    virtualNamespace: source.metadata.namespace ?? '',
+    source,
+  };
+  const refused = translator.refusal?.(source, full);
+  if (refused !== undefined) return { refused };
+  const host = translator.toHost(generic, full);
+  if (!translator.updateBody) return { host: withSpecHash(host) };
+  // Only what may change is compared on update, so a digest of the whole spec would make a change
+  // the host cannot take (a Pod's command) an annotation write for nothing.
+  const { [Annotations.SpecHash]: _spec, ...annotations } = host.metadata.annotations ?? {};
+  host.metadata.annotations = annotations;
+  return { host };
+}
+
+/** `source` without the label keys `ignored` (a shallow copy, only when it has one of them). */
+function withoutLabels(source: KubeObject, ignored: readonly string[] | undefined): KubeObject {
+  const labels = source.metadata.labels;
+  if (!ignored || !labels || !ignored.some((key) => key in labels)) return source;
+  const kept = { ...labels };
+  for (const key of ignored) delete kept[key];
+  return { ...source, metadata: { ...source.metadata, labels: kept } };
+}
+
+/** What a tenant object refers to (empty for kinds without references). */
+export function referencesOf(source: KubeObject): ObjectReference[] {
+  return BY_KEY.get(resourceKey(source))?.translator?.references?.(source) ?? [];
+}
+
+/**
+ * The kinds that kind `kind` may refer to (Pods: ConfigMaps, Secrets, claims, service accounts):
+ * a pass applies them before `kind`, whatever the policy order.
+ */
+export function referencedKinds(kind: KindRef): readonly KindRef[] {
+  return BY_KEY.get(resourceKey(kind))?.translator?.referencedKinds ?? [];
+}

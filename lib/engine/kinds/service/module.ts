@@ -1,0 +1,82 @@
+/**
+ * The Service room's modules: Services (selectors scoped, allocations left to the host, status
+ * and the host cluster IP back), and the endpoints a selector-less Service is given by hand.
+ */
+import { isRecord } from '../../../common/index.js';
+import { type HostOwnedFields, simpleSpecFields } from '../../object/kind-traits.js';
+import type { KindModule } from '../kind-module.js';
+import { statusBackTurn } from '../status-back.js';
+import type { StatusBackRule } from '../status-patch.js';
+import { recordHostClusterIp } from './cluster-ip.js';
+import { ENDPOINT_SLICE_TRANSLATOR } from './endpoint-slice.js';
+import { ENDPOINTS_TRANSLATOR } from './endpoints.js';
+import { SERVICE_TRANSLATOR } from './service.js';
+
+type Json = Record<string, unknown>;
+
+function specOf(object: Json): Json | undefined {
+  return isRecord(object.spec) ? object.spec : undefined;
+}
+
+const serviceFields = simpleSpecFields([
+  'clusterIP',
+  'clusterIPs',
+  'healthCheckNodePort',
+  'ipFamilies',
+  'ipFamilyPolicy',
+]);
+
+/** What the host allocates for a Service: its cluster IPs, IP families and node ports. */
+export const SERVICE_HOST_OWNED: HostOwnedFields = {
+  strip(object) {
+    serviceFields.strip(object);
+    const ports = specOf(object)?.ports;
+    if (Array.isArray(ports)) for (const p of ports) if (isRecord(p)) delete p.nodePort;
+  },
+  restore(body, observed) {
+    serviceFields.restore(body, observed);
+    const ports = specOf(body)?.ports;
+    const seen = specOf(observed)?.ports;
+    if (!Array.isArray(ports) || !Array.isArray(seen)) return;
+    // Node ports are matched by port and protocol, the identity the apiserver itself uses.
+    for (const p of ports) {
+      if (!isRecord(p) || p.nodePort !== undefined) continue;
+      const match = seen.find(
+        (s) => isRecord(s) && s.port === p.port && (s.protocol ?? 'TCP') === (p.protocol ?? 'TCP'),
+      );
+      if (isRecord(match) && match.nodePort !== undefined) p.nodePort = match.nodePort;
+    }
+  },
+};
+
+const SERVICE_STATUS: StatusBackRule = {
+  kind: SERVICE_TRANSLATOR.kind,
+  fields: ['loadBalancer', 'conditions'],
+  // A load balancer may never come (no controller on the host): its address waits for a full
+  // pass rather than holding the kind on full passes.
+  settled: () => true,
+  recordOnTenant: recordHostClusterIp,
+};
+
+/** Services. */
+export const SERVICE_MODULE: KindModule = {
+  kind: SERVICE_TRANSLATOR.kind,
+  translator: SERVICE_TRANSLATOR,
+  hostOwned: SERVICE_HOST_OWNED,
+  statusBack: SERVICE_STATUS,
+  eventsBack: true,
+  hostView: 'status',
+  startKind: (ctx, compiled) => statusBackTurn(ctx, compiled, SERVICE_STATUS),
+};
+
+/** EndpointSlices: the translator alone. */
+export const ENDPOINT_SLICE_MODULE: KindModule = {
+  kind: ENDPOINT_SLICE_TRANSLATOR.kind,
+  translator: ENDPOINT_SLICE_TRANSLATOR,
+};
+
+/** Endpoints: the translator alone (it refuses them; slices are the way). */
+export const ENDPOINTS_MODULE: KindModule = {
+  kind: ENDPOINTS_TRANSLATOR.kind,
+  translator: ENDPOINTS_TRANSLATOR,
+};

@@ -1,0 +1,40 @@
+/**
+ * The Service translator. A Service's selector is scoped to its tenant and virtual namespace, so
+ * on a host namespace shared with other virtual namespaces and tenants it selects its own Pods
+ * only. What the host allocates (`clusterIP(s)`, `ipFamilies`, `ipFamilyPolicy`, node ports) is
+ * host-owned: the generic transform strips it and carries the host's values over on update
+ * (`../transform.ts`), so an update never fights the host's allocation. `clusterIP: None` is the
+ * one cluster IP that is the tenant's choice, not an allocation: kept, so a headless Service
+ * stays headless (and its DNS answers Pod addresses, not a virtual IP).
+ */
+import { isRecord } from '../../../common/index.js';
+import type { KubeObject } from '../../../ports/index.js';
+import { scopeSelectorMap } from '../selectors.js';
+import type { KindTranslator, TranslateTarget } from '../translator.js';
+
+/** The cluster IP that asks for a headless Service. */
+const HEADLESS = 'None';
+
+/**
+ * The host Service: the selector scoped (a Service without a selector stays without one: its
+ * endpoints are the tenant's own EndpointSlices, `endpoint-slice.ts`); `clusterIP: None` kept.
+ */
+export function serviceToHost(object: KubeObject, target: TranslateTarget): KubeObject {
+  const spec = object.spec;
+  const tenantSpec = target.source.spec;
+  if (!isRecord(spec) || !isRecord(tenantSpec)) return object;
+  if (isRecord(tenantSpec.selector) && Object.keys(tenantSpec.selector).length > 0) {
+    spec.selector = scopeSelectorMap(tenantSpec.selector, {
+      tenant: target.tenant,
+      virtualNamespace: target.virtualNamespace,
+    });
+  }
+  if (tenantSpec.clusterIP === HEADLESS) spec.clusterIP = HEADLESS;
+  return object;
+}
+
+/** Services: selectors scoped, headless kept, allocations left to the host. */
+export const SERVICE_TRANSLATOR: KindTranslator = {
+  kind: { apiVersion: 'v1', kind: 'Service' },
+  toHost: serviceToHost,
+};

@@ -1,0 +1,222 @@
+/**
+ * Status back for the kinds whose module names a status-back rule (Pods: `pod/status-back.ts`): after the kind's
+ * writes, each tenant object the kind read whose host copy exists shows that copy's status
+ * (`status-patch.ts`), written through the tenant object's `/status` subresource (a
+ * JSON merge patch of what differs), apart from every spec or metadata write, so a refused spec
+ * write never holds the status back. A rule may also record something on the tenant object (a
+ * Service's host cluster IP: an update, with the resourceVersion it was read at).
+ *
+ * What the tenant shows is known only from what the kind read: on the full path every tenant
+ * object, on the resumed path only the changed ones. So a host-only change (a load balancer
+ * address, a claim bound later) shows at the next full pass; a host copy still moving (not
+ * settled, made less than {@link STARTING_MS} ago) keeps the kind on full passes meanwhile. The
+ * host side is the kind's own host listing on a full path that wrote nothing, else one
+ * label-selected, paged LIST of the tenant's copies of the kind. A steady state writes nothing.
+ */
+import { runPool } from '../../common/index.js';
+import {
+  isClusterError,
+  type KindRef,
+  type KubeObject,
+  withRequestDeadline,
+} from '../../ports/index.js';
+import { workDeadline } from '../bounds/deadlines.js';
+import type { PassContext } from '../context/pass-context.js';
+import { PassError } from '../errors.js';
+import { listEveryPage } from '../listing/every-page.js';
+import { Labels, MANAGED_BY_VALUE } from '../names/metadata.js';
+import { sourceKey } from '../names/provenance.js';
+import { ourCopySource } from '../names/reverse-mapping.js';
+import type { CompiledKindRule } from '../policy/scope.js';
+import type { KindTurn } from './kind-module.js';
+import { type StatusBackRule, statusBackPatch } from './status-patch.js';
+
+/**
+ * How long a host copy that is still moving (a Pod not yet Ready, a claim not yet bound) keeps its
+ * kind on full passes: long enough to start (image pulls included), short enough that one that
+ * never settles (an unschedulable Pod) costs full listings only for a while, then waits for the
+ * next full pass like any host-only change.
+ */
+export const STARTING_MS = 10 * 60_000;
+
+/** The labels of every host copy of `kind` the tenant has (what a copies LIST selects by). */
+function copyLabels(tenant: string, kind: string): Record<string, string> {
+  return { [Labels.ManagedBy]: MANAGED_BY_VALUE, [Labels.Tenant]: tenant, [Labels.Kind]: kind };
+}
+
+/** The label selector of {@link copyLabels}: every host copy of `kind` the tenant has. */
+export function copySelector(tenant: string, kind: string): string {
+  return Object.entries(copyLabels(tenant, kind))
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+}
+
+/**
+ * The tenant's copies of `rule`'s kind among a listing of the host namespace (the kind's own, on
+ * a full path): what {@link listHostCopies} would have read, without reading it again.
+ */
+export function ownCopies(
+  ctx: PassContext,
+  rule: KindRef,
+  hostObjects: readonly KubeObject[],
+): KubeObject[] {
+  const wanted = Object.entries(copyLabels(ctx.scope.tenant, rule.kind));
+  return hostObjects.filter((o) =>
+    wanted.every(([key, value]) => o.metadata.labels?.[key] === value),
+  );
+}
+
+/**
+ * Every host copy of `rule`'s kind the tenant has (by the engine's labels), page by page;
+ * `undefined` when they could not be listed (an error of the kind, `what` says what waits) or the
+ * pass is stopped.
+ */
+export async function listHostCopies(
+  ctx: PassContext,
+  rule: KindRef,
+  what: string,
+): Promise<KubeObject[] | undefined> {
+  const { hostApi, hostNamespace, bounds, tenant } = ctx.scope;
+  if (bounds.isStopped()) return undefined;
+  const labelSelector = copySelector(tenant, rule.kind);
+  try {
+    return await withRequestDeadline(workDeadline(bounds.budget), () =>
+      listEveryPage(hostApi, rule, bounds.budget.pageSize, {
+        namespace: hostNamespace,
+        labelSelector,
+      }),
+    );
+  } catch (error) {
+    if (error instanceof PassError) throw error;
+    ctx.ledger.errors.listingFailed(rule, 'host', error, what);
+    return undefined;
+  }
+}
+
+/** What one tenant object needs: its host cluster IP recorded (an update), its status, or both. */
+interface Due {
+  host: KubeObject;
+  tenant: KubeObject;
+  update?: KubeObject;
+  patch?: Record<string, unknown>;
+}
+
+/** The tenant objects of one kind the pass read, and their status written back from the host. */
+export class StatusBack {
+  private readonly seen = new Map<string, KubeObject>();
+  /** Host copies still moving: the caller makes the kind's next pass full. */
+  unsettled = 0;
+
+  constructor(
+    private readonly ctx: PassContext,
+    private readonly rule: KindRef,
+    private readonly statusRule: StatusBackRule,
+  ) {}
+
+  /** Takes note of a tenant object the kind took in (what it shows now). */
+  readonly note = (object: KubeObject): void => {
+    if (object.metadata.deletionTimestamp) return;
+    const { namespace, name } = object.metadata;
+    this.seen.set(sourceKey(namespace ?? '', name), object);
+  };
+
+  /** Whether any tenant object was taken in (and can be written). */
+  get pending(): boolean {
+    return this.seen.size > 0;
+  }
+
+  /**
+   * Writes back the status of every noted tenant object whose host copy in `copies` (every host
+   * copy of the kind the tenant has) shows another. A failed write is an error of that object.
+   */
+  async write(copies: readonly KubeObject[]): Promise<void> {
+    const { bounds, tenant, clock } = this.ctx.scope;
+    const due: Due[] = [];
+    for (const host of copies) {
+      const source = ourCopySource(host, { tenant, kind: this.rule.kind });
+      if (!source || host.metadata.deletionTimestamp) continue;
+      const object = this.seen.get(sourceKey(source.virtualNamespace, source.virtualName));
+      // A copy of an earlier tenant object of the name: its status is not this one's.
+      if (!object || (source.virtualUid && source.virtualUid !== object.metadata.uid)) continue;
+      const patch = statusBackPatch(this.statusRule, host, object);
+      const update = this.statusRule.recordOnTenant?.(host, object);
+      if (patch || update) {
+        due.push({
+          host,
+          tenant: object,
+          ...(patch ? { patch } : {}),
+          ...(update ? { update } : {}),
+        });
+      }
+      const created = Date.parse(String(host.metadata.creationTimestamp ?? ''));
+      const young = Number.isFinite(created) && clock.now() - created < STARTING_MS;
+      if (young && !this.statusRule.settled(host)) this.unsettled += 1;
+    }
+    await runPool(
+      due,
+      bounds.budget.concurrency,
+      async (item) => {
+        // The annotation first, carrying the resourceVersion it was read at; then the status,
+        // which needs none.
+        if (item.update && bounds.reserveWrite()) await this.send(item, item.update);
+        if (item.patch && bounds.reserveWrite()) await this.send(item, item.patch);
+      },
+      () => bounds.isStopped(),
+    );
+  }
+
+  private async send(item: Due, write: KubeObject | Record<string, unknown>): Promise<void> {
+    const { tenantApi, hostNamespace } = this.ctx.scope;
+    const { namespace = '', name } = item.tenant.metadata;
+    try {
+      if (write === item.update) await tenantApi.update(item.update);
+      else await tenantApi.patchStatus(this.rule, namespace, name, write);
+    } catch (error) {
+      if (error instanceof PassError) throw error;
+      // Deleted since it was read, or changed (the next pass reads it anew and writes again).
+      if (isClusterError(error, 'NotFound') || isClusterError(error, 'Conflict')) return;
+      this.ctx.ledger.errors.add(
+        this.rule,
+        error,
+        { namespace, name },
+        { namespace: hostNamespace, name: item.host.metadata.name },
+      );
+    }
+  }
+}
+
+/**
+ * The turn of a kind whose status comes back: the path tells it the tenant objects it read (and a
+ * full path its host listing); after the path, the status of those tenant objects. A status write
+ * left undone, or a host copy still moving, is found again only by a listing: the kind's next pass
+ * is then full.
+ */
+export function statusBackTurn(
+  ctx: PassContext,
+  compiled: CompiledKindRule,
+  statusRule: StatusBackRule,
+): KindTurn {
+  const { rule } = compiled;
+  const status = new StatusBack(ctx, rule, statusRule);
+  let listed: readonly KubeObject[] | undefined;
+  return {
+    observe: status.note,
+    listedHost: (hostObjects) => {
+      listed = hostObjects;
+    },
+    async afterKind({ wrote }) {
+      if (!status.pending) return;
+      const errors = ctx.ledger.errors.errors.length;
+      // A full path's host listing, when the kind wrote nothing since, is what a listing shows.
+      const current = listed !== undefined && !wrote ? ownCopies(ctx, rule, listed) : undefined;
+      const copies = current ?? (await listHostCopies(ctx, rule, 'its status back waits'));
+      if (copies !== undefined) await status.write(copies);
+      if (
+        copies === undefined ||
+        status.unsettled > 0 ||
+        ctx.ledger.errors.errors.length !== errors
+      )
+        ctx.memory.resume.clear(rule);
+    },
+  };
+}
