@@ -89,3 +89,22 @@ export class TenantClusterIsHostError extends PassError {
     this.evidence = evidence;
   }
 }
+
+/** What a step's request came to: its answer, or the failure that is the step's to decide on. */
+export type Attempted<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/**
+ * Sends one request of a step and contains its failure. A pass-level failure (a
+ * {@link PassError}: another pass holds the tenant's lease, a cluster stopped answering) aborts
+ * the pass, so it goes on up; any other failure is returned for the step to decide on (an error of
+ * that object, a Skip, or nothing for a NotFound or Conflict that the next pass reads anew). The one
+ * place a step's request failure is told from a pass's.
+ */
+export async function attempt<T>(send: () => Promise<T>): Promise<Attempted<T>> {
+  try {
+    return { ok: true, value: await send() };
+  } catch (error) {
+    if (error instanceof PassError) throw error;
+    return { ok: false, error };
+  }
+}

@@ -11,15 +11,10 @@
  * listing leaves the kind for the next pass (no deletes from an incomplete view); a failed write
  * is that class's error in the pass result.
  */
-import {
-  type ClusterApi,
-  isClusterError,
-  type KindRef,
-  type KubeObject,
-  type ObjectRef,
-} from '../../ports/index.js';
+import type { ClusterApi, KindRef, KubeObject } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
-import { PassError } from '../errors.js';
+import { TenantCopyWriter } from '../context/tenant-copies.js';
+import { attempt } from '../errors.js';
 import { listEveryPage } from '../listing/every-page.js';
 import { deleteAsRead } from '../names/preconditions.js';
 import {
@@ -38,11 +33,6 @@ function listClasses(ctx: PassContext, api: ClusterApi, kind: KindRef) {
   return listEveryPage(api, kind, ctx.scope.bounds.budget.pageSize);
 }
 
-/** A class's Decision refs: cluster-scoped on both sides, the same name. */
-function refs(name: string): { tenantRef: ObjectRef; hostRef: ObjectRef } {
-  return { tenantRef: { namespace: '', name }, hostRef: { namespace: '', name } };
-}
-
 /** The class copies of one kind, as one pass sees them. */
 class ClassKind {
   /** Whether every copy that should go is gone (the kind may then be forgotten). */
@@ -53,84 +43,50 @@ class ClassKind {
     private readonly tenantApi: ClusterApi,
     private readonly kind: KindRef,
     private readonly field: HostClassField,
-  ) {}
+  ) {
+    this.writer = new TenantCopyWriter(ctx, kind, 'tenant class');
+  }
+
+  private readonly writer: TenantCopyWriter;
 
   private get where(): string {
     return `spec.fromHost.${this.field}`;
   }
 
-  private decide(
-    action: 'Create' | 'Update' | 'Delete' | 'Skip',
-    name: string,
-    reason: string,
-    extra: { error?: unknown; alreadyGone?: true } = {},
-  ): void {
-    this.ctx.ledger.decide({ action, rule: this.kind, ...refs(name), reason, ...extra });
+  private decide(...args: Parameters<TenantCopyWriter['decide']>): void {
+    this.writer.decide(...args);
   }
 
-  /** Runs one write; a failure is the Decision's error, never the pass's end. */
-  private async write(
-    action: 'Create' | 'Update' | 'Delete',
-    name: string,
-    reason: string,
-    request: () => Promise<unknown>,
-  ): Promise<boolean> {
-    try {
-      await request();
-      this.decide(action, name, reason);
-      return true;
-    } catch (error) {
-      if (error instanceof PassError) throw error;
-      if (action === 'Delete' && isClusterError(error, 'NotFound')) {
-        this.decide(action, name, reason, { alreadyGone: true });
-        return true;
-      }
-      if (action === 'Delete' && isClusterError(error, 'Conflict')) {
-        this.clean = false;
-        this.decide(
-          'Skip',
-          name,
-          `${reason}, but the tenant class changed after it was listed: the next pass decides again`,
-        );
-        return false;
-      }
-      if (action === 'Delete') this.clean = false;
-      this.decide(action, name, reason, { error });
-      return false;
-    }
+  /** Runs one write; true when it is done (a delete: the copy is gone). */
+  private async write(...args: Parameters<TenantCopyWriter['write']>): Promise<boolean> {
+    const [action] = args;
+    const written = await this.writer.write(...args);
+    // A copy that should go and is still there keeps the kind from being forgotten.
+    if (written === 'changed' || (written === 'failed' && action === 'Delete')) this.clean = false;
+    return written === 'written' || written === 'gone';
+  }
+
+  private listingFailed(side: 'host' | 'tenant', error: unknown): void {
+    this.ctx.ledger.errors.listingFailed(
+      this.kind,
+      side,
+      error,
+      'its tenant copies wait for the next pass',
+    );
+    this.clean = false;
   }
 
   /** Converges the kind: copies for the selected host classes, deletes for the rest of ours. */
   async sync(selection: CompiledSelection | undefined): Promise<void> {
     const { ctx, kind, tenantApi } = this;
-    let hostClasses: KubeObject[] = [];
-    let tenantClasses: KubeObject[];
-    try {
-      if (selection) hostClasses = await listClasses(ctx, ctx.scope.hostApi, kind);
-    } catch (error) {
-      if (error instanceof PassError) throw error;
-      ctx.ledger.errors.listingFailed(
-        kind,
-        'host',
-        error,
-        'its tenant copies wait for the next pass',
-      );
-      this.clean = false;
-      return;
-    }
-    try {
-      tenantClasses = await listClasses(ctx, tenantApi, kind);
-    } catch (error) {
-      if (error instanceof PassError) throw error;
-      ctx.ledger.errors.listingFailed(
-        kind,
-        'tenant',
-        error,
-        'its tenant copies wait for the next pass',
-      );
-      this.clean = false;
-      return;
-    }
+    const host = await attempt(async () =>
+      selection ? await listClasses(ctx, ctx.scope.hostApi, kind) : [],
+    );
+    if (!host.ok) return this.listingFailed('host', host.error);
+    const tenant = await attempt(() => listClasses(ctx, tenantApi, kind));
+    if (!tenant.ok) return this.listingFailed('tenant', tenant.error);
+    const hostClasses = host.value;
+    const tenantClasses = tenant.value;
     const inTenant = new Map(tenantClasses.map((c) => [c.metadata.name, c]));
     const onHost = new Map(hostClasses.map((c) => [c.metadata.name, c]));
     const wanted = new Set<string>();

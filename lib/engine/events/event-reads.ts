@@ -17,7 +17,7 @@ import {
 import { workDeadline } from '../bounds/deadlines.js';
 import type { PassContext } from '../context/pass-context.js';
 import { readKey } from '../context/read-ahead.js';
-import { PassError } from '../errors.js';
+import { attempt } from '../errors.js';
 import { EVENTS_BACK_KINDS } from '../kinds/registry.js';
 import { copySelector } from '../kinds/status-back.js';
 import { listEveryPage } from '../listing/every-page.js';
@@ -45,13 +45,10 @@ async function listed(
   side: ClusterRole,
   read: () => Promise<KubeObject[]>,
 ): Promise<KubeObject[] | undefined> {
-  try {
-    return await read();
-  } catch (error) {
-    if (error instanceof PassError) throw error;
-    ctx.ledger.errors.listingFailed(kind, side, error, 'host Events wait for the next pass');
-    return undefined;
-  }
+  const done = await attempt(read);
+  if (done.ok) return done.value;
+  ctx.ledger.errors.listingFailed(kind, side, done.error, 'host Events wait for the next pass');
+  return undefined;
 }
 
 /**

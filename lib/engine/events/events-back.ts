@@ -24,7 +24,7 @@ import {
   type ObjectRef,
 } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
-import { PassError } from '../errors.js';
+import { attempt } from '../errors.js';
 import { EventBackKeys } from '../names/metadata.js';
 import { ourCopySource, type TenantSource } from '../names/reverse-mapping.js';
 import {
@@ -170,16 +170,10 @@ class EventsBack {
     let uid = this.uids.get(key);
     if (!uid) {
       const { ctx, tenantApi } = this;
-      uid = tenantObjectUid(
-        ctx,
-        tenantApi,
-        rule,
-        source.virtualNamespace,
-        source.virtualName,
-      ).catch((error: unknown) => {
-        if (error instanceof PassError) throw error;
-        const tenantRef = { namespace: source.virtualNamespace, name: source.virtualName };
-        ctx.ledger.errors.add(rule, error, tenantRef);
+      const { virtualNamespace: namespace, virtualName: name } = source;
+      uid = attempt(() => tenantObjectUid(ctx, tenantApi, rule, namespace, name)).then((read) => {
+        if (read.ok) return read.value;
+        ctx.ledger.errors.add(rule, read.error, { namespace, name });
         return undefined;
       });
       this.uids.set(key, uid);
@@ -230,25 +224,22 @@ class EventsBack {
     reason: string,
     request: () => Promise<unknown>,
   ): Promise<void> {
-    try {
-      await request();
-      this.decide(due, action, reason);
-    } catch (error) {
-      if (error instanceof PassError) throw error;
-      // The tenant Event expired (its TTL) since it was listed: the next pass copies it anew.
-      if (action === 'Update' && isClusterError(error, 'NotFound')) return;
-      // A racing pass made it (the next pass finds it among the copies), or the tenant holds the
-      // name with an Event of its own, which is never overwritten.
-      if (action === 'Create' && isClusterError(error, 'AlreadyExists')) {
-        this.decide(
-          due,
-          'Skip',
-          `${reason}, but a tenant Event of its name exists already (a concurrent pass's copy, or an Event the engine did not make, which is left untouched)`,
-        );
-        return;
-      }
-      this.decide(due, action, reason, error);
+    const sent = await attempt(request);
+    if (sent.ok) return this.decide(due, action, reason);
+    const { error } = sent;
+    // The tenant Event expired (its TTL) since it was listed: the next pass copies it anew.
+    if (action === 'Update' && isClusterError(error, 'NotFound')) return;
+    // A racing pass made it (the next pass finds it among the copies), or the tenant holds the
+    // name with an Event of its own, which is never overwritten.
+    if (action === 'Create' && isClusterError(error, 'AlreadyExists')) {
+      this.decide(
+        due,
+        'Skip',
+        `${reason}, but a tenant Event of its name exists already (a concurrent pass's copy, or an Event the engine did not make, which is left untouched)`,
+      );
+      return;
     }
+    this.decide(due, action, reason, error);
   }
 
   /** Says that the per-pass cap held `held` Events back (one Skip, on the first of them). */

@@ -13,7 +13,7 @@ import { runPool } from '../../common/index.js';
 import { type ClusterApi, isClusterError, type KubeObject } from '../../ports/index.js';
 import { deleteAttempt, oldestFirst } from '../context/convergence.js';
 import type { PassContext } from '../context/pass-context.js';
-import { PassError } from '../errors.js';
+import { attempt } from '../errors.js';
 import { deleteAsRead } from '../names/preconditions.js';
 import { isOurCopy } from '../names/reverse-mapping.js';
 import type { KindRule } from '../policy/policy.js';
@@ -56,21 +56,17 @@ async function deleteOne(ctx: PassContext, rule: KindRule, candidate: GcCandidat
     name: candidate.object.metadata.name,
   };
   // A delete the host keeps refusing backs off instead of spending the budget every pass.
-  const attempt = deleteAttempt(ctx, rule, candidate.object, { tenantRef, hostRef });
-  if (!attempt || !ctx.scope.bounds.reserveWrite()) return;
-  let failure: unknown;
-  let gone = false;
-  try {
-    gone = (await deleteCandidate(ctx.scope.hostApi, candidate)) === 'already-gone';
-  } catch (error) {
-    if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
-    failure = error;
-  }
+  const retry = deleteAttempt(ctx, rule, candidate.object, { tenantRef, hostRef });
+  if (!retry || !ctx.scope.bounds.reserveWrite()) return;
+  // A pass-level failure (another pass holds the tenant's lease) goes on up.
+  const deleted = await attempt(() => deleteCandidate(ctx.scope.hostApi, candidate));
+  const failure = deleted.ok ? undefined : deleted.error;
+  const gone = deleted.ok && deleted.value === 'already-gone';
   if (isClusterError(failure, 'Conflict')) {
     // 409 on the uid + resourceVersion precondition: the copy changed after it was listed (an
     // operator adopted it, another pass updated it). Never retried blind: the next pass re-lists
     // it and decides again from what it then is.
-    attempt.done(undefined);
+    retry.done(undefined);
     ctx.ledger.decide({
       action: 'Skip',
       rule: rule,
@@ -80,7 +76,7 @@ async function deleteOne(ctx: PassContext, rule: KindRule, candidate: GcCandidat
     });
     return;
   }
-  attempt.done(failure);
+  retry.done(failure);
   const reason = gone ? `${candidate.reason}; the host copy was already gone` : candidate.reason;
   ctx.ledger.decide({
     action: 'Delete',

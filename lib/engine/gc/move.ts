@@ -7,7 +7,7 @@
  */
 import type { KindRef, KubeObject } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
-import { PassError } from '../errors.js';
+import { attempt } from '../errors.js';
 import { listHostObjects } from '../listing/host-listing.js';
 import { sourceKey } from '../names/provenance.js';
 import { isOurCopy, ourCopySource } from '../names/reverse-mapping.js';
@@ -28,17 +28,14 @@ export async function moveHold(ctx: PassContext, kind: KindRef): Promise<MoveHol
   const namespace = ctx.scope.hostNamespace;
   const owner = { tenant: ctx.scope.tenant, kind: kind.kind };
   let replaced: Set<string> | undefined;
-  try {
-    const objects = await listHostObjects(ctx.scope, kind, namespace);
-    if (objects) {
-      replaced = new Set(
-        objects
-          .filter((o) => isOurCopy(o, owner) && !o.metadata.deletionTimestamp)
-          .map((o) => o.metadata.name),
-      );
-    }
-  } catch (error) {
-    if (error instanceof PassError) throw error; // another pass holds the lease
+  // A failed listing leaves nothing known replaced (a pass-level failure goes on up).
+  const listed = await attempt(() => listHostObjects(ctx.scope, kind, namespace));
+  if (listed.ok && listed.value) {
+    replaced = new Set(
+      listed.value
+        .filter((o) => isOurCopy(o, owner) && !o.metadata.deletionTimestamp)
+        .map((o) => o.metadata.name),
+    );
   }
   const wanted = ctx.ledger.wantedSources(kind);
   return {

@@ -5,10 +5,10 @@
  * (with uid and resourceVersion preconditions) and explained, never held by the mass-delete guard.
  */
 import { plural, runPool } from '../../common/index.js';
-import { isClusterError, type KindRef, type KubeObject } from '../../ports/index.js';
+import { isClusterError, type KindRef } from '../../ports/index.js';
 import { errorText } from '../context/error-text.js';
 import type { PassContext } from '../context/pass-context.js';
-import { PassError } from '../errors.js';
+import { attempt } from '../errors.js';
 import { listHostObjects } from '../listing/host-listing.js';
 import { Labels, MANAGED_BY_VALUE } from '../names/metadata.js';
 import { deleteAsRead } from '../names/preconditions.js';
@@ -40,11 +40,9 @@ export async function retireCopies(
   /** Copies to keep for now (a move keeps a copy until the new namespace has its own). */
   hold?: MoveHold,
 ): Promise<RetireResult> {
-  let objects: KubeObject[] | undefined;
-  try {
-    objects = await listHostObjects(ctx.scope, kind, namespace);
-  } catch (error) {
-    if (error instanceof PassError) throw error; // another pass holds the lease
+  const listed = await attempt(() => listHostObjects(ctx.scope, kind, namespace));
+  if (!listed.ok) {
+    const { error } = listed;
     if (isClusterError(error, 'NotFound')) return { clean: true, left: 0 };
     ctx.ledger.errors.add(kind, new Error(retireHint(ctx, kind, namespace, error)));
     ctx.ledger.errors.kindIncomplete(
@@ -53,6 +51,7 @@ export async function retireCopies(
     );
     return { clean: false, left: 1 };
   }
+  const objects = listed.value;
   if (!objects) return { clean: false, left: 1 };
   const owner = { tenant: ctx.scope.tenant, kind: kind.kind };
   const ours = objects.filter((o) => o.metadata.uid && isOurCopy(o, owner));
@@ -83,12 +82,10 @@ export async function retireCopies(
       const tenantRef = { namespace: ref?.virtualNamespace ?? '', name: ref?.virtualName ?? '' };
       const hostRef = { namespace, name: copy.metadata.name };
       let failure: unknown;
-      let gone = false;
-      try {
-        await deleteAsRead(ctx.scope.hostApi, kind, copy, namespace);
-      } catch (error) {
-        if (error instanceof PassError) throw error; // e.g. another pass holds the lease
-        gone = isClusterError(error, 'NotFound');
+      const deleted = await attempt(() => deleteAsRead(ctx.scope.hostApi, kind, copy, namespace));
+      const gone = !deleted.ok && isClusterError(deleted.error, 'NotFound');
+      if (!deleted.ok) {
+        const { error } = deleted;
         if (!gone) {
           failure = isClusterError(error, 'Forbidden')
             ? new Error(retireHint(ctx, kind, namespace, error))

@@ -15,7 +15,7 @@ import type { KindRef, KubeObject, ObjectRef } from '../../ports/index.js';
 import type { RetryKey } from '../bounds/retry-backoff.js';
 import { forgetGone, recordBackingOff, remembers } from '../context/convergence.js';
 import type { PassContext } from '../context/pass-context.js';
-import { PassError } from '../errors.js';
+import { attempt } from '../errors.js';
 import { writeTraits } from '../kinds/registry.js';
 import { observedForApply, observedView } from '../listing/host-view.js';
 import { type ApplyOutcome, applyObject, planApply } from '../object/apply.js';
@@ -213,8 +213,8 @@ export class KindWriter {
       reserveWrite: (count?: number) => ctx.scope.bounds.reserveWrite(count),
       traits: this.traits,
     };
-    try {
-      // Inside the try: the retry check digests the object and the plan compares it, and either
+    const done = await attempt(async () => {
+      // Inside the attempt: the retry check digests the object and the plan compares it, and either
       // may throw for this object alone (JsonDepthError).
       const check = this.check(item);
       if (!check.due) {
@@ -239,12 +239,11 @@ export class KindWriter {
         ? { result: 'decided', action: 'Skip', reason: missing }
         : await applyObject(applyContext, desired, current, source, hints);
       this.record(item, outcome, refs);
-    } catch (error) {
-      if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
-      // A read (the race re-read, the whole copy) or a plan that cannot be made: the object stays
-      // undecided, an error of its own, and the next pass retries it.
-      ctx.ledger.errors.add(kind, error, refs.tenantRef, refs.hostRef);
-    }
+    });
+    // A read (the race re-read, the whole copy) or a plan that cannot be made: the object stays
+    // undecided, an error of its own, and the next pass retries it. A pass-level failure (another
+    // pass holds the tenant's lease) goes on up.
+    if (!done.ok) ctx.ledger.errors.add(kind, done.error, refs.tenantRef, refs.hostRef);
   }
 
   /** Records the Decisions of an outcome, and what the retry memory learns from it. */

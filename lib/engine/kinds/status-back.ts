@@ -14,15 +14,11 @@
  * label-selected, paged LIST of the tenant's copies of the kind. A steady state writes nothing.
  */
 import { runPool } from '../../common/index.js';
-import {
-  isClusterError,
-  type KindRef,
-  type KubeObject,
-  withRequestDeadline,
-} from '../../ports/index.js';
+import { type KindRef, type KubeObject, withRequestDeadline } from '../../ports/index.js';
 import { workDeadline } from '../bounds/deadlines.js';
 import type { PassContext } from '../context/pass-context.js';
-import { PassError } from '../errors.js';
+import { stepWrite } from '../context/step-write.js';
+import { attempt } from '../errors.js';
 import { listEveryPage } from '../listing/every-page.js';
 import { Labels, MANAGED_BY_VALUE } from '../names/metadata.js';
 import { sourceKey } from '../names/provenance.js';
@@ -79,18 +75,17 @@ export async function listHostCopies(
   const { hostApi, hostNamespace, bounds, tenant } = ctx.scope;
   if (bounds.isStopped()) return undefined;
   const labelSelector = copySelector(tenant, rule.kind);
-  try {
-    return await withRequestDeadline(workDeadline(bounds.budget), () =>
+  const listed = await attempt(() =>
+    withRequestDeadline(workDeadline(bounds.budget), () =>
       listEveryPage(hostApi, rule, bounds.budget.pageSize, {
         namespace: hostNamespace,
         labelSelector,
       }),
-    );
-  } catch (error) {
-    if (error instanceof PassError) throw error;
-    ctx.ledger.errors.listingFailed(rule, 'host', error, what);
-    return undefined;
-  }
+    ),
+  );
+  if (listed.ok) return listed.value;
+  ctx.ledger.errors.listingFailed(rule, 'host', listed.error, what);
+  return undefined;
 }
 
 /** What one tenant object needs: its host cluster IP recorded (an update), its status, or both. */
@@ -158,8 +153,8 @@ export class StatusBack {
       async (item) => {
         // The annotation first, carrying the resourceVersion it was read at; then the status,
         // which needs none.
-        if (item.update && bounds.reserveWrite()) await this.send(item, item.update);
-        if (item.patch && bounds.reserveWrite()) await this.send(item, item.patch);
+        if (item.update) await this.send(item, item.update);
+        if (item.patch) await this.send(item, item.patch);
       },
       () => bounds.isStopped(),
     );
@@ -168,20 +163,17 @@ export class StatusBack {
   private async send(item: Due, write: KubeObject | Record<string, unknown>): Promise<void> {
     const { tenantApi, hostNamespace } = this.ctx.scope;
     const { namespace = '', name } = item.tenant.metadata;
-    try {
-      if (write === item.update) await tenantApi.update(item.update);
-      else await tenantApi.patchStatus(this.rule, namespace, name, write);
-    } catch (error) {
-      if (error instanceof PassError) throw error;
+    await stepWrite(this.ctx, {
+      rule: this.rule,
+      tenantRef: { namespace, name },
+      hostRef: { namespace: hostNamespace, name: item.host.metadata.name },
+      send: () =>
+        write === item.update
+          ? tenantApi.update(item.update)
+          : tenantApi.patchStatus(this.rule, namespace, name, write),
       // Deleted since it was read, or changed (the next pass reads it anew and writes again).
-      if (isClusterError(error, 'NotFound') || isClusterError(error, 'Conflict')) return;
-      this.ctx.ledger.errors.add(
-        this.rule,
-        error,
-        { namespace, name },
-        { namespace: hostNamespace, name: item.host.metadata.name },
-      );
-    }
+      changedMeanwhile: ['NotFound', 'Conflict'],
+    });
   }
 }
 

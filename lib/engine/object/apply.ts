@@ -7,7 +7,7 @@
  */
 import { isRecord } from '../../common/index.js';
 import { type ClusterApi, isClusterError, type KubeObject } from '../../ports/index.js';
-import { PassError } from '../errors.js';
+import { attempt } from '../errors.js';
 import { deleteAsRead } from '../names/preconditions.js';
 import { describeOccupant, provenance } from '../names/provenance.js';
 import type { TenantSource } from '../names/reverse-mapping.js';
@@ -147,14 +147,9 @@ async function write(
   writes = 1,
 ): Promise<ApplyOutcome> {
   if (!ctx.reserveWrite(writes)) return { result: 'deferred' };
-  let stored: unknown;
-  try {
-    stored = await send();
-  } catch (error) {
-    if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
-    return { result: 'decided', action, reason, error };
-  }
-  return settledBy(stored, desired, ctx.traits)
+  const sent = await attempt(send); // a pass-level failure (the lease refused) goes on up
+  if (!sent.ok) return { result: 'decided', action, reason, error: sent.error };
+  return settledBy(sent.value, desired, ctx.traits)
     ? { result: 'decided', action, reason }
     : { result: 'decided', action, reason, unsettled: true };
 }

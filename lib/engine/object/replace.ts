@@ -6,7 +6,7 @@
  */
 import { isRecord, jsonEqual } from '../../common/index.js';
 import { ClusterError, isClusterError, type KubeObject } from '../../ports/index.js';
-import { PassError } from '../errors.js';
+import { attempt } from '../errors.js';
 import { Annotations } from '../names/metadata.js';
 import { resourceKey } from '../names/resource-key.js';
 import type { TenantSource } from '../names/reverse-mapping.js';
@@ -106,18 +106,13 @@ export async function replaceCopy(
     deleted.error = new ClusterError('Invalid', 'the host copy has no uid to delete it safely');
     return { deleted };
   }
-  try {
-    await ctx.delete(observed);
-  } catch (error) {
-    if (error instanceof PassError) throw error; // e.g. another pass holds the tenant's lease
-    if (!isClusterError(error, 'NotFound')) return { deleted: { ...deleted, error } };
+  // A pass-level failure (another pass holds the tenant's lease) goes on up (`attempt`).
+  const removed = await attempt(() => ctx.delete(observed));
+  if (!removed.ok) {
+    if (!isClusterError(removed.error, 'NotFound'))
+      return { deleted: { ...deleted, error: removed.error } };
     deleted.alreadyGone = true;
   }
-  try {
-    await ctx.create();
-    return { deleted, created };
-  } catch (error) {
-    if (error instanceof PassError) throw error;
-    return { deleted, created: { ...created, error } };
-  }
+  const made = await attempt(() => ctx.create());
+  return made.ok ? { deleted, created } : { deleted, created: { ...created, error: made.error } };
 }

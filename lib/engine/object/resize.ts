@@ -4,7 +4,6 @@
  * update does. A host that cannot resize in place is the Pod's error, in words that say what to do.
  */
 import { type ClusterApi, ClusterError, type KubeObject } from '../../ports/index.js';
-import { PassError } from '../errors.js';
 
 /**
  * The in-place resize of a Pod's resources, then its update (on the resized resourceVersion, so
@@ -28,7 +27,8 @@ export async function resizeThenUpdate(
   try {
     resized = await hostApi.resize(resize);
   } catch (error) {
-    if (error instanceof PassError || !(error instanceof ClusterError)) throw error;
+    // Anything but the host's answer (a pass-level failure included) goes on up as it is.
+    if (!(error instanceof ClusterError)) throw error;
     const unsupported = error.reason === 'NotFound' || error.status === 405;
     const why = unsupported
       ? 'the host does not support in-place resize (pods/resize)'

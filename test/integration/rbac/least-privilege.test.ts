@@ -50,6 +50,7 @@ const ENDPOINT_SLICE: KindRef = { apiVersion: 'discovery.k8s.io/v1', kind: 'Endp
 const CLAIM: KindRef = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' };
 const INGRESS: KindRef = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' };
 const NETWORK_POLICY: KindRef = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' };
+const PDB: KindRef = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' };
 const NODE: KindRef = { apiVersion: 'v1', kind: 'Node' };
 const CLUSTER_ROLE: KindRef = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' };
 const CLUSTER_ROLE_BINDING: KindRef = {
@@ -369,12 +370,71 @@ const WORKLOAD_KINDS: readonly KindRef[] = [
   INGRESS,
   NETWORK_POLICY,
   SERVICE_ACCOUNT,
+  PDB,
 ];
+
+/** The RBAC resource of each workload kind (its API group is the kind's). */
+const WORKLOAD_RESOURCES: Readonly<Record<string, string>> = {
+  Pod: 'pods',
+  Service: 'services',
+  EndpointSlice: 'endpointslices',
+  PersistentVolumeClaim: 'persistentvolumeclaims',
+  Ingress: 'ingresses',
+  NetworkPolicy: 'networkpolicies',
+  ServiceAccount: 'serviceaccounts',
+  PodDisruptionBudget: 'poddisruptionbudgets',
+};
+
+/** Every verb RBAC knows for a resource. */
+const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+
+interface ResourceAttributes {
+  group: string;
+  resource: string;
+  subresource?: string;
+  /** Absent: in every namespace (a cluster-wide request). */
+  namespace?: string;
+}
+
+/** The RBAC attributes of a kind's resource (`kind` is in {@link WORKLOAD_RESOURCES}). */
+function resourceOf(kind: KindRef): ResourceAttributes {
+  const resource = WORKLOAD_RESOURCES[kind.kind];
+  if (!resource) throw new Error(`no RBAC resource for ${kind.kind}`);
+  const group = kind.apiVersion.includes('/') ? (kind.apiVersion.split('/')[0] as string) : '';
+  return { group, resource };
+}
+
+/**
+ * The verbs `user` holds on a resource, as the apiserver's authorizer answers them (a
+ * SubjectAccessReview per verb, asked with admin credentials): what the manifests grant, exactly.
+ */
+async function grantedVerbs(
+  api: KubeClusterApi,
+  user: string,
+  attributes: ResourceAttributes,
+): Promise<string[]> {
+  const answers = await Promise.all(
+    VERBS.map(async (verb) => {
+      const review = await api.create({
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        metadata: { name: '' },
+        spec: {
+          user,
+          groups: ['system:authenticated'],
+          resourceAttributes: { ...attributes, verb },
+        },
+      });
+      return (review.status as { allowed?: boolean } | undefined)?.allowed === true;
+    }),
+  );
+  return VERBS.filter((_, i) => answers[i]);
+}
 
 /**
  * One tenant object of each workload kind beyond Pods and selector Services: a selector-less
  * Service with its hand-written EndpointSlice, a claim, an Ingress (to that Service, TLS from a
- * synced Secret), a NetworkPolicy and a ServiceAccount.
+ * synced Secret), a NetworkPolicy, a ServiceAccount and a PodDisruptionBudget (over the Pod).
  */
 async function seedWorkloadKinds(
   object: (kind: KindRef, name: string, body: Record<string, unknown>) => KubeObject,
@@ -406,12 +466,16 @@ async function seedWorkloadKinds(
     }),
   );
   await admin.tenant.create(object(SERVICE_ACCOUNT, 'runner', {}));
+  await admin.tenant.create(
+    object(PDB, 'web', { spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } } }),
+  );
 }
 
 /**
  * The opt-in workload manifests (host-workloads.yaml, tenant-workloads.yaml) on top of the
  * defaults, for a tenant of its own that syncs every workload kind (Pods, Services, EndpointSlices
- * of a selector-less Service, claims, Ingresses, NetworkPolicies, ServiceAccounts) next to
+ * of a selector-less Service, claims, Ingresses, NetworkPolicies, ServiceAccounts,
+ * PodDisruptionBudgets) next to
  * ConfigMaps and Secrets, and gets a copy of one host class of each kind (`spec.fromHost`), on a
  * full and then a resumed path. Runs last:
  * tenant-workloads.yaml widens the shared tenant identity (`tenantplane-sync`), so the bounds of
@@ -460,6 +524,7 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
           INGRESS,
           NETWORK_POLICY,
           SERVICE_ACCOUNT,
+          PDB,
           CONFIGMAP,
           SECRET,
         ].map((k) => ({
@@ -559,6 +624,7 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
       'Create NetworkPolicy web',
       'Create PersistentVolumeClaim data',
       'Create Pod web',
+      'Create PodDisruptionBudget web',
       `Create PriorityClass ${W_TENANT}-pc`,
       `Create RuntimeClass ${W_TENANT}-rc`,
       // The Pod's tenant token (TokenRequest with `serviceaccounts/token` create on the tenant,
@@ -584,6 +650,7 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
       [INGRESS, 'web'],
       [NETWORK_POLICY, 'web'],
       [SERVICE_ACCOUNT, 'runner'],
+      [PDB, 'web'],
     ] as const) {
       const copy = await admin.host.get(kind, W_HOST_NS, hostName(name, W_VNS, W_TENANT));
       expect({ kind: kind.kind, copied: copy !== undefined }).toEqual({
@@ -591,6 +658,18 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
         copied: true,
       });
     }
+    // The budget's copy counts only this tenant's and virtual namespace's Pods.
+    const budget = await admin.host.get(PDB, W_HOST_NS, hostName('web', W_VNS, W_TENANT));
+    expect(budget?.spec).toEqual({
+      minAvailable: 1,
+      selector: {
+        matchLabels: {
+          app: 'web',
+          'tenantplane.io/tenant': W_TENANT,
+          'tenantplane.io/virtual-namespace': W_VNS,
+        },
+      },
+    });
     const tokenSecret = await admin.host.get(SECRET, W_HOST_NS, `${podName}.token`);
     expect(tokenSecret?.metadata.ownerReferences).toEqual([
       expect.objectContaining({ kind: 'Pod', name: podName }),
@@ -659,6 +738,8 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     await admin.tenant.update({ ...slice, endpoints: [{ addresses: ['10.0.0.2'] }] });
     const policy = (await admin.tenant.get(NETWORK_POLICY, W_VNS, 'web')) as KubeObject;
     await admin.tenant.update({ ...policy, spec: { podSelector: {}, policyTypes: ['Ingress'] } });
+    const budget = (await admin.tenant.get(PDB, W_VNS, 'web')) as KubeObject;
+    await admin.tenant.update({ ...budget, spec: { ...(budget.spec as object), minAvailable: 0 } });
     const run = await pass(W_TENANT, w);
     expect({ path: run.result.path, why: run.result.pathReason }).toEqual({
       path: 'resumed',
@@ -667,14 +748,27 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     expect(workloadLines(run.result)).toEqual([
       'Update EndpointSlice ext-1',
       'Update NetworkPolicy web',
+      'Update PodDisruptionBudget web',
     ]);
     await expectClean(run, W_TENANT);
+    const budgetCopy = await admin.host.get(PDB, W_HOST_NS, hostName('web', W_VNS, W_TENANT));
+    expect(budgetCopy?.spec).toMatchObject({ minAvailable: 0 });
 
     const steady = await pass(W_TENANT, w);
     expect(steady.result.path).toBe('resumed');
     expect(steady.result.errors).toEqual([]);
     expect(workloadLines(steady.result)).toEqual([]);
     expect(steady.result.requests.host.writes).toBe(0);
+  });
+
+  it('a tenant delete garbage-collects the PodDisruptionBudget copy (policy poddisruptionbudgets delete)', async () => {
+    const budget = (await admin.tenant.get(PDB, W_VNS, 'web')) as KubeObject;
+    await admin.tenant.delete(PDB, W_VNS, 'web', { uid: budget.metadata.uid as string });
+    const run = await pass(W_TENANT, w);
+    expect(run.result.path).toBe('resumed');
+    expect(workloadLines(run.result)).toEqual(['Delete PodDisruptionBudget web']);
+    await expectClean(run, W_TENANT);
+    expect(await admin.host.get(PDB, W_HOST_NS, hostName('web', W_VNS, W_TENANT))).toBeUndefined();
   });
 
   it('host Events about the copies come back to the tenant objects (tenant events list, create, update; host events list)', async () => {
@@ -799,6 +893,18 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     await expectForbidden('list an ungranted kind on the tenant', () =>
       w.tenant.list({ apiVersion: 'apps/v1', kind: 'Deployment' }),
     );
+    await expectForbidden('get a PodDisruptionBudget on the tenant', () =>
+      w.tenant.get(PDB, W_VNS, 'web'),
+    );
+    await expectForbidden('create a PodDisruptionBudget on the tenant', () =>
+      w.tenant.create(object(PDB, `rbac-probe-${RUN}`, { spec: { maxUnavailable: 1 } })),
+    );
+    await expectForbidden('list PodDisruptionBudgets in another tenant namespace', () =>
+      w.host.list(PDB, { namespace: OTHER_NS }),
+    );
+    await expectForbidden('list PodDisruptionBudgets cluster-wide on the host', () =>
+      w.host.list(PDB),
+    );
     // Classes: list and write in the tenant, only list on the host.
     const [storageClass] = CLASS_KINDS as [KindRef];
     await expectForbidden('get a StorageClass on the tenant', () =>
@@ -810,5 +916,45 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     await expectForbidden('create a StorageClass on the host', () =>
       w.host.create({ ...storageClass, metadata: { name: `rbac-probe-${RUN}` }, provisioner: 'x' }),
     );
+  });
+
+  it('each workload resource: exactly the verbs the engine uses, nothing more (SubjectAccessReview)', async () => {
+    // Tenant: list and watch, cluster-wide; the only writes are Pod endings and the cluster IP
+    // recorded on a Service. Host: the five verbs in its host namespace, nothing elsewhere.
+    const tenantExtra: Readonly<Record<string, string[]>> = {
+      pods: ['delete'],
+      services: ['update'],
+    };
+    const granted = async (kind: KindRef) => {
+      const attributes = resourceOf(kind);
+      const [tenant, host, other, cluster] = await Promise.all([
+        grantedVerbs(admin.tenant, 'tenantplane-sync', attributes),
+        grantedVerbs(admin.host, W_USER, { ...attributes, namespace: W_HOST_NS }),
+        grantedVerbs(admin.host, W_USER, { ...attributes, namespace: OTHER_NS }),
+        grantedVerbs(admin.host, W_USER, attributes),
+      ]);
+      return { resource: attributes.resource, tenant, host, other, cluster };
+    };
+    const expected = (kind: KindRef) => {
+      const { resource } = resourceOf(kind);
+      const tenant = ['list', 'watch', ...(tenantExtra[resource] ?? [])];
+      return {
+        resource,
+        tenant: VERBS.filter((v) => tenant.includes(v)),
+        host: ['get', 'list', 'create', 'update', 'delete'],
+        other: [],
+        cluster: [],
+      };
+    };
+    const actual = [];
+    for (const kind of WORKLOAD_KINDS) actual.push(await granted(kind));
+    expect(actual).toEqual(WORKLOAD_KINDS.map(expected));
+    // No subresource of a budget on either side, and no evictions on the host.
+    const { group } = resourceOf(PDB);
+    const status = { group, resource: 'poddisruptionbudgets', subresource: 'status' };
+    expect(await grantedVerbs(admin.tenant, 'tenantplane-sync', status)).toEqual([]);
+    expect(await grantedVerbs(admin.host, W_USER, { ...status, namespace: W_HOST_NS })).toEqual([]);
+    const eviction = { group: '', resource: 'pods', subresource: 'eviction', namespace: W_HOST_NS };
+    expect(await grantedVerbs(admin.host, W_USER, eviction)).toEqual([]);
   });
 });

@@ -17,9 +17,10 @@
  * minutes cannot keep that fresh (and a steady pass writes nothing), so the tenant's controller
  * manager runs without it (docs/workloads.md#nodes).
  */
-import { type ClusterApi, isClusterError, type KubeObject } from '../../../ports/index.js';
+import type { ClusterApi, KubeObject } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
-import { PassError } from '../../errors.js';
+import { TenantCopyWriter } from '../../context/tenant-copies.js';
+import { attempt } from '../../errors.js';
 import { deleteAsRead } from '../../names/preconditions.js';
 import {
   isOurNode,
@@ -38,56 +39,23 @@ class TenantNodes {
   /** Nodes of the engine present in the tenant after the pass's writes: Pods may be bound to them. */
   readonly bindable = new Set<string>();
 
+  private readonly writer: TenantCopyWriter;
+
   constructor(
     private readonly ctx: PassContext,
     private readonly tenantApi: ClusterApi,
-  ) {}
-
-  private decide(
-    action: 'Create' | 'Update' | 'Delete' | 'Skip',
-    name: string,
-    reason: string,
-    extra: { error?: unknown; alreadyGone?: true } = {},
-  ): void {
-    const ref = { namespace: '', name };
-    this.ctx.ledger.decide({
-      action,
-      rule: NODE_KIND,
-      tenantRef: ref,
-      hostRef: ref,
-      reason,
-      ...extra,
-    });
+  ) {
+    this.writer = new TenantCopyWriter(ctx, NODE_KIND, 'tenant Node');
   }
 
-  /** Runs the writes of one Decision; a failure is its error, never the pass's end. */
-  private async write(
-    action: 'Create' | 'Update' | 'Delete',
-    name: string,
-    reason: string,
-    request: () => Promise<unknown>,
-  ): Promise<boolean> {
-    try {
-      await request();
-      this.decide(action, name, reason);
-      return true;
-    } catch (error) {
-      if (error instanceof PassError) throw error;
-      if (action === 'Delete' && isClusterError(error, 'NotFound')) {
-        this.decide(action, name, reason, { alreadyGone: true });
-        return true;
-      }
-      if (action === 'Delete' && isClusterError(error, 'Conflict')) {
-        this.decide(
-          'Skip',
-          name,
-          `${reason}, but the tenant Node changed after it was listed: the next pass decides again`,
-        );
-        return false;
-      }
-      this.decide(action, name, reason, { error });
-      return false;
-    }
+  private decide(...args: Parameters<TenantCopyWriter['decide']>): void {
+    this.writer.decide(...args);
+  }
+
+  /** Runs the writes of one Decision; true when it is done (a delete: the Node is gone). */
+  private async write(...args: Parameters<TenantCopyWriter['write']>): Promise<boolean> {
+    const written = await this.writer.write(...args);
+    return written === 'written' || written === 'gone';
   }
 
   /** Converges the tenant Node of one host node the tenant's Pods run on. */
@@ -162,23 +130,24 @@ export async function syncTenantNodes(
   if (bounds.isStopped()) return new Set();
   const wanted = nodesOf(hostPods);
   const nodes = new TenantNodes(ctx, tenantApi);
-  let inTenant: Map<string, KubeObject>;
-  let onHost: Map<string, KubeObject>;
   // Both sides at once, each on its apiserver; the host's answer waits if the tenant's failed.
   const { tenant, host: hostNodes } = await takeNodeReads(ctx, tenantApi, wanted);
-  try {
-    inTenant = new Map((await tenant).map((n) => [n.metadata.name, n] as const));
-  } catch (error) {
+  const tenantNodes = await attempt(() => tenant).finally(async () => {
     await hostNodes.catch(() => undefined); // no request outlives the step
-    if (error instanceof PassError) throw error;
-    ctx.ledger.errors.listingFailed(NODE_KIND, 'tenant', error, 'no tenant Pod is bound to one');
+  });
+  if (!tenantNodes.ok) {
+    ctx.ledger.errors.listingFailed(
+      NODE_KIND,
+      'tenant',
+      tenantNodes.error,
+      'no tenant Pod is bound to one',
+    );
     return nodes.bindable;
   }
-  try {
-    onHost = await hostNodes;
-  } catch (error) {
-    if (error instanceof PassError) throw error;
-    ctx.ledger.errors.listingFailed(NODE_KIND, 'host', error, 'its tenant Nodes wait');
+  const inTenant = new Map(tenantNodes.value.map((n) => [n.metadata.name, n] as const));
+  const host = await attempt(() => hostNodes);
+  if (!host.ok) {
+    ctx.ledger.errors.listingFailed(NODE_KIND, 'host', host.error, 'its tenant Nodes wait');
     // What the tenant has of the engine's still takes its Pods.
     for (const name of wanted) {
       const node = inTenant.get(name);
@@ -186,6 +155,7 @@ export async function syncTenantNodes(
     }
     return nodes.bindable;
   }
+  const onHost = host.value;
   for (const name of wanted) {
     if (bounds.isStopped()) return nodes.bindable;
     const hostNode = onHost.get(name);
@@ -201,11 +171,9 @@ export async function syncTenantNodes(
     if (bounds.isStopped()) break;
     if (needed.has(node.metadata.name) || !isOurNode(node) || node.metadata.deletionTimestamp)
       continue;
-    try {
-      await nodes.remove(node);
-    } catch (error) {
-      if (error instanceof PassError) throw error;
-      ctx.ledger.errors.add(NODE_KIND, error, { namespace: '', name: node.metadata.name });
+    const removed = await attempt(() => nodes.remove(node));
+    if (!removed.ok) {
+      ctx.ledger.errors.add(NODE_KIND, removed.error, { namespace: '', name: node.metadata.name });
     }
   }
   return nodes.bindable;

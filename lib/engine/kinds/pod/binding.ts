@@ -11,9 +11,9 @@
  * cannot be rebound: a Skip says so.
  */
 import { runPool } from '../../../common/index.js';
-import { isClusterError, type KindRef, type KubeObject } from '../../../ports/index.js';
+import type { KindRef, KubeObject } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
-import { PassError } from '../../errors.js';
+import { stepWrite } from '../../context/step-write.js';
 import { bindingNeed, podBinding } from '../node/node-copy.js';
 import { syncTenantNodes } from '../node/tenant-nodes.js';
 
@@ -63,21 +63,15 @@ export async function bindToNodes(
     due,
     bounds.budget.concurrency,
     async ({ hostPod, tenantPod, node }) => {
-      if (!bounds.reserveWrite()) return;
       const { namespace = '', name } = tenantPod.metadata;
-      try {
-        await bind(podBinding(tenantPod, node, hostPod));
-      } catch (error) {
-        if (error instanceof PassError) throw error;
+      await stepWrite(ctx, {
+        rule,
+        tenantRef: { namespace, name },
+        hostRef: { namespace: hostNamespace, name: hostPod.metadata.name },
+        send: () => bind(podBinding(tenantPod, node, hostPod)),
         // Deleted since it was read, or bound meanwhile (the next pass reads which node).
-        if (isClusterError(error, 'NotFound') || isClusterError(error, 'Conflict')) return;
-        ctx.ledger.errors.add(
-          rule,
-          error,
-          { namespace, name },
-          { namespace: hostNamespace, name: hostPod.metadata.name },
-        );
-      }
+        changedMeanwhile: ['NotFound', 'Conflict'],
+      });
     },
     () => bounds.isStopped(),
   );

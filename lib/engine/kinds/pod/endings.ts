@@ -18,7 +18,7 @@
 import { runPool } from '../../../common/index.js';
 import { isClusterError, type KindRef, type KubeObject } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
-import { PassError } from '../../errors.js';
+import { attempt } from '../../errors.js';
 import { Annotations } from '../../names/metadata.js';
 import { hostName } from '../../names/naming.js';
 import { sourceKey } from '../../names/provenance.js';
@@ -155,23 +155,14 @@ export class PodEndings {
       tenantRef: { namespace: pod.namespace, name: pod.name },
       hostRef: { namespace: hostNamespace, name: hostName(pod.name, pod.namespace, tenant) },
     };
-    let failure: unknown;
-    let gone = false;
-    try {
-      await tenantApi.delete(
-        POD,
-        pod.namespace,
-        pod.name,
-        { uid: pod.uid },
-        { gracePeriodSeconds: 0 },
-      );
-    } catch (error) {
-      if (error instanceof PassError) throw error;
-      // A Pod recreated under the name since it was read is another Pod: never ended by mistake.
-      if (isClusterError(error, 'Conflict')) return;
-      if (isClusterError(error, 'NotFound')) gone = true;
-      else failure = error;
-    }
+    const deleted = await attempt(() =>
+      tenantApi.delete(POD, pod.namespace, pod.name, { uid: pod.uid }, { gracePeriodSeconds: 0 }),
+    );
+    const error = deleted.ok ? undefined : deleted.error;
+    // A Pod recreated under the name since it was read is another Pod: never ended by mistake.
+    if (isClusterError(error, 'Conflict')) return;
+    const gone = isClusterError(error, 'NotFound');
+    const failure = gone ? undefined : error;
     if (failure === undefined) this.waiting += 1;
     this.ctx.ledger.decide({
       action: 'Delete',

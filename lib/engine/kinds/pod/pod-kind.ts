@@ -19,7 +19,7 @@ import { type KindRef, type KubeObject, withRequestDeadline } from '../../../por
 import { workDeadline } from '../../bounds/deadlines.js';
 import type { PassContext } from '../../context/pass-context.js';
 import { readKey } from '../../context/read-ahead.js';
-import { PassError } from '../../errors.js';
+import { attempt } from '../../errors.js';
 import { ourCopySource } from '../../names/reverse-mapping.js';
 import type { CompiledKindRule } from '../../policy/scope.js';
 import type { ResumePoint } from '../../tenant/status.js';
@@ -177,8 +177,8 @@ async function noteChanged(
     .filter((source) => source !== undefined);
   if (unread.length === 0) return changed.length;
   const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
-  try {
-    await withRequestDeadline(workDeadline(bounds.budget), () =>
+  const read = await attempt(() =>
+    withRequestDeadline(workDeadline(bounds.budget), () =>
       runPool(unread, bounds.budget.concurrency, async (source) => {
         const page = await tenantApi.list(POD, {
           namespace: source.virtualNamespace,
@@ -187,15 +187,11 @@ async function noteChanged(
         });
         for (const pod of page.items) status.note({ ...POD, ...pod });
       }),
-    );
-  } catch (error) {
-    if (error instanceof PassError) throw error;
-    ctx.ledger.errors.listingFailed(
-      POD,
-      'tenant',
-      error,
-      'the status of host Pods that changed waits',
-    );
+    ),
+  );
+  if (!read.ok) {
+    const why = 'the status of host Pods that changed waits';
+    ctx.ledger.errors.listingFailed(POD, 'tenant', read.error, why);
   }
   return changed.length;
 }

@@ -14,10 +14,10 @@
  * tenant Pods' bindings to them (`pod-binding.ts`).
  */
 import { runPool } from '../../../common/index.js';
-import { isClusterError, type KindRef, type KubeObject } from '../../../ports/index.js';
+import type { KindRef, KubeObject } from '../../../ports/index.js';
 import { objectVersion } from '../../context/in-sync-memo.js';
 import type { PassContext } from '../../context/pass-context.js';
-import { PassError } from '../../errors.js';
+import { stepWrite } from '../../context/step-write.js';
 import { sourceKey } from '../../names/provenance.js';
 import { ourCopySource } from '../../names/reverse-mapping.js';
 import { bindingNeed } from '../node/node-copy.js';
@@ -184,7 +184,7 @@ export class PodStatusBack {
       due,
       bounds.budget.concurrency,
       async (item) => {
-        if (bounds.reserveWrite()) await this.patch(item.hostPod, item.tenantPod, item.patch);
+        await this.patch(item.hostPod, item.tenantPod, item.patch);
       },
       () => bounds.isStopped(),
     );
@@ -203,19 +203,14 @@ export class PodStatusBack {
   ): Promise<void> {
     const { tenantApi, hostNamespace } = this.ctx.scope;
     const { namespace = '', name } = tenantPod.metadata;
-    try {
-      await tenantApi.patchStatus(POD, namespace, name, patch);
-    } catch (error) {
-      if (error instanceof PassError) throw error;
+    // A failure is recorded as the server answered (e.g. Forbidden without `pods/status`).
+    await stepWrite(this.ctx, {
+      rule: this.rule,
+      tenantRef: { namespace, name },
+      hostRef: { namespace: hostNamespace, name: hostPod.metadata.name },
+      send: () => tenantApi.patchStatus(POD, namespace, name, patch),
       // Deleted in the tenant since it was read: nothing left to show the status on.
-      if (isClusterError(error, 'NotFound')) return;
-      // Recorded as the server answered (its reason, e.g. Forbidden without `pods/status`).
-      this.ctx.ledger.errors.add(
-        this.rule,
-        error,
-        { namespace, name },
-        { namespace: hostNamespace, name: hostPod.metadata.name },
-      );
-    }
+      changedMeanwhile: ['NotFound'],
+    });
   }
 }

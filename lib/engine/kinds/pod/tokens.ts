@@ -21,7 +21,7 @@ import {
   type ObjectRef,
 } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
-import { PassError } from '../../errors.js';
+import { attempt } from '../../errors.js';
 import { listEveryPage } from '../../listing/every-page.js';
 import { Annotations, TOKEN_SECRET_KIND } from '../../names/metadata.js';
 import { tokenSecretName } from '../../names/naming.js';
@@ -77,15 +77,17 @@ export async function syncPodTokens(ctx: PassContext, options: PodTokenOptions):
   // A steady pass whose host Pods mount no token: no Secret to write, and a Pod the host removed
   // takes its Secret with it (owner reference).
   if (options.steady && !pods?.some((pod) => podTokenNeed(pod) !== undefined)) return;
-  let secrets: KubeObject[];
-  try {
-    secrets = await listAll(ctx, SECRET, copySelector(tenant, TOKEN_SECRET_KIND));
+  const listed = await attempt(async () => {
+    const secrets = await listAll(ctx, SECRET, copySelector(tenant, TOKEN_SECRET_KIND));
     if (options.listPods) pods ??= await listAll(ctx, POD, copySelector(tenant, POD.kind));
-  } catch (error) {
-    if (error instanceof PassError) throw error;
-    ctx.ledger.errors.listingFailed(SECRET, 'host', error, 'the tenant tokens of host Pods wait');
+    return secrets;
+  });
+  if (!listed.ok) {
+    const why = 'the tenant tokens of host Pods wait';
+    ctx.ledger.errors.listingFailed(SECRET, 'host', listed.error, why);
     return;
   }
+  const secrets = listed.value;
   const now = ctx.scope.clock.now();
   const due: Due[] = [];
   const minter = new TokenMinter(ctx);
@@ -135,59 +137,69 @@ class TokenMinter {
   async write(item: Due) {
     const { ctx } = this;
     const { need, secret, why } = item;
-    const { tenantApi, hostApi, bounds, tenant, hostNamespace } = ctx.scope;
+    const { tenantApi, bounds } = ctx.scope;
     const refs = this.refs(need, tokenSecretName(need.hostPod.name));
     const action = secret ? 'Update' : 'Create';
     if (!tenantApi.createToken || !bounds.reserveWrite()) return;
     const sa = `${need.virtualNamespace}/${need.serviceAccount}`;
-    try {
-      const tokens = new Map<string, IssuedToken>();
-      for (const request of need.requests) {
-        const issued = await tenantApi.createToken(need.virtualNamespace, need.serviceAccount, {
-          ...(request.audiences.length > 0 ? { audiences: request.audiences } : {}),
-          expirationSeconds: request.expirationSeconds,
-          // The apiserver binds only to a Pod that names the service account (see pod-token.ts).
-          ...(request.unbound === true
-            ? {}
-            : {
-                boundObjectRef: {
-                  apiVersion: 'v1',
-                  kind: 'Pod',
-                  name: need.virtualName,
-                  ...(need.virtualUid ? { uid: need.virtualUid } : {}),
-                },
-              }),
-        });
-        tokens.set(request.key, issued);
-      }
-      const ca = await this.caOf(need.virtualNamespace);
-      const issuedAt = ctx.scope.clock.now();
-      const body = tokenSecret({
-        tenant,
-        hostNamespace,
-        need,
-        tokens,
-        ...(ca === undefined ? {} : { ca }),
-        issuedAt,
-      });
-      if (secret) {
-        body.metadata.resourceVersion = secret.metadata.resourceVersion;
-        await hostApi.update(body);
-      } else await hostApi.create(body);
-      const until = body.metadata.annotations?.[Annotations.TokenExpiresAt] ?? '';
-      const reason = `${why}: a token of tenant service account ${sa}, minted by the tenant apiserver and bound to Pod ${need.virtualNamespace}/${need.virtualName}${until ? `, valid until ${until}` : ''}`;
-      ctx.ledger.decide({ action, rule: SECRET, ...refs, reason });
-    } catch (error) {
-      if (error instanceof PassError) throw error;
-      if (isClusterError(error, 'NotFound')) {
-        // The service account (or the tenant Pod) is not there (yet): a later pass mints it.
-        const reason = `${why}, but tenant service account ${sa} or Pod ${need.virtualNamespace}/${need.virtualName} does not exist (yet): the token is minted once both do`;
-        ctx.ledger.decide({ action: 'Skip', rule: SECRET, ...refs, reason });
-        return;
-      }
-      const reason = `${why}: minting a token of tenant service account ${sa} failed`;
-      ctx.ledger.decide({ action, rule: SECRET, ...refs, reason, error });
+    const minted = await attempt(() => this.mint(item, sa));
+    if (minted.ok) {
+      ctx.ledger.decide({ action, rule: SECRET, ...refs, reason: minted.value });
+      return;
     }
+    const { error } = minted;
+    if (isClusterError(error, 'NotFound')) {
+      // The service account (or the tenant Pod) is not there (yet): a later pass mints it.
+      const reason = `${why}, but tenant service account ${sa} or Pod ${need.virtualNamespace}/${need.virtualName} does not exist (yet): the token is minted once both do`;
+      ctx.ledger.decide({ action: 'Skip', rule: SECRET, ...refs, reason });
+      return;
+    }
+    const reason = `${why}: minting a token of tenant service account ${sa} failed`;
+    ctx.ledger.decide({ action, rule: SECRET, ...refs, reason, error });
+  }
+
+  /** Mints the tokens of `item` into its host Secret; the Decision's reason. */
+  private async mint(item: Due, sa: string): Promise<string> {
+    const { ctx } = this;
+    const { need, secret, why } = item;
+    const { tenantApi, hostApi, tenant, hostNamespace } = ctx.scope;
+    if (!tenantApi.createToken) throw new Error('the tenant client cannot mint tokens');
+    const tokens = new Map<string, IssuedToken>();
+    for (const request of need.requests) {
+      const issued = await tenantApi.createToken(need.virtualNamespace, need.serviceAccount, {
+        ...(request.audiences.length > 0 ? { audiences: request.audiences } : {}),
+        expirationSeconds: request.expirationSeconds,
+        // The apiserver binds only to a Pod that names the service account (see pod-token.ts).
+        ...(request.unbound === true
+          ? {}
+          : {
+              boundObjectRef: {
+                apiVersion: 'v1',
+                kind: 'Pod',
+                name: need.virtualName,
+                ...(need.virtualUid ? { uid: need.virtualUid } : {}),
+              },
+            }),
+      });
+      tokens.set(request.key, issued);
+    }
+    const ca = await this.caOf(need.virtualNamespace);
+    const issuedAt = ctx.scope.clock.now();
+    const body = tokenSecret({
+      tenant,
+      hostNamespace,
+      need,
+      tokens,
+      ...(ca === undefined ? {} : { ca }),
+      issuedAt,
+    });
+    if (secret) {
+      body.metadata.resourceVersion = secret.metadata.resourceVersion;
+      await hostApi.update(body);
+    } else await hostApi.create(body);
+    const until = body.metadata.annotations?.[Annotations.TokenExpiresAt] ?? '';
+    const reason = `${why}: a token of tenant service account ${sa}, minted by the tenant apiserver and bound to Pod ${need.virtualNamespace}/${need.virtualName}${until ? `, valid until ${until}` : ''}`;
+    return reason;
   }
 
   async remove(secret: KubeObject): Promise<void> {
@@ -203,31 +215,28 @@ class TokenMinter {
     const uid = secret.metadata.uid;
     if (!uid || !ctx.scope.bounds.reserveWrite()) return;
     const reason = 'the host Pod whose tenant token it held is gone';
-    try {
-      const preconditions = {
-        uid,
-        ...(secret.metadata.resourceVersion
-          ? { resourceVersion: secret.metadata.resourceVersion }
-          : {}),
-      };
-      await ctx.scope.hostApi.delete(
+    const preconditions = {
+      uid,
+      ...(secret.metadata.resourceVersion
+        ? { resourceVersion: secret.metadata.resourceVersion }
+        : {}),
+    };
+    const deleted = await attempt(() =>
+      ctx.scope.hostApi.delete(
         SECRET,
         ctx.scope.hostNamespace,
         secret.metadata.name,
         preconditions,
-      );
-      ctx.ledger.decide({ action: 'Delete', rule: SECRET, ...refs, reason });
-    } catch (error) {
-      if (error instanceof PassError) throw error;
-      const gone = isClusterError(error, 'NotFound');
-      ctx.ledger.decide({
-        action: 'Delete',
-        rule: SECRET,
-        ...refs,
-        reason,
-        ...(gone ? { alreadyGone: true } : { error }),
-      });
-    }
+      ),
+    );
+    const gone = !deleted.ok && isClusterError(deleted.error, 'NotFound');
+    ctx.ledger.decide({
+      action: 'Delete',
+      rule: SECRET,
+      ...refs,
+      reason,
+      ...(deleted.ok ? {} : gone ? { alreadyGone: true } : { error: deleted.error }),
+    });
   }
 
   /**
