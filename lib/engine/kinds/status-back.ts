@@ -14,7 +14,12 @@
  * label-selected, paged LIST of the tenant's copies of the kind. A steady state writes nothing.
  */
 import { runPool } from '../../common/index.js';
-import { type KindRef, type KubeObject, withRequestDeadline } from '../../ports/index.js';
+import {
+  type ClusterErrorReason,
+  type KindRef,
+  type KubeObject,
+  withRequestDeadline,
+} from '../../ports/index.js';
 import { workDeadline } from '../bounds/deadlines.js';
 import type { PassContext } from '../context/pass-context.js';
 import { stepWrite } from '../context/step-write.js';
@@ -88,17 +93,89 @@ export async function listHostCopies(
   return undefined;
 }
 
-/** What one tenant object needs: its host cluster IP recorded (an update), its status, or both. */
-interface Due {
+/**
+ * The tenant objects a kind took in this pass, by source: what their host copies' status is
+ * written back onto. Only those: what the tenant shows is known only from what the kind read.
+ */
+export class NotedObjects {
+  private readonly seen = new Map<string, KubeObject>();
+
+  /** @param keep what is held of a noted object (a Pod: a slim view; a pass may see thousands). */
+  constructor(
+    private readonly owner: { tenant: string; kind: string },
+    private readonly keep: (object: KubeObject) => KubeObject = (object) => object,
+  ) {}
+
+  /** Takes note of a tenant object the kind took in (what it shows now); not one being deleted. */
+  note(object: KubeObject): void {
+    if (object.metadata.deletionTimestamp) return;
+    const { namespace, name } = object.metadata;
+    this.seen.set(sourceKey(namespace ?? '', name), this.keep(object));
+  }
+
+  get size(): number {
+    return this.seen.size;
+  }
+
+  /** The noted tenant object whose current copy `host` is, if any. */
+  of(host: KubeObject): KubeObject | undefined {
+    const source = ourCopySource(host, this.owner);
+    if (!source) return undefined;
+    const object = this.seen.get(sourceKey(source.virtualNamespace, source.virtualName));
+    // A copy of an earlier tenant object of the name: its status is not this one's.
+    const uid = object?.metadata.uid;
+    if (source.virtualUid && uid && source.virtualUid !== uid) return undefined;
+    return object;
+  }
+}
+
+/** What one tenant object needs: something recorded on it (an update), its status, or both. */
+export interface StatusDue {
   host: KubeObject;
   tenant: KubeObject;
   update?: KubeObject;
   patch?: Record<string, unknown>;
 }
 
+/**
+ * Writes what is due, in the budgeted pool: the update first, carrying the resourceVersion it was
+ * read at, then the status (a merge patch of `/status`, which needs none). A failure in
+ * `changedMeanwhile` (the object deleted or changed since it was read) is left to the next pass,
+ * which reads it anew; any other is an error of that object, as the server answered.
+ */
+export async function writeStatuses(
+  ctx: PassContext,
+  rule: KindRef,
+  due: readonly StatusDue[],
+  changedMeanwhile: readonly ClusterErrorReason[],
+): Promise<void> {
+  const { bounds, tenantApi, hostNamespace } = ctx.scope;
+  const send = (item: StatusDue, request: () => Promise<unknown>) => {
+    const { namespace = '', name } = item.tenant.metadata;
+    return stepWrite(ctx, {
+      rule,
+      tenantRef: { namespace, name },
+      hostRef: { namespace: hostNamespace, name: item.host.metadata.name },
+      send: request,
+      changedMeanwhile,
+    });
+  };
+  await runPool(
+    due,
+    bounds.budget.concurrency,
+    async (item) => {
+      const { namespace = '', name } = item.tenant.metadata;
+      const { update, patch } = item;
+      if (update) await send(item, () => tenantApi.update(update));
+      if (patch) await send(item, () => tenantApi.patchStatus(rule, namespace, name, patch));
+    },
+    () => bounds.isStopped(),
+  );
+}
+
 /** The tenant objects of one kind the pass read, and their status written back from the host. */
 export class StatusBack {
-  private readonly seen = new Map<string, KubeObject>();
+  private readonly seen: NotedObjects;
   /** Host copies still moving: the caller makes the kind's next pass full. */
   unsettled = 0;
 
@@ -106,14 +183,12 @@ export class StatusBack {
     private readonly ctx: PassContext,
     private readonly rule: KindRef,
     private readonly statusRule: StatusBackRule,
-  ) {}
+  ) {
+    this.seen = new NotedObjects({ tenant: ctx.scope.tenant, kind: rule.kind });
+  }
 
   /** Takes note of a tenant object the kind took in (what it shows now). */
-  readonly note = (object: KubeObject): void => {
-    if (object.metadata.deletionTimestamp) return;
-    const { namespace, name } = object.metadata;
-    this.seen.set(sourceKey(namespace ?? '', name), object);
-  };
+  readonly note = (object: KubeObject): void => this.seen.note(object);
 
   /** Whether any tenant object was taken in (and can be written). */
   get pending(): boolean {
@@ -125,14 +200,12 @@ export class StatusBack {
    * copy of the kind the tenant has) shows another. A failed write is an error of that object.
    */
   async write(copies: readonly KubeObject[]): Promise<void> {
-    const { bounds, tenant, clock } = this.ctx.scope;
-    const due: Due[] = [];
+    const { clock } = this.ctx.scope;
+    const due: StatusDue[] = [];
     for (const host of copies) {
-      const source = ourCopySource(host, { tenant, kind: this.rule.kind });
-      if (!source || host.metadata.deletionTimestamp) continue;
-      const object = this.seen.get(sourceKey(source.virtualNamespace, source.virtualName));
-      // A copy of an earlier tenant object of the name: its status is not this one's.
-      if (!object || (source.virtualUid && source.virtualUid !== object.metadata.uid)) continue;
+      if (host.metadata.deletionTimestamp) continue;
+      const object = this.seen.of(host);
+      if (!object) continue;
       const patch = statusBackPatch(this.statusRule, host, object);
       const update = this.statusRule.recordOnTenant?.(host, object);
       if (patch || update) {
@@ -147,33 +220,8 @@ export class StatusBack {
       const young = Number.isFinite(created) && clock.now() - created < STARTING_MS;
       if (young && !this.statusRule.settled(host)) this.unsettled += 1;
     }
-    await runPool(
-      due,
-      bounds.budget.concurrency,
-      async (item) => {
-        // The annotation first, carrying the resourceVersion it was read at; then the status,
-        // which needs none.
-        if (item.update) await this.send(item, item.update);
-        if (item.patch) await this.send(item, item.patch);
-      },
-      () => bounds.isStopped(),
-    );
-  }
-
-  private async send(item: Due, write: KubeObject | Record<string, unknown>): Promise<void> {
-    const { tenantApi, hostNamespace } = this.ctx.scope;
-    const { namespace = '', name } = item.tenant.metadata;
-    await stepWrite(this.ctx, {
-      rule: this.rule,
-      tenantRef: { namespace, name },
-      hostRef: { namespace: hostNamespace, name: item.host.metadata.name },
-      send: () =>
-        write === item.update
-          ? tenantApi.update(item.update)
-          : tenantApi.patchStatus(this.rule, namespace, name, write),
-      // Deleted since it was read, or changed (the next pass reads it anew and writes again).
-      changedMeanwhile: ['NotFound', 'Conflict'],
-    });
+    // Deleted since it was read, or changed (the next pass reads it anew and writes again).
+    await writeStatuses(this.ctx, this.rule, due, ['NotFound', 'Conflict']);
   }
 }
 

@@ -1,27 +1,15 @@
-/**
- * Status back, for Pods: after the Pod kind's writes, each tenant Pod the kind took in this pass
- * whose host copy exists shows that copy's status (`object/kinds/pod-status.ts`), written through
- * the tenant Pod's `/status` subresource (a JSON merge patch), apart from every spec or metadata
- * write, so a refused spec write never holds the status back (vcluster #4150).
- *
- * What the tenant Pods show is known only from what the kind read: on the full path every tenant
- * Pod, on the resumed path only the changed ones. A host copy whose status changed while its
- * tenant Pod did not is therefore written back by the next full pass (docs/workloads.md). The
- * host side is the Pod kind's own host listing on a full path in which the kind wrote no Pod
- * (the steady state), else one label-selected, paged LIST of the tenant's host Pods; either is
- * shared with the tenant tokens step (`pod-tokens.ts`). Only what differs is written: a steady
- * state writes nothing. Before the statuses, with the same host Pods, the tenant Nodes and the
- * tenant Pods' bindings to them (`pod-binding.ts`).
- */
-import { runPool } from '../../../common/index.js';
 import type { KindRef, KubeObject } from '../../../ports/index.js';
 import { objectVersion } from '../../context/in-sync-memo.js';
 import type { PassContext } from '../../context/pass-context.js';
-import { stepWrite } from '../../context/step-write.js';
 import { sourceKey } from '../../names/provenance.js';
-import { ourCopySource } from '../../names/reverse-mapping.js';
 import { bindingNeed } from '../node/node-copy.js';
-import { listHostCopies, STARTING_MS } from '../status-back.js';
+import {
+  listHostCopies,
+  NotedObjects,
+  STARTING_MS,
+  type StatusDue,
+  writeStatuses,
+} from '../status-back.js';
 import { bindToNodes } from './binding.js';
 import { PodEndings } from './endings.js';
 import { podStatusPatch, podStatusSettled } from './translate/status.js';
@@ -76,7 +64,7 @@ export function listHostPods(ctx: PassContext, rule: KindRef): Promise<KubeObjec
 
 /** The tenant Pods the kind took in this pass, and their status written back from the host. */
 export class PodStatusBack {
-  private readonly seen = new Map<string, KubeObject>();
+  private readonly seen: NotedObjects;
   /**
    * Noted Pods whose host copy is still starting ({@link STARTING_MS}): their next status shows
    * only to a pass that reads them again, so the caller makes the next pass full.
@@ -95,14 +83,13 @@ export class PodStatusBack {
     private readonly full = false,
   ) {
     this.endings = new PodEndings(ctx, rule);
+    this.seen = new NotedObjects({ tenant: ctx.scope.tenant, kind: POD.kind }, slimPod);
   }
 
   /** Takes note of a tenant Pod the kind took in (what it shows now), or one being deleted. */
   readonly note = (pod: KubeObject): void => {
     this.endings.note(pod);
-    if (pod.metadata.deletionTimestamp) return;
-    const { namespace, name } = pod.metadata;
-    this.seen.set(sourceKey(namespace ?? '', name), slimPod(pod));
+    this.seen.note(pod);
   };
 
   /**
@@ -139,15 +126,7 @@ export class PodStatusBack {
   }
 
   /** The tenant Pod the pass read whose current copy `hostPod` is, if any. */
-  readonly tenantPodOf = (hostPod: KubeObject): KubeObject | undefined => {
-    const source = ourCopySource(hostPod, { tenant: this.ctx.scope.tenant, kind: POD.kind });
-    if (!source) return undefined;
-    const tenantPod = this.seen.get(sourceKey(source.virtualNamespace, source.virtualName));
-    // A copy of an earlier tenant Pod of the name: its status and node are not this Pod's.
-    const uid = tenantPod?.metadata.uid;
-    if (source.virtualUid && uid && source.virtualUid !== uid) return undefined;
-    return tenantPod;
-  };
+  readonly tenantPodOf = (hostPod: KubeObject): KubeObject | undefined => this.seen.of(hostPod);
 
   /**
    * Converges the tenant Nodes and binds the noted tenant Pods to them (`pod-binding.ts`), then
@@ -155,17 +134,12 @@ export class PodStatusBack {
    * Pod of the tenant) shows another. A failed write is an error of that Pod, never of the pass.
    */
   async write(hostPods: readonly KubeObject[], nodes = true): Promise<void> {
-    const { bounds } = this.ctx.scope;
     // With every host Pod of the tenant at hand: the tenant Nodes follow them.
     if (nodes) await bindToNodes(this.ctx, this.rule, hostPods, this.tenantPodOf);
     // Ends what lost its copy before any status is written: an ending Pod shows none.
     await this.endings.finish(hostPods);
     if (this.seen.size === 0) return;
-    const due: Array<{
-      hostPod: KubeObject;
-      tenantPod: KubeObject;
-      patch: Record<string, unknown>;
-    }> = [];
+    const due: StatusDue[] = [];
     // A warm process's memo: a tenant Pod and host copy in the states found showing the same
     // status last time show it still (`context/in-sync-memo.ts`).
     const memo = this.ctx.memory.inSync?.kind({ ...this.rule, kind: `${this.rule.kind} status` });
@@ -176,41 +150,18 @@ export class PodStatusBack {
       const key = sourceKey(tenantPod.metadata.namespace ?? '', tenantPod.metadata.name);
       if (memo?.matches(key, tenantPod, hostPod)) continue;
       const patch = podStatusPatch(hostPod.status, tenantPod);
-      if (patch !== undefined) due.push({ hostPod, tenantPod, patch });
+      if (patch !== undefined) due.push({ host: hostPod, tenant: tenantPod, patch });
       else memo?.record(key, objectVersion(tenantPod), hostPod);
     }
     memo?.end(this.full);
-    await runPool(
-      due,
-      bounds.budget.concurrency,
-      async (item) => {
-        await this.patch(item.hostPod, item.tenantPod, item.patch);
-      },
-      () => bounds.isStopped(),
-    );
+    // Deleted in the tenant since it was read: nothing left to show the status on. Any other
+    // failure is recorded as the server answered (e.g. Forbidden without `pods/status`).
+    await writeStatuses(this.ctx, this.rule, due, ['NotFound']);
   }
 
   private isStarting(hostPod: KubeObject): boolean {
     if (hostPod.metadata.deletionTimestamp || podStatusSettled(hostPod.status)) return false;
     const created = Date.parse(String(hostPod.metadata.creationTimestamp ?? ''));
     return Number.isFinite(created) && this.ctx.scope.clock.now() - created < STARTING_MS;
-  }
-
-  private async patch(
-    hostPod: KubeObject,
-    tenantPod: KubeObject,
-    patch: Record<string, unknown>,
-  ): Promise<void> {
-    const { tenantApi, hostNamespace } = this.ctx.scope;
-    const { namespace = '', name } = tenantPod.metadata;
-    // A failure is recorded as the server answered (e.g. Forbidden without `pods/status`).
-    await stepWrite(this.ctx, {
-      rule: this.rule,
-      tenantRef: { namespace, name },
-      hostRef: { namespace: hostNamespace, name: hostPod.metadata.name },
-      send: () => tenantApi.patchStatus(POD, namespace, name, patch),
-      // Deleted in the tenant since it was read: nothing left to show the status on.
-      changedMeanwhile: ['NotFound'],
-    });
   }
 }
