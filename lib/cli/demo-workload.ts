@@ -4,7 +4,7 @@
  * it. The tenant's controller manager makes the Pods; a pass puts them on the host, whose
  * scheduler and kwok nodes run them; the next pass brings their status, nodes and Events back.
  */
-import { type ClusterApi, EVENT, type KindRef, type KubeObject } from '../ports/index.js';
+import { type ClusterApi, EVENT, type KindRef, type KubeObject, POD } from '../ports/index.js';
 
 export const WORKLOAD_NAMESPACE = 'shop';
 export const WORKLOAD_NAME = 'web';
@@ -12,7 +12,6 @@ export const WORKLOAD_REPLICAS = 3;
 /** The labels of the Deployment's Pods (and the Service's selector). */
 export const WORKLOAD_LABELS = { app: WORKLOAD_NAME } as const;
 
-const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
 const PART_OF = { 'app.kubernetes.io/part-of': 'tenantplane-demo' };
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const meta = (name: string) => ({

@@ -8,14 +8,13 @@ import {
   type ClusterApi,
   isClusterError,
   type KubeObject,
+  NAMESPACE,
   TENANT_CLUSTER,
 } from '../ports/index.js';
 import { DEMO_TO_HOST, workloadObjects } from './demo-workload.js';
 
 export const DEMO_TENANT = 'dev';
 export const DEMO_HOST_NAMESPACE = 'tenant-dev';
-
-const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' } as const;
 
 /** Virtual namespaces the samples live in (`default` and `kube-system` always exist, but are ensured too). */
 export const SAMPLE_NAMESPACES = ['default', 'shop', 'billing', 'kube-system'] as const;

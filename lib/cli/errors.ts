@@ -27,8 +27,8 @@ export class CommandError extends Error {
  */
 export function hostReadError(error: unknown, what: string): CommandError {
   const message = isClusterError(error, 'Transport')
-    ? `the host cluster is unreachable: ${errorText(error)}`
-    : `could not read ${what}: ${errorText(error)}`;
+    ? `the host cluster is unreachable: ${messageOf(error)}`
+    : `could not read ${what}: ${messageOf(error)}`;
   return new CommandError(message, { cause: error });
 }
 
@@ -48,7 +48,7 @@ export function exitCodeForError(error: unknown): ExitCode {
  * content. A multi-line message keeps its lines only when asked (local control plane start-up
  * failures carry a log tail worth reading).
  */
-export function errorText(error: unknown, keepLines = false): string {
+export function messageOf(error: unknown, keepLines = false): string {
   const raw = error instanceof Error ? error.message : String(error);
   const text = keepLines ? raw.trim() : raw.replace(/\s*\n\s*/g, ' ').trim();
   return text === '' ? 'unknown error' : text;
@@ -60,5 +60,5 @@ export function errorText(error: unknown, keepLines = false): string {
  */
 export function errorLine(error: unknown): string {
   const keepLines = error instanceof Error && error.name === 'LocalClusterError';
-  return `error: ${errorText(error, keepLines)}\n`;
+  return `error: ${messageOf(error, keepLines)}\n`;
 }

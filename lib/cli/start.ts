@@ -35,7 +35,7 @@ import {
   WORKLOAD_REPLICAS,
   workloadPods,
 } from './demo-workload.js';
-import { errorLine, errorText } from './errors.js';
+import { errorLine, messageOf } from './errors.js';
 import { exitCodeForPass } from './exit-codes.js';
 import { painter, passReport, requestsText, withProgressLine } from './format.js';
 import { colorsEnabled, localLog, processIo } from './io.js';
@@ -143,7 +143,7 @@ async function main(): Promise<number> {
         });
         io.out(stdout.endsWith('\n') || stdout === '' ? stdout : `${stdout}\n`);
       } catch (error) {
-        say(`(kubectl ${args[0]} failed: ${errorText(error)})`);
+        say(`(kubectl ${args[0]} failed: ${messageOf(error)})`);
       }
     };
 

@@ -93,7 +93,7 @@ export function parseWatchLine(line: string, kind: KindRef): WatchLine {
  * What the cluster's current resourceVersion says about a stored one: nothing changed since
  * (`same`), it lies ahead of the cluster (`ahead`: recorded elsewhere), or a watch must tell.
  */
-export function compareResourceVersions(
+export function orderOfResourceVersions(
   stored: string,
   current: string,
 ): 'same' | 'ahead' | 'behind' {
@@ -128,7 +128,7 @@ export async function watchChanges(
     if (isStall(error)) throw error;
     return { resumed: false, reason: failure('reading the current resourceVersion', error) };
   }
-  const order = compareResourceVersions(stored, current);
+  const order = orderOfResourceVersions(stored, current);
   if (order === 'same') return { resumed: true, changes: [], resourceVersion: stored };
   if (order === 'ahead') {
     return {

@@ -13,7 +13,7 @@ import { type KubeObject, TENANT_CLUSTER } from '../../ports/index.js';
 import { withClusters } from '../clusters.js';
 import { conditionRows } from '../condition-rows.js';
 import { formatDuration } from '../duration.js';
-import { errorText, hostReadError } from '../errors.js';
+import { hostReadError, messageOf } from '../errors.js';
 import { eventTable } from '../event-table.js';
 import { ExitCode } from '../exit-codes.js';
 import { answer, countsText, formatTable, painter } from '../format.js';
@@ -44,7 +44,7 @@ export interface LastPass {
   pathReason?: string;
 }
 
-export interface StatusReport {
+export interface TenantStatusReport {
   tenant: string;
   spec: unknown;
   policy?: SyncPolicy;
@@ -65,7 +65,11 @@ function lastPassOf(object: KubeObject): LastPass | undefined {
 }
 
 /** The plain-text status of a TenantCluster, `now` dating its Events. */
-export function statusText(report: StatusReport, now: number, paint = painter(false)): string {
+export function statusText(
+  report: TenantStatusReport,
+  now: number,
+  paint = painter(false),
+): string {
   const rows: string[][] = [];
   rows.push(['TenantCluster:', report.tenant]);
   if (report.policy) {
@@ -140,7 +144,7 @@ export async function statusCommand(
       throw hostReadError(error, `TenantCluster "${tenant}"`);
     }
     if (!object) throw new TenantClusterNotFoundError(tenant);
-    const report: StatusReport = { tenant, spec: object.spec, events: [] };
+    const report: TenantStatusReport = { tenant, spec: object.spec, events: [] };
     try {
       report.policy = parseSyncPolicy(tenant, object.spec);
     } catch (error) {
@@ -159,7 +163,7 @@ export async function statusCommand(
     try {
       report.events = (await tenantClusterEvents(hostApi, tenant)).slice(0, flags.events);
     } catch (error) {
-      report.eventsError = errorText(error);
+      report.eventsError = messageOf(error);
     }
     io.out(
       answer(flags.output, report, () =>

@@ -99,7 +99,7 @@ export interface PassContextInputs {
   /** Dates the retry memory (default: the system clock). */
   clock?: Clock;
   /** Which path the kinds take: resumed where a resume point allows, or every kind in full. */
-  path?: PassPath;
+  path?: PathMode;
   /** The caller's in-sync memo, kept across passes (never used by a dry run). */
   memo?: InSyncMemo;
   /** The kinds a kind may refer to (`kinds/registry.ts`): applied before it, whatever the order. */
@@ -111,7 +111,7 @@ export interface PassContextInputs {
  * points for the next pass); `full` lists every kind in full on both sides (`--full`);
  * `full-only` also keeps no resume point (incremental passes off).
  */
-export type PassPath = 'auto' | 'full' | 'full-only';
+export type PathMode = 'auto' | 'full' | 'full-only';
 
 /** The context of a new pass, with nothing spent or decided yet. */
 export function newPassContext(inputs: PassContextInputs): PassContext {

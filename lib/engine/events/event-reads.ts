@@ -113,7 +113,7 @@ function metadataOnly(object: KubeObject): KubeObject {
 }
 
 /** This tenant's host copies of `rule`'s kind, by the engine's labels (metadata only). */
-export async function listHostCopies(
+export async function listCopyMetadata(
   ctx: PassContext,
   rule: KindRef,
 ): Promise<KubeObject[] | undefined> {

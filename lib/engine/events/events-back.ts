@@ -42,7 +42,7 @@ import {
 import {
   dropEventReads,
   eventsBackScope,
-  listHostCopies,
+  listCopyMetadata,
   takeEventReads,
   tenantObjectUid,
 } from './event-reads.js';
@@ -119,7 +119,7 @@ class EventsBack {
     const byKind = new Map<string, Map<string, KubeObject>>();
     for (const rule of rules) {
       if (!kinds.has(rule.kind) || ctx.scope.bounds.isStopped()) continue;
-      const copies = (await listHostCopies(ctx, rule)) ?? [];
+      const copies = (await listCopyMetadata(ctx, rule)) ?? [];
       const byName = new Map<string, KubeObject>();
       for (const copy of copies) {
         const source = ourCopySource(copy, { tenant: ctx.scope.tenant, kind: rule.kind });

@@ -7,16 +7,13 @@
  * controllers are the ones that serve it.
  */
 import { isRecord } from '../../common/index.js';
-import type { KubeObject } from '../../ports/index.js';
+import { INGRESS, type KubeObject, SECRET, SERVICE } from '../../ports/index.js';
 import { INGRESS_SECRET_ANNOTATIONS } from '../names/metadata.js';
 import { hostName } from '../names/naming.js';
 import type { KindModule } from './kind-module.js';
 import { statusBackTurn } from './status-back.js';
 import type { StatusBackRule } from './status-patch.js';
 import type { KindTranslator, ObjectReference, TranslateTarget } from './translator.js';
-
-const SERVICE = { apiVersion: 'v1', kind: 'Service' } as const;
-const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
 
 /** Every backend of an Ingress spec (default first), with where it is. */
 function backendsOf(spec: unknown): Array<{ backend: Record<string, unknown>; path: string }> {
@@ -105,7 +102,7 @@ export function ingressReferences(source: KubeObject): ObjectReference[] {
 
 /** Ingresses: every backend and Secret they name is the host copy. */
 export const INGRESS_TRANSLATOR: KindTranslator = {
-  kind: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' },
+  kind: INGRESS,
   referencedKinds: [SERVICE, SECRET],
   toHost: ingressToHost,
   references: ingressReferences,

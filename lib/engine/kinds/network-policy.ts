@@ -9,7 +9,7 @@
  * tenant did not ask for). `ipBlock` peers and ports are kept as written.
  */
 import { isRecord } from '../../common/index.js';
-import type { KubeObject } from '../../ports/index.js';
+import { type KubeObject, NETWORK_POLICY } from '../../ports/index.js';
 import type { KindModule } from './kind-module.js';
 import { namespaceRequirements, scopeLabelSelector } from './selectors.js';
 import type { KindTranslator, TranslateTarget } from './translator.js';
@@ -89,7 +89,7 @@ function scopeOf(target: TranslateTarget): Scope {
 
 /** NetworkPolicies: their Pods and peers scoped; a peer the host cannot express refuses the policy. */
 export const NETWORK_POLICY_TRANSLATOR: KindTranslator = {
-  kind: { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' },
+  kind: NETWORK_POLICY,
   refusal(source, target) {
     const result = translateNetworkPolicySpec(source.spec, scopeOf(target));
     return 'refused' in result ? result.refused : undefined;

@@ -14,7 +14,7 @@
  * tenant.
  */
 import { cloneJson, isRecord, jsonEqual } from '../../common/index.js';
-import type { KubeObject } from '../../ports/index.js';
+import { type KubeObject, PERSISTENT_VOLUME_CLAIM } from '../../ports/index.js';
 import { hostName } from '../names/naming.js';
 import { simpleSpecFields } from '../object/kind-traits.js';
 import type { WorkloadPolicy } from '../policy/workloads.js';
@@ -93,7 +93,7 @@ export function claimUpdateBody(desired: KubeObject, observed: KubeObject): Tran
 
 /** Claims: data sources renamed, storage class mapped; an update changes only the requests. */
 export const PERSISTENT_VOLUME_CLAIM_TRANSLATOR: KindTranslator = {
-  kind: { apiVersion: 'v1', kind: 'PersistentVolumeClaim' },
+  kind: PERSISTENT_VOLUME_CLAIM,
   refusal: claimSourceRefusal,
   toHost: claimToHost,
   updateBody: claimUpdateBody,

@@ -9,7 +9,7 @@
  * `maxUnavailable` and `unhealthyPodEvictionPolicy` mean the same on the host and stay as written.
  */
 import { isRecord } from '../../common/index.js';
-import type { KubeObject } from '../../ports/index.js';
+import { type KubeObject, POD_DISRUPTION_BUDGET } from '../../ports/index.js';
 import type { KindModule } from './kind-module.js';
 import { scopeLabelSelector } from './selectors.js';
 import type { KindTranslator, TranslateTarget } from './translator.js';
@@ -33,7 +33,7 @@ export function translatePodDisruptionBudgetSpec(
 
 /** PodDisruptionBudgets: the selector scoped to the tenant and virtual namespace, nothing else. */
 export const PDB_TRANSLATOR: KindTranslator = {
-  kind: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' },
+  kind: POD_DISRUPTION_BUDGET,
   toHost(object: KubeObject, target: TranslateTarget) {
     const spec = translatePodDisruptionBudgetSpec(object.spec, {
       tenant: target.tenant,

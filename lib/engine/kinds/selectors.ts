@@ -20,8 +20,8 @@ export interface LabelSelectorRequirement {
   values?: string[];
 }
 
-/** A label selector, as the Kubernetes API spells it (`metav1.LabelSelector`). */
-export interface LabelSelector {
+/** A label selector, as the Kubernetes API spells it (`metav1.ApiLabelSelector`). */
+export interface ApiLabelSelector {
   matchLabels?: Record<string, string>;
   matchExpressions?: LabelSelectorRequirement[];
 }
@@ -135,7 +135,7 @@ export function scopeSelectorMap(
  * (`{}`, "everything") becomes everything of the scope. The caller decides what an absent
  * selector means (an affinity term without one selects nothing and must stay so).
  */
-export function scopeLabelSelector(selector: unknown, scope: SelectorScope): LabelSelector {
+export function scopeLabelSelector(selector: unknown, scope: SelectorScope): ApiLabelSelector {
   const from = isRecord(selector) ? selector : {};
   const matchLabels = scopedLabels(from.matchLabels);
   const matchExpressions: LabelSelectorRequirement[] = [];
@@ -151,7 +151,7 @@ export function scopeLabelSelector(selector: unknown, scope: SelectorScope): Lab
   } else {
     for (const r of scope.virtualNamespace) matchExpressions.push(cloneJson(r));
   }
-  const scoped: LabelSelector = { matchLabels };
+  const scoped: ApiLabelSelector = { matchLabels };
   if (matchExpressions.length > 0) scoped.matchExpressions = matchExpressions;
   return scoped;
 }

@@ -5,7 +5,7 @@
  * they name the host copies, like a Pod's.
  */
 import { isRecord } from '../../common/index.js';
-import type { KubeObject } from '../../ports/index.js';
+import { type KubeObject, SERVICE_ACCOUNT } from '../../ports/index.js';
 import { hostName } from '../names/naming.js';
 import type { KindModule } from './kind-module.js';
 import type { KindTranslator, TranslateTarget } from './translator.js';
@@ -25,7 +25,7 @@ export function serviceAccountToHost(object: KubeObject, target: TranslateTarget
 
 /** ServiceAccounts: a copy without the tenant's token Secrets. */
 export const SERVICE_ACCOUNT_TRANSLATOR: KindTranslator = {
-  kind: { apiVersion: 'v1', kind: 'ServiceAccount' },
+  kind: SERVICE_ACCOUNT,
   toHost: serviceAccountToHost,
 };
 

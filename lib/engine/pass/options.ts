@@ -2,7 +2,7 @@
 import type { Clock, ClusterApi, DecisionSink } from '../../ports/index.js';
 import type { Budget } from '../bounds/budget.js';
 import type { InSyncMemo } from '../context/in-sync-memo.js';
-import type { PassPath, PassProgress } from '../context/pass-context.js';
+import type { PassProgress, PathMode } from '../context/pass-context.js';
 
 export interface PassOptions {
   tenant: string;
@@ -21,7 +21,7 @@ export interface PassOptions {
    */
   statusReportIntervalMs?: number;
   /** `auto` (default) resumes where it can; `full` lists every kind in full (`--full`). */
-  path?: PassPath;
+  path?: PathMode;
   /**
    * Hold the tenant's Lease from the first write to the end, and write nothing while another pass
    * holds it (default). `false` is for embedders that serialise their passes themselves.

@@ -61,7 +61,7 @@ export function resumeKey(kind: KindRef): ResourceKey {
  * never resumed on this one. Points recorded before the identity was part of it do not match: the
  * kind has one full pass, then resumes again.
  */
-export function policyDigest(rule: KindRule, hostNamespace: string, clusterId?: string): string {
+export function ruleDigest(rule: KindRule, hostNamespace: string, clusterId?: string): string {
   return clusterId === undefined
     ? jsonDigest([hostNamespace, rule])
     : jsonDigest([hostNamespace, rule, clusterId]);
@@ -134,7 +134,7 @@ export class ResumeBook {
       return { path: 'full', reason: 'copies wait in a host namespace the tenant moved away from' };
     }
     if (!point) return { path: 'full', reason: 'no resume point stored yet' };
-    if (point.policy !== policyDigest(rule, this.hostNamespace, this.clusterId)) {
+    if (point.policy !== ruleDigest(rule, this.hostNamespace, this.clusterId)) {
       return {
         path: 'full',
         reason: 'the sync policy or the tenant cluster changed since the resume point',
@@ -172,7 +172,7 @@ export class ResumeBook {
       return;
     }
     const now = new Date(this.options.nowMs()).toISOString();
-    const policy = policyDigest(rule, this.hostNamespace, this.clusterId);
+    const policy = ruleDigest(rule, this.hostNamespace, this.clusterId);
     this.next[key] = { resourceVersion, at: now, fullAt: now, policy };
     if (!('path' in plan && plan.retriesWaiting === true)) this.material = true;
   }

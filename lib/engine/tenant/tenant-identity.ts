@@ -4,16 +4,9 @@
  * that meets another identity writes nothing (see {@link TenantClusterChangedError}).
  */
 import { errorMessage } from '../../common/index.js';
-import {
-  type ClusterApi,
-  isClusterError,
-  type KindRef,
-  type KubeObject,
-} from '../../ports/index.js';
+import { type ClusterApi, isClusterError, type KubeObject, NAMESPACE } from '../../ports/index.js';
 import { ClusterUnreachableError, PassError, TenantClusterChangedError } from '../errors.js';
 import { TenantClusterKeys } from '../names/metadata.js';
-
-const NAMESPACE: KindRef = { apiVersion: 'v1', kind: 'Namespace' };
 
 /**
  * Reads the tenant cluster's identity. This is the pass's first tenant request, so a transport

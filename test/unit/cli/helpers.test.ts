@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { CommanderError } from 'commander';
 import { formatDuration, parseDuration, parseWholeNumber } from '../../../lib/cli/duration.js';
-import { CommandError, errorText, exitCodeForError, UsageError } from '../../../lib/cli/errors.js';
+import { CommandError, exitCodeForError, messageOf, UsageError } from '../../../lib/cli/errors.js';
 import { ExitCode, exitCodeForPass } from '../../../lib/cli/exit-codes.js';
 import { chooseKubeconfigs, contextFor } from '../../../lib/cli/kubeconfig-choice.js';
 import { budgetFromFlags, checkTenantName } from '../../../lib/cli/options.js';
@@ -86,9 +86,9 @@ describe('exit codes', () => {
 
   it('print one line, never a stack', () => {
     const error = new Error('first\n  second\n');
-    expect(errorText(error)).toBe('first second');
-    expect(errorText(error, true)).toBe('first\n  second');
-    expect(errorText(new Error(''))).toBe('unknown error');
+    expect(messageOf(error)).toBe('first second');
+    expect(messageOf(error, true)).toBe('first\n  second');
+    expect(messageOf(new Error(''))).toBe('unknown error');
   });
 });
 

@@ -1,8 +1,8 @@
 /** `tenantplane status` of a TenantCluster being deleted says how many host copies are left. */
 import { describe, expect, it } from '@jest/globals';
-import { type StatusReport, statusText } from '../../../lib/cli/commands/status.js';
+import { statusText, type TenantStatusReport } from '../../../lib/cli/commands/status.js';
 
-const base: StatusReport = {
+const base: TenantStatusReport = {
   tenant: 'dev',
   spec: {},
   policy: { hostNamespace: 'tenant-dev', paused: false, toHost: [] },

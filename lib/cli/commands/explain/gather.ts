@@ -27,7 +27,7 @@ import {
   type ObjectRef,
   TENANT_CLUSTER,
 } from '../../../ports/index.js';
-import { errorText, hostReadError } from '../../errors.js';
+import { hostReadError, messageOf } from '../../errors.js';
 
 /** How many Decisions `explain` shows: the latest ones say what happened, older ones are noise. */
 const LATEST_DECISIONS = 10;
@@ -119,7 +119,7 @@ async function checkSource(
     if (status) info.tenantStatus = status;
     return object ? { object, info } : { info };
   } catch (error) {
-    info.checkError = errorText(error);
+    info.checkError = messageOf(error);
     return { info };
   }
 }
@@ -134,7 +134,7 @@ async function findRule(
   try {
     tenantCluster = await hostApi.get(TENANT_CLUSTER, undefined, ref.tenant);
   } catch (error) {
-    return { ruleProblem: `could not read TenantCluster "${ref.tenant}": ${errorText(error)}` };
+    return { ruleProblem: `could not read TenantCluster "${ref.tenant}": ${messageOf(error)}` };
   }
   if (!tenantCluster) {
     return {
@@ -223,7 +223,7 @@ export async function gatherExplanation(
       .filter((e) => eventMentions(e, hostRef, kind.kind))
       .slice(0, LATEST_DECISIONS);
   } catch (error) {
-    explanation.eventsError = errorText(error);
+    explanation.eventsError = messageOf(error);
   }
   return explanation;
 }

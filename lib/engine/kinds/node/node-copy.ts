@@ -16,7 +16,7 @@
  * see the same host nodes) would otherwise take it from each other every pass.
  */
 import { cloneJson, isRecord, jsonEqual } from '../../../common/index.js';
-import type { KindRef, KubeObject } from '../../../ports/index.js';
+import { type KubeObject, NODE } from '../../../ports/index.js';
 import {
   Annotations,
   FROM_HOST_VALUE,
@@ -27,7 +27,6 @@ import {
 } from '../../names/metadata.js';
 
 /** The tenant's Node kind. */
-export const NODE_KIND: KindRef = { apiVersion: 'v1', kind: 'Node' };
 
 /** The resource maps of a Node's status that the copy carries as the host has them. */
 const RESOURCE_MAPS = ['capacity', 'allocatable'] as const;
@@ -40,7 +39,7 @@ function marks(): Record<string, string> {
   return {
     [Labels.ManagedBy]: MANAGED_BY_VALUE,
     [HostClassKeys.FromHost]: FROM_HOST_VALUE,
-    [Labels.Kind]: NODE_KIND.kind,
+    [Labels.Kind]: NODE.kind,
   };
 }
 
@@ -89,8 +88,8 @@ export function tenantNode(hostNode: KubeObject, tenant: string): KubeObject {
     status[field] = isRecord(hostStatus[field]) ? cloneJson(hostStatus[field]) : {};
   }
   return {
-    apiVersion: NODE_KIND.apiVersion,
-    kind: NODE_KIND.kind,
+    apiVersion: NODE.apiVersion,
+    kind: NODE.kind,
     metadata: { name: hostNode.metadata.name, labels },
     spec: {},
     status,
@@ -249,6 +248,6 @@ export function podBinding(pod: KubeObject, nodeName: string, hostPod: KubeObjec
       ...(uid ? { uid } : {}),
       ...(hostUid ? { annotations: { [Annotations.BoundHostPod]: hostUid } } : {}),
     },
-    target: { apiVersion: NODE_KIND.apiVersion, kind: NODE_KIND.kind, name: nodeName },
+    target: { apiVersion: NODE.apiVersion, kind: NODE.kind, name: nodeName },
   };
 }

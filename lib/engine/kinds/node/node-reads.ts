@@ -5,18 +5,18 @@
  * (`prefetchNodeReads`), so their answers overlap the Pod kind's tenant pages.
  */
 import { runPool } from '../../../common/index.js';
-import type { ClusterApi, KubeObject } from '../../../ports/index.js';
+import { type ClusterApi, type KubeObject, NODE } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
 import { readKey } from '../../context/read-ahead.js';
 import { listEveryPage } from '../../listing/every-page.js';
-import { NODE_KIND, nodesOf } from './node-copy.js';
+import { nodesOf } from './node-copy.js';
 
 /** Up to this many named host nodes are read by GET each; more, by one paged LIST of all. */
 export const HOST_NODE_GETS = 16;
 
 /** Every Node `api` lists, page by page. */
 function listNodes(ctx: PassContext, api: ClusterApi): Promise<KubeObject[]> {
-  return listEveryPage(api, NODE_KIND, ctx.scope.bounds.budget.pageSize);
+  return listEveryPage(api, NODE, ctx.scope.bounds.budget.pageSize);
 }
 
 /** The named host nodes that exist, by name (see {@link HOST_NODE_GETS}). */
@@ -34,7 +34,7 @@ async function readHostNodes(
     return found;
   }
   await runPool([...names], bounds.budget.concurrency, async (name) => {
-    const node = await hostApi.get(NODE_KIND, undefined, name);
+    const node = await hostApi.get(NODE, undefined, name);
     if (node) found.set(name, node);
   });
   return found;

@@ -17,22 +17,13 @@
  * minutes cannot keep that fresh (and a steady pass writes nothing), so the tenant's controller
  * manager runs without it (docs/workloads.md#nodes).
  */
-import type { ClusterApi, KubeObject } from '../../../ports/index.js';
+import { type ClusterApi, type KubeObject, NODE, POD } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
 import { TenantCopyWriter } from '../../context/tenant-copies.js';
 import { attempt } from '../../errors.js';
 import { deleteAsRead } from '../../names/preconditions.js';
-import {
-  isOurNode,
-  NODE_KIND,
-  nodeStatusPatch,
-  nodesOf,
-  planNode,
-  tenantNode,
-} from './node-copy.js';
+import { isOurNode, nodeStatusPatch, nodesOf, planNode, tenantNode } from './node-copy.js';
 import { takeNodeReads } from './node-reads.js';
-
-const POD = { apiVersion: 'v1', kind: 'Pod' } as const;
 
 /** The tenant Nodes of one pass: what it wrote, and which a tenant Pod may be bound to. */
 class TenantNodes {
@@ -45,7 +36,7 @@ class TenantNodes {
     private readonly ctx: PassContext,
     private readonly tenantApi: ClusterApi,
   ) {
-    this.writer = new TenantCopyWriter(ctx, NODE_KIND, 'tenant Node');
+    this.writer = new TenantCopyWriter(ctx, NODE, 'tenant Node');
   }
 
   private decide(...args: Parameters<TenantCopyWriter['decide']>): void {
@@ -84,7 +75,7 @@ class TenantNodes {
           // An apiserver that takes no status on create (the status has its own subresource).
           const status = nodeStatusPatch(desired, stored);
           if (status && ctx.scope.bounds.reserveWrite()) {
-            await tenantApi.patchStatus(NODE_KIND, undefined, name, status);
+            await tenantApi.patchStatus(NODE, undefined, name, status);
           }
         });
         if (created) this.bindable.add(name);
@@ -98,7 +89,7 @@ class TenantNodes {
         const reason = `host node "${name}" changed (${plan.changed.join(', ')}): its tenant Node follows`;
         await this.write('Update', name, reason, async () => {
           if (plan.update) await tenantApi.update(plan.update);
-          if (plan.status) await tenantApi.patchStatus(NODE_KIND, undefined, name, plan.status);
+          if (plan.status) await tenantApi.patchStatus(NODE, undefined, name, plan.status);
         });
       }
     }
@@ -112,7 +103,7 @@ class TenantNodes {
     if (bound.items.length > 0) return;
     if (!ctx.scope.bounds.reserveWrite()) return;
     const reason = `no Pod of the tenant runs on host node "${name}" any more: its tenant Node goes`;
-    await this.write('Delete', name, reason, () => deleteAsRead(tenantApi, NODE_KIND, node));
+    await this.write('Delete', name, reason, () => deleteAsRead(tenantApi, NODE, node));
   }
 }
 
@@ -137,7 +128,7 @@ export async function syncTenantNodes(
   });
   if (!tenantNodes.ok) {
     ctx.ledger.errors.listingFailed(
-      NODE_KIND,
+      NODE,
       'tenant',
       tenantNodes.error,
       'no tenant Pod is bound to one',
@@ -147,7 +138,7 @@ export async function syncTenantNodes(
   const inTenant = new Map(tenantNodes.value.map((n) => [n.metadata.name, n] as const));
   const host = await attempt(() => hostNodes);
   if (!host.ok) {
-    ctx.ledger.errors.listingFailed(NODE_KIND, 'host', host.error, 'its tenant Nodes wait');
+    ctx.ledger.errors.listingFailed(NODE, 'host', host.error, 'its tenant Nodes wait');
     // What the tenant has of the engine's still takes its Pods.
     for (const name of wanted) {
       const node = inTenant.get(name);
@@ -173,7 +164,7 @@ export async function syncTenantNodes(
       continue;
     const removed = await attempt(() => nodes.remove(node));
     if (!removed.ok) {
-      ctx.ledger.errors.add(NODE_KIND, removed.error, { namespace: '', name: node.metadata.name });
+      ctx.ledger.errors.add(NODE, removed.error, { namespace: '', name: node.metadata.name });
     }
   }
   return nodes.bindable;

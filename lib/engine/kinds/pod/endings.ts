@@ -16,7 +16,7 @@
  * itself was never the host's, and its copy is created like any other.
  */
 import { runPool } from '../../../common/index.js';
-import { isClusterError, type KindRef, type KubeObject } from '../../../ports/index.js';
+import { isClusterError, type KindRef, type KubeObject, POD } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
 import { attempt } from '../../errors.js';
 import { Annotations } from '../../names/metadata.js';
@@ -24,8 +24,6 @@ import { hostName } from '../../names/naming.js';
 import { sourceKey } from '../../names/provenance.js';
 import { ourCopySource } from '../../names/reverse-mapping.js';
 import { nodeNameOf } from '../node/node-copy.js';
-
-const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
 
 /** The grace period a tenant object was deleted with (`metadata.deletionGracePeriodSeconds`). */
 export function gracePeriodOf(object: KubeObject): number | undefined {

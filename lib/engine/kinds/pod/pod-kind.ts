@@ -15,7 +15,7 @@
  * full pass, with starting Pods keeping the kind on full passes meanwhile.
  */
 import { runPool } from '../../../common/index.js';
-import { type KindRef, type KubeObject, withRequestDeadline } from '../../../ports/index.js';
+import { type KindRef, type KubeObject, POD, withRequestDeadline } from '../../../ports/index.js';
 import { workDeadline } from '../../bounds/deadlines.js';
 import type { PassContext } from '../../context/pass-context.js';
 import { readKey } from '../../context/read-ahead.js';
@@ -176,7 +176,6 @@ async function noteChanged(
     .map((pod) => ourCopySource(pod, { tenant, kind: 'Pod' }))
     .filter((source) => source !== undefined);
   if (unread.length === 0) return changed.length;
-  const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
   const read = await attempt(() =>
     withRequestDeadline(workDeadline(bounds.budget), () =>
       runPool(unread, bounds.budget.concurrency, async (source) => {

@@ -1,4 +1,4 @@
-import type { KindRef, KubeObject } from '../../../ports/index.js';
+import { type KindRef, type KubeObject, POD } from '../../../ports/index.js';
 import { objectVersion } from '../../context/in-sync-memo.js';
 import type { PassContext } from '../../context/pass-context.js';
 import { sourceKey } from '../../names/provenance.js';
@@ -12,10 +12,8 @@ import {
 } from '../status-back.js';
 import { bindToNodes } from './binding.js';
 import { PodEndings } from './endings.js';
+import { CONTAINER_LISTS } from './translate/references.js';
 import { podStatusPatch, podStatusSettled } from './translate/status.js';
-
-const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
-const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
 
 /**
  * What the status back keeps of a tenant Pod: its identity, its container names, its node (for

@@ -14,11 +14,14 @@
  */
 import { runPool } from '../../../common/index.js';
 import {
+  CONFIG_MAP,
   type IssuedToken,
   isClusterError,
   type KindRef,
   type KubeObject,
   type ObjectRef,
+  POD,
+  SECRET,
 } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
 import { attempt } from '../../errors.js';
@@ -34,10 +37,6 @@ import {
   tokenDue,
   tokenSecret,
 } from './translate/token-secret.js';
-
-const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
-const SECRET: KindRef = { apiVersion: 'v1', kind: 'Secret' };
-const CONFIG_MAP: KindRef = { apiVersion: 'v1', kind: 'ConfigMap' };
 
 /** Whether `kind` is the core Pod kind, whose pass is followed by {@link syncPodTokens}. */
 export function isPodKind(kind: KindRef): boolean {

@@ -8,7 +8,7 @@
  * controller makes that Service's slices from the host Pods the scoped selector picks.
  */
 import { isRecord } from '../../../common/index.js';
-import type { KubeObject } from '../../../ports/index.js';
+import { ENDPOINT_SLICE, type KubeObject, SERVICE } from '../../../ports/index.js';
 import {
   ENDPOINT_SLICE_CONTROLLER,
   ENDPOINT_SLICE_MANAGER,
@@ -16,8 +16,6 @@ import {
 } from '../../names/metadata.js';
 import { hostName } from '../../names/naming.js';
 import type { KindTranslator, ObjectReference, TranslateTarget } from '../translator.js';
-
-const SERVICE = { apiVersion: 'v1', kind: 'Service' } as const;
 
 function serviceOf(object: KubeObject): string | undefined {
   const name = object.metadata.labels?.[KubernetesKeys.ServiceName];
@@ -77,7 +75,7 @@ export function endpointSliceReferences(source: KubeObject): ObjectReference[] {
 
 /** EndpointSlices of Services without a selector: tied to the Service's host copy. */
 export const ENDPOINT_SLICE_TRANSLATOR: KindTranslator = {
-  kind: { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice' },
+  kind: ENDPOINT_SLICE,
   referencedKinds: [SERVICE],
   refusal: endpointSliceRefusal,
   toHost: endpointSliceToHost,

@@ -6,6 +6,7 @@
  * (`endpoint-slice.ts`): the tenant's EndpointSlice mirroring controller turns its Endpoints into
  * slices, and a pass syncs those. (Endpoints are deprecated since Kubernetes 1.33.)
  */
+import { ENDPOINTS } from '../../../ports/index.js';
 import type { KindTranslator } from '../translator.js';
 
 /** Why every Endpoints object stays in the tenant. */
@@ -14,7 +15,7 @@ export const ENDPOINTS_REFUSAL =
 
 /** Endpoints: each is a Skip that says to sync EndpointSlices. */
 export const ENDPOINTS_TRANSLATOR: KindTranslator = {
-  kind: { apiVersion: 'v1', kind: 'Endpoints' },
+  kind: ENDPOINTS,
   refusal: () => ENDPOINTS_REFUSAL,
   toHost: (object) => object,
 };

@@ -8,7 +8,7 @@
  * stays headless (and its DNS answers Pod addresses, not a virtual IP).
  */
 import { isRecord } from '../../../common/index.js';
-import type { KubeObject } from '../../../ports/index.js';
+import { type KubeObject, SERVICE } from '../../../ports/index.js';
 import { scopeSelectorMap } from '../selectors.js';
 import type { KindTranslator, TranslateTarget } from '../translator.js';
 
@@ -35,6 +35,6 @@ export function serviceToHost(object: KubeObject, target: TranslateTarget): Kube
 
 /** Services: selectors scoped, headless kept, allocations left to the host. */
 export const SERVICE_TRANSLATOR: KindTranslator = {
-  kind: { apiVersion: 'v1', kind: 'Service' },
+  kind: SERVICE,
   toHost: serviceToHost,
 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { KubeHttp, RequestSpec } from '../../../../lib/adapters/kube/http.js';
 import {
-  compareResourceVersions,
+  orderOfResourceVersions,
   parseWatchLine,
   watchChanges,
   watchQuery,
@@ -165,9 +165,9 @@ describe('watchChanges: a resume proven by a bookmark at or past the current res
 
 describe('watch helpers', () => {
   it('compares resourceVersions as integers, not strings', () => {
-    expect(compareResourceVersions('100', '100')).toBe('same');
-    expect(compareResourceVersions('99', '100')).toBe('behind');
-    expect(compareResourceVersions('1000', '999')).toBe('ahead');
+    expect(orderOfResourceVersions('100', '100')).toBe('same');
+    expect(orderOfResourceVersions('99', '100')).toBe('behind');
+    expect(orderOfResourceVersions('1000', '999')).toBe('ahead');
   });
 
   it('asks for bookmarks and a short timeout', () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { PDB_MODULE, PDB_TRANSLATOR } from '../../../../lib/engine/kinds/pod-disruption-budget.js';
-import { hostLabels, type LabelSelector } from '../../../../lib/engine/kinds/selectors.js';
+import { type ApiLabelSelector, hostLabels } from '../../../../lib/engine/kinds/selectors.js';
 import { Labels } from '../../../../lib/engine/names/metadata.js';
 import { reverseMappingLabels } from '../../../../lib/engine/names/reverse-mapping.js';
 import { toHostObject } from '../../../../lib/engine/object/transform.js';
@@ -148,7 +148,7 @@ const keys = fc.constantFrom(
   Labels.VirtualNamespace,
 );
 const values = fc.constantFrom('web', 'db', 'dev', 'shop', '');
-const selectors: fc.Arbitrary<LabelSelector> = fc.record(
+const selectors: fc.Arbitrary<ApiLabelSelector> = fc.record(
   {
     matchLabels: fc.dictionary(keys, values, { maxKeys: 3 }),
     matchExpressions: fc.array(
@@ -179,7 +179,7 @@ describe('PodDisruptionBudget translator properties', () => {
         (selector, tenant, vns, podLabels, otherTenant, otherVns) => {
           const spec = { minAvailable: 1, selector };
           const host = hostOf(budget(spec, vns), tenant);
-          const scoped = (host.spec as { selector: LabelSelector }).selector;
+          const scoped = (host.spec as { selector: ApiLabelSelector }).selector;
           expect(scoped.matchLabels?.[Labels.Tenant]).toBe(tenant);
           expect(scoped.matchLabels?.[Labels.VirtualNamespace]).toBe(vns);
           expect(host.spec).toMatchObject({ minAvailable: 1 });

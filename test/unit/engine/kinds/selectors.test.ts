@@ -2,10 +2,10 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import {
+  type ApiLabelSelector,
   carriedLabels,
   hostLabelKey,
   hostLabels,
-  type LabelSelector,
   namespaceRequirements,
   type SelectorScope,
   scopeLabelSelector,
@@ -98,7 +98,7 @@ describe('scopeLabelSelector', () => {
     name: string;
     selector: unknown;
     scope: SelectorScope;
-    expected: LabelSelector;
+    expected: ApiLabelSelector;
   }> = [
     {
       name: 'everything ({}) becomes everything of the virtual namespace',
@@ -213,7 +213,7 @@ const anyKeys = [
 ];
 const values = fc.constantFrom('web', 'db', 'Helm', 'tenantplane', 'dev', 'shop', '');
 
-function selectorOf(keys: readonly string[]): fc.Arbitrary<LabelSelector> {
+function selectorOf(keys: readonly string[]): fc.Arbitrary<ApiLabelSelector> {
   const key = fc.constantFrom(...keys);
   const expression = fc.oneof(
     fc.record({

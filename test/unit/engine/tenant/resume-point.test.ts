@@ -3,10 +3,10 @@ import { describe, expect, it } from '@jest/globals';
 import {
   DEFAULT_RESYNC_MS,
   jitteredResyncMs,
-  policyDigest,
   ResumeBook,
   resumeKey,
   resyncMs,
+  ruleDigest,
 } from '../../../../lib/engine/tenant/resume-point.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
 import { CONFIGMAP, HOST_NS, TENANT, tenantCluster } from '../support.js';
@@ -24,7 +24,7 @@ function point(overrides: Record<string, string> = {}): Record<string, string> {
     resourceVersion: '100',
     at: new Date(NOW - 60_000).toISOString(),
     fullAt: new Date(NOW - 10 * 60_000).toISOString(),
-    policy: policyDigest(rule, HOST_NS),
+    policy: ruleDigest(rule, HOST_NS),
     ...overrides,
   };
 }
@@ -163,7 +163,7 @@ describe('ResumeBook.statusFields', () => {
           resourceVersion: '200',
           at: new Date(NOW).toISOString(),
           fullAt: new Date(NOW).toISOString(),
-          policy: policyDigest(rule, HOST_NS),
+          policy: ruleDigest(rule, HOST_NS),
         },
       },
     });
@@ -189,12 +189,12 @@ describe('ResumeBook.statusFields', () => {
 
 it('keys and digests name the kind and the policy', () => {
   expect(resumeKey(rule)).toBe('v1/ConfigMap');
-  expect(policyDigest(rule, HOST_NS)).not.toBe(policyDigest(rule, 'elsewhere'));
+  expect(ruleDigest(rule, HOST_NS)).not.toBe(ruleDigest(rule, 'elsewhere'));
   expect(TENANT).toBe('dev');
 });
 
 it('a point holds for the tenant cluster it was recorded on, and only for it', () => {
-  const tc = withPoint(point({ policy: policyDigest(rule, HOST_NS, 'uid-a') }));
+  const tc = withPoint(point({ policy: ruleDigest(rule, HOST_NS, 'uid-a') }));
   const same = book(tc);
   same.identify('uid-a');
   expect(same.plan(rule)).toEqual({ resume: expect.objectContaining({ resourceVersion: '100' }) });
@@ -207,5 +207,5 @@ it('a point holds for the tenant cluster it was recorded on, and only for it', (
   // What the full pass records holds for the new identity.
   rebuilt.listed(rule, '200', { path: 'full', reason: '' });
   const written = rebuilt.statusFields([rule]).must?.resume?.[resumeKey(rule)];
-  expect(written?.policy).toBe(policyDigest(rule, HOST_NS, 'uid-b'));
+  expect(written?.policy).toBe(ruleDigest(rule, HOST_NS, 'uid-b'));
 });

@@ -14,6 +14,7 @@
 import { isRecord, jsonDigest } from '../../../../common/index.js';
 import type { KubeObject } from '../../../../ports/index.js';
 import { isSubset } from '../../../object/drift.js';
+import { CONTAINER_LISTS } from './references.js';
 
 type Json = Record<string, unknown>;
 
@@ -24,8 +25,11 @@ const MUTABLE_SPEC_FIELDS: ReadonlySet<string> = new Set([
   'schedulingGates',
 ]);
 
-/** The container lists, compared container by container. */
-const CONTAINER_LISTS = ['initContainers', 'containers'] as const;
+/**
+ * The container lists compared container by container: ephemeral containers are not part of the
+ * spec an update sends (they have a subresource of their own).
+ */
+const COMPARED_LISTS = CONTAINER_LISTS.filter((list) => list !== 'ephemeralContainers');
 
 /**
  * Whether a container's resources may change in place (`pods/resize`): regular containers and
@@ -95,7 +99,7 @@ export function immutablePodChanges(desired: KubeObject, observed: KubeObject): 
 export function podImmutableDigest(desired: KubeObject): string {
   const spec: Json = { ...(isRecord(desired.spec) ? desired.spec : {}) };
   for (const field of MUTABLE_SPEC_FIELDS) delete spec[field];
-  for (const list of CONTAINER_LISTS) {
+  for (const list of COMPARED_LISTS) {
     if (!Array.isArray(spec[list])) continue;
     spec[list] = records(spec[list]).map((container) => {
       const { image: _image, ...rest } = container;

@@ -13,7 +13,7 @@
  * touches only what a running Pod lets change (`pod-update.ts`).
  */
 import { isRecord } from '../../../../common/index.js';
-import type { KubeObject } from '../../../../ports/index.js';
+import { type KubeObject, POD } from '../../../../ports/index.js';
 import { Annotations, POD_NODE_LABELS } from '../../../names/metadata.js';
 import { hostName, tokenSecretName } from '../../../names/naming.js';
 import { parseApiEndpoint } from '../../../policy/workloads.js';
@@ -73,7 +73,7 @@ function withOwnProjection(volume: unknown): unknown {
 
 /** Pods: see the module doc. */
 export const POD_TRANSLATOR: KindTranslator = {
-  kind: { apiVersion: 'v1', kind: 'Pod' },
+  kind: POD,
   referencedKinds: POD_REFERENCED_KINDS,
   // The tenant apiserver's binding copies these from the tenant Node (PodTopologyLabels admission,
   // on by default since 1.35), the host's from the host node: the host Pod has its own.

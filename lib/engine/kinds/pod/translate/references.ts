@@ -4,16 +4,21 @@
  * the two can never disagree about what a Pod refers to.
  */
 import { isRecord } from '../../../../common/index.js';
-import type { KindRef } from '../../../../ports/index.js';
+import {
+  CONFIG_MAP,
+  type KindRef,
+  PERSISTENT_VOLUME_CLAIM,
+  SECRET,
+} from '../../../../ports/index.js';
 
 type Json = Record<string, unknown>;
 
-const CONFIG_MAP: KindRef = { apiVersion: 'v1', kind: 'ConfigMap' };
-const SECRET: KindRef = { apiVersion: 'v1', kind: 'Secret' };
-const CLAIM: KindRef = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' };
-
 /** The kinds a Pod can refer to by name. */
-export const POD_REFERENCED_KINDS: readonly KindRef[] = [CONFIG_MAP, SECRET, CLAIM];
+export const POD_REFERENCED_KINDS: readonly KindRef[] = [
+  CONFIG_MAP,
+  SECRET,
+  PERSISTENT_VOLUME_CLAIM,
+];
 
 /** One reference found in a Pod spec, with the means to rename it in place. */
 export interface FoundReference {
@@ -77,7 +82,7 @@ export const SECRET_REF_VOLUMES: readonly string[] = [
 export function isClaimSource(ref: unknown): boolean {
   return (
     isRecord(ref) &&
-    ref.kind === CLAIM.kind &&
+    ref.kind === PERSISTENT_VOLUME_CLAIM.kind &&
     (ref.apiGroup === undefined || ref.apiGroup === '' || ref.apiGroup === null)
   );
 }
@@ -99,7 +104,8 @@ function walkEphemeral(volume: Json, at: string, visit: Visit): void {
   if (!spec) return;
   for (const field of ['dataSource', 'dataSourceRef']) {
     const where = `${at}.ephemeral.volumeClaimTemplate.spec.${field}`;
-    if (isClaimSource(spec[field])) visitName(visit, CLAIM, spec[field], 'name', where, false);
+    if (isClaimSource(spec[field]))
+      visitName(visit, PERSISTENT_VOLUME_CLAIM, spec[field], 'name', where, false);
   }
 }
 
@@ -108,7 +114,14 @@ function walkVolume(volume: Json, visit: Visit): void {
   const { configMap, secret, persistentVolumeClaim, projected, csi, azureFile } = volume;
   visitName(visit, CONFIG_MAP, configMap, 'name', `${at}.configMap`, optionalOf(configMap));
   visitName(visit, SECRET, secret, 'secretName', `${at}.secret`, optionalOf(secret));
-  visitName(visit, CLAIM, persistentVolumeClaim, 'claimName', `${at}.persistentVolumeClaim`, false);
+  visitName(
+    visit,
+    PERSISTENT_VOLUME_CLAIM,
+    persistentVolumeClaim,
+    'claimName',
+    `${at}.persistentVolumeClaim`,
+    false,
+  );
   walkEphemeral(volume, at, visit);
   if (isRecord(projected)) {
     for (const [i, source] of records(projected.sources).entries()) {

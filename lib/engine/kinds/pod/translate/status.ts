@@ -25,7 +25,7 @@ const COPIED = [
 ] as const;
 
 /** Each container status list, with the spec list whose names it may keep. */
-const CONTAINER_LISTS = [
+const STATUS_LISTS = [
   ['containerStatuses', 'containers'],
   ['initContainerStatuses', 'initContainers'],
   ['ephemeralContainerStatuses', 'ephemeralContainers'],
@@ -35,7 +35,7 @@ const CONTAINER_LISTS = [
 export const POD_STATUS_FIELDS: readonly string[] = [
   ...COPIED,
   'conditions',
-  ...CONTAINER_LISTS.map(([field]) => field),
+  ...STATUS_LISTS.map(([field]) => field),
 ];
 
 function namesOf(spec: unknown, list: string): Set<string> {
@@ -70,7 +70,7 @@ export function tenantPodStatus(
   if (Array.isArray(hostStatus.conditions)) {
     status.conditions = hostStatus.conditions.map(tenantCondition);
   }
-  for (const [field, specList] of CONTAINER_LISTS) {
+  for (const [field, specList] of STATUS_LISTS) {
     const listed = hostStatus[field];
     if (!Array.isArray(listed)) continue;
     const own = namesOf(tenantPod.spec, specList);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { podSelectorFields } from '../../../../../../lib/engine/kinds/pod/translate/affinity.js';
-import { hostLabels, type LabelSelector } from '../../../../../../lib/engine/kinds/selectors.js';
+import { type ApiLabelSelector, hostLabels } from '../../../../../../lib/engine/kinds/selectors.js';
 import { Labels } from '../../../../../../lib/engine/names/metadata.js';
 import { reverseMappingLabels } from '../../../../../../lib/engine/names/reverse-mapping.js';
 import type { KubeObject } from '../../../../../../lib/ports/index.js';
@@ -240,7 +240,7 @@ const keys = [
 ];
 const values = fc.constantFrom('web', 'db', 'Helm', 'tenantplane', 'dev', 'shop');
 const key = fc.constantFrom(...keys);
-const selector: fc.Arbitrary<LabelSelector> = fc.record(
+const selector: fc.Arbitrary<ApiLabelSelector> = fc.record(
   {
     matchLabels: fc.dictionary(key, values, { maxKeys: 2 }),
     matchExpressions: fc.array(
@@ -275,20 +275,20 @@ const term = fc.record(
 );
 
 /** Every selector of a translated spec: affinity terms and spread constraints. */
-function selectorsOf(spec: Spec): LabelSelector[] {
-  const found: LabelSelector[] = [];
+function selectorsOf(spec: Spec): ApiLabelSelector[] {
+  const found: ApiLabelSelector[] = [];
   const affinityOf = (spec.affinity ?? {}) as Record<string, Record<string, Spec[]>>;
   for (const kind of ['podAffinity', 'podAntiAffinity']) {
     const a = affinityOf[kind] ?? {};
     for (const t of a.requiredDuringSchedulingIgnoredDuringExecution ?? []) {
-      found.push(t.labelSelector as LabelSelector);
+      found.push(t.labelSelector as ApiLabelSelector);
     }
     for (const w of a.preferredDuringSchedulingIgnoredDuringExecution ?? []) {
-      found.push((w.podAffinityTerm as Spec).labelSelector as LabelSelector);
+      found.push((w.podAffinityTerm as Spec).labelSelector as ApiLabelSelector);
     }
   }
   for (const c of (spec.topologySpreadConstraints ?? []) as Spec[]) {
-    found.push(c.labelSelector as LabelSelector);
+    found.push(c.labelSelector as ApiLabelSelector);
   }
   return found;
 }
@@ -326,9 +326,9 @@ describe('scoped affinity selectors', () => {
           const result = podSelectorFields(source.spec, { tenant: t1, virtualNamespace: v1 });
           if (!('fields' in result)) throw new Error(result.refused);
           const [req, pref, spr] = selectorsOf(result.fields) as [
-            LabelSelector,
-            LabelSelector,
-            LabelSelector,
+            ApiLabelSelector,
+            ApiLabelSelector,
+            ApiLabelSelector,
           ];
           // A host Pod's labels: the tenant's under the key function, then the engine's scope.
           const other = { ...hostLabels(labels), ...reverseMappingLabels(t2, 'Pod', v2) };
