@@ -3,6 +3,7 @@
  * beyond the hardened default.
  */
 import { isRecord } from '../../common/index.js';
+import { DEFAULT_ISOLATION, type IsolationPolicy, parseIsolation } from './isolation.js';
 import {
   isDnsSubdomain,
   parseClassMap,
@@ -55,6 +56,13 @@ export interface WorkloadPolicy {
    * of ephemeral volumes); a class not in the map is kept as it is.
    */
   storageClasses?: Readonly<Record<string, string>>;
+  /** What a copy may reach beyond its tenant (`isolation.ts`); absent: the narrowest default. */
+  isolation?: IsolationPolicy;
+}
+
+/** The isolation of `policy`: its own, or the narrowest default when it names none. */
+export function isolationOf(policy: WorkloadPolicy | undefined): IsolationPolicy {
+  return policy?.isolation ?? DEFAULT_ISOLATION;
 }
 
 /** The values of {@link WorkloadPolicy.eventsBack}. */
@@ -170,5 +178,6 @@ export function parseWorkloadPolicy(value: unknown, problems: string[]): Workloa
     if (known.includes(eventsBack)) policy.eventsBack = eventsBack as EventsBack;
     else problems.push('spec.workloads.eventsBack must be Warning, All or None');
   }
+  policy.isolation = parseIsolation(value, policy.allowHostAccess === true, problems);
   return policy;
 }
