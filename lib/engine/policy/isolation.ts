@@ -101,6 +101,24 @@ export const DEFAULT_ISOLATION: IsolationPolicy = Object.freeze({
   ingresses: Object.freeze({ hostSuffixes: [], classes: [], annotations: [] }),
 });
 
+/** The default of a policy that allows host access: the privileged level, the rest as narrow. */
+export const HOST_ACCESS_ISOLATION: IsolationPolicy = Object.freeze({
+  ...DEFAULT_ISOLATION,
+  podSecurity: PodSecurityLevel.Privileged,
+});
+
+/** The keys of `spec.workloads` that are isolation knobs. */
+export const ISOLATION_KEYS: readonly string[] = [
+  'podSecurity',
+  'runtimeClassName',
+  'allowSchedulerName',
+  'allowTolerateAll',
+  'services',
+  'endpoints',
+  'networkPolicies',
+  'ingresses',
+];
+
 const SERVICE_TYPES: readonly string[] = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
 
 /** A list of strings at `path`, each checked by `valid`; `undefined` (and a problem) otherwise. */

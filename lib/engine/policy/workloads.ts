@@ -3,7 +3,13 @@
  * beyond the hardened default.
  */
 import { isRecord } from '../../common/index.js';
-import { DEFAULT_ISOLATION, type IsolationPolicy, parseIsolation } from './isolation.js';
+import {
+  DEFAULT_ISOLATION,
+  HOST_ACCESS_ISOLATION,
+  ISOLATION_KEYS,
+  type IsolationPolicy,
+  parseIsolation,
+} from './isolation.js';
 import {
   isDnsSubdomain,
   parseClassMap,
@@ -62,7 +68,8 @@ export interface WorkloadPolicy {
 
 /** The isolation of `policy`: its own, or the narrowest default when it names none. */
 export function isolationOf(policy: WorkloadPolicy | undefined): IsolationPolicy {
-  return policy?.isolation ?? DEFAULT_ISOLATION;
+  if (policy?.isolation) return policy.isolation;
+  return policy?.allowHostAccess ? HOST_ACCESS_ISOLATION : DEFAULT_ISOLATION;
 }
 
 /** The values of {@link WorkloadPolicy.eventsBack}. */
@@ -178,6 +185,9 @@ export function parseWorkloadPolicy(value: unknown, problems: string[]): Workloa
     if (known.includes(eventsBack)) policy.eventsBack = eventsBack as EventsBack;
     else problems.push('spec.workloads.eventsBack must be Warning, All or None');
   }
-  policy.isolation = parseIsolation(value, policy.allowHostAccess === true, problems);
+  // Only a policy that names an isolation knob holds one; the others get the default's object.
+  if (ISOLATION_KEYS.some((key) => value[key] !== undefined)) {
+    policy.isolation = parseIsolation(value, policy.allowHostAccess === true, problems);
+  }
   return policy;
 }
