@@ -88,7 +88,7 @@ export async function refuseHostAsTenant(input: HostAsTenantInput): Promise<void
     if (copy)
       throw new TenantClusterIsHostError(
         tenant,
-        `the tenant cluster lists ${copy}, a host copy of this very tenant`,
+        `the tenant cluster lists ${copy}, labelled as a host copy of this very tenant (${ownCopies}); if it is a tenant object, not a host copy, remove those labels from it and the next pass goes on`,
       );
   }
 }

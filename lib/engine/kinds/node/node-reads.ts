@@ -1,7 +1,6 @@
 /**
  * What the tenant Nodes step reads (`tenant-nodes.ts`): one paged LIST of the tenant's Nodes, and
- * of the host only the nodes the host Pods name (a GET each, or one paged LIST past
- * {@link HOST_NODE_GETS}). A full path starts both as soon as it has listed the host Pods
+ * of the host only the nodes the host Pods name (a GET each, never a LIST of every host node). A full path starts both as soon as it has listed the host Pods
  * (`prefetchNodeReads`), so their answers overlap the Pod kind's tenant pages.
  */
 import { runPool } from '../../../common/index.js';
@@ -11,28 +10,22 @@ import { readKey } from '../../context/read-ahead.js';
 import { listEveryPage } from '../../listing/every-page.js';
 import { nodesOf } from './node-copy.js';
 
-/** Up to this many named host nodes are read by GET each; more, by one paged LIST of all. */
-export const HOST_NODE_GETS = 16;
-
-/** Every Node `api` lists, page by page. */
+/** Every Node `api` lists, page by page (the tenant's: only the ones the engine made, as a rule). */
 function listNodes(ctx: PassContext, api: ClusterApi): Promise<KubeObject[]> {
   return listEveryPage(api, NODE, ctx.scope.bounds.budget.pageSize);
 }
 
-/** The named host nodes that exist, by name (see {@link HOST_NODE_GETS}). */
+/**
+ * The named host nodes that exist, by name: a GET each, at the pass's concurrency. Never a LIST of
+ * every host node: what a pass reads (and holds) of the host grows with the tenant's Pods, not with
+ * the host's size, and the tenant learns nothing of nodes its Pods do not run on.
+ */
 async function readHostNodes(
   ctx: PassContext,
   names: readonly string[],
 ): Promise<Map<string, KubeObject>> {
   const { hostApi, bounds } = ctx.scope;
   const found = new Map<string, KubeObject>();
-  if (names.length > HOST_NODE_GETS) {
-    const wanted = new Set(names);
-    for (const node of await listNodes(ctx, hostApi)) {
-      if (wanted.has(node.metadata.name)) found.set(node.metadata.name, node);
-    }
-    return found;
-  }
   await runPool([...names], bounds.budget.concurrency, async (name) => {
     const node = await hostApi.get(NODE, undefined, name);
     if (node) found.set(name, node);

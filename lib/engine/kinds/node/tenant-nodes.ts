@@ -7,7 +7,7 @@
  *
  * What it reads: one paged LIST of the tenant's Nodes (they are few: only the ones the engine
  * made, unless the tenant has its own), and of the host only the nodes the host Pods name, a GET
- * each, or one paged LIST of the host's nodes when they are more than `HOST_NODE_GETS` (`node-reads.ts`).
+ * each, never a LIST of every host node (`node-reads.ts`).
  * A Node is removed only when no host Pod of the tenant names it and a LIST of the tenant's Pods
  * bound to it (field selector, `limit: 1`) finds none: a tenant Pod still bound to it (being
  * deleted, say, or of another TenantCluster of the same tenant cluster) keeps it.

@@ -88,7 +88,7 @@ describe('refuseHostAsTenant', () => {
         }),
       ],
       evidence:
-        'the tenant cluster lists ConfigMap old-ns/a-x-web-x-dev, a host copy of this very tenant',
+        'the tenant cluster lists ConfigMap old-ns/a-x-web-x-dev, labelled as a host copy of this very tenant (app.kubernetes.io/managed-by=tenantplane,tenantplane.io/tenant=dev); if it is a tenant object, not a host copy, remove those labels from it and the next pass goes on',
     },
   ])('refuses a new tenant cluster whose listing shows $name', async ({ items, evidence }) => {
     const { api } = lister(items, 'https://tenant.example:6443');
