@@ -26,7 +26,7 @@ export function etcdArgs(stateDir: string, etcdPort: number, peerPort: number): 
 export interface ApiServerSpec {
   stateDir: string;
   pki: Pki;
-  name: string;
+  name: 'tenant' | 'host';
   /** The cluster's position, which gives it its own service IP range. */
   index: number;
   port: number;
@@ -53,8 +53,8 @@ export function apiServerArgs({
     `--tls-private-key-file=${pki.servingKey}`,
     `--client-ca-file=${pki.caCert}`,
     '--service-account-issuer=https://kubernetes.default.svc',
-    `--service-account-key-file=${pki.serviceAccountPub}`,
-    `--service-account-signing-key-file=${pki.serviceAccountKey}`,
+    `--service-account-key-file=${pki.serviceAccounts[name].pub}`,
+    `--service-account-signing-key-file=${pki.serviceAccounts[name].key}`,
     '--authorization-mode=RBAC',
     `--service-cluster-ip-range=10.${96 + index}.0.0/16`,
     '--disable-admission-plugins=ServiceAccount',

@@ -11,8 +11,11 @@ export interface Pki {
   servingKey: string;
   adminCert: string;
   adminKey: string;
-  serviceAccountKey: string;
-  serviceAccountPub: string;
+  /**
+   * Each cluster's own service-account signing key pair: a token one apiserver issues is never
+   * accepted by the other (a tenant token must not authenticate to the host, nor the reverse).
+   */
+  serviceAccounts: Readonly<Record<'tenant' | 'host', { key: string; pub: string }>>;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -82,7 +85,8 @@ export async function signCertificate(
 
 /**
  * Creates (or reuses) a CA, a loopback serving certificate, an admin client certificate in
- * `system:masters`, and the service-account signing key pair. One CA serves both apiservers.
+ * `system:masters`, and a service-account signing key pair per cluster. One CA serves both
+ * apiservers (a local convenience; production clusters have their own).
  */
 export async function ensurePki(dir: string): Promise<Pki> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -94,10 +98,12 @@ export async function ensurePki(dir: string): Promise<Pki> {
     servingKey: p('serving.key'),
     adminCert: p('admin.crt'),
     adminKey: p('admin.key'),
-    serviceAccountKey: p('sa.key'),
-    serviceAccountPub: p('sa.pub'),
+    serviceAccounts: {
+      tenant: { key: p('sa-tenant.key'), pub: p('sa-tenant.pub') },
+      host: { key: p('sa-host.key'), pub: p('sa-host.pub') },
+    },
   };
-  if (await exists(pki.serviceAccountPub)) return pki;
+  if (await exists(pki.serviceAccounts.host.pub)) return pki;
 
   const ssl = (...args: string[]) => runCommand('openssl', args, { cwd: dir });
   await ssl(
@@ -130,8 +136,10 @@ export async function ensurePki(dir: string): Promise<Pki> {
     extensions: 'extendedKeyUsage=clientAuth\n',
     days: 3650,
   });
-  // Written last: its presence marks a complete PKI (see the check above).
-  await ssl('genrsa', '-out', pki.serviceAccountKey, '2048');
-  await ssl('rsa', '-in', pki.serviceAccountKey, '-pubout', '-out', pki.serviceAccountPub);
+  // The host's written last: its presence marks a complete PKI (see the check above).
+  for (const { key, pub } of [pki.serviceAccounts.tenant, pki.serviceAccounts.host]) {
+    await ssl('genrsa', '-out', key, '2048');
+    await ssl('rsa', '-in', key, '-pubout', '-out', pub);
+  }
   return pki;
 }

@@ -95,7 +95,7 @@ export function controllerManagerArgs(spec: ComponentSpec): string[] {
     `--controllers=${controllers.join(',')}`,
     '--use-service-account-credentials=true',
     // The key whose public half the apiserver verifies tokens with (--service-account-key-file).
-    `--service-account-private-key-file=${spec.pki.serviceAccountKey}`,
+    `--service-account-private-key-file=${spec.pki.serviceAccounts[spec.cluster].key}`,
     // Published as `kube-root-ca.crt` in every namespace.
     `--root-ca-file=${spec.pki.caCert}`,
     ...(spec.cluster === 'host' ? ['--enable-hostpath-provisioner=true'] : []),

@@ -128,3 +128,43 @@ describe('the TenantCluster CRD on the host', () => {
     ).rejects.toBeDefined();
   });
 });
+
+describe('service-account tokens', () => {
+  it('each apiserver signs with its own key: a token of one is refused by the other', async () => {
+    const mint = async (text: string) => {
+      const core = kubeConfig(text).makeApiClient(CoreV1Api);
+      const minted = await core.createNamespacedServiceAccountToken({
+        name: 'default',
+        namespace: 'default',
+        body: { spec: { audiences: [], expirationSeconds: 600 } },
+      });
+      return minted.status?.token ?? '';
+    };
+    const asToken = (text: string, token: string) => {
+      const kc = kubeConfig(text);
+      const cluster = kc.getCurrentCluster();
+      const user = { name: 'probe', token };
+      const probe = new KubeConfig();
+      probe.loadFromOptions({
+        clusters: [cluster],
+        users: [user],
+        contexts: [{ name: 'probe', cluster: cluster?.name ?? '', user: 'probe' }],
+        currentContext: 'probe',
+      });
+      return probe.makeApiClient(VersionApi);
+    };
+    const tenantToken = await mint(clusters.tenant.text);
+    const hostToken = await mint(clusters.host.text);
+    expect(tenantToken).not.toBe('');
+    // Each token works where it was issued (/version is open to every authenticated user).
+    await expect(asToken(clusters.tenant.text, tenantToken).getCode()).resolves.toBeDefined();
+    await expect(asToken(clusters.host.text, hostToken).getCode()).resolves.toBeDefined();
+    // And never on the other side: 401, not a forbidden authenticated user.
+    await expect(asToken(clusters.host.text, tenantToken).getCode()).rejects.toMatchObject({
+      code: 401,
+    });
+    await expect(asToken(clusters.tenant.text, hostToken).getCode()).rejects.toMatchObject({
+      code: 401,
+    });
+  });
+});

@@ -15,8 +15,10 @@ import { hostWorkloadObjects, kwokNodeNames } from '../../../lib/localcluster/wo
 
 const pki = {
   caCert: '/s/pki/ca.crt',
-  serviceAccountKey: '/s/pki/sa.key',
-  serviceAccountPub: '/s/pki/sa.pub',
+  serviceAccounts: {
+    tenant: { key: '/s/pki/sa-tenant.key', pub: '/s/pki/sa-tenant.pub' },
+    host: { key: '/s/pki/sa-host.key', pub: '/s/pki/sa-host.pub' },
+  },
 } as Pki;
 const spec = (cluster: 'tenant' | 'host') => ({ pki, kubeconfig: '/s/k', cluster, port: 4242 });
 const flag = (args: string[], name: string) =>
@@ -34,9 +36,12 @@ describe('the workload components command lines', () => {
     expect(flag(args, 'kubeconfig')).toBe('/s/k');
   });
 
-  it('signs tokens with the key the apiservers verify, and publishes the local CA', () => {
+  it("signs tokens with its own cluster's key, never the other's, and publishes the local CA", () => {
     const args = controllerManagerArgs(spec('tenant'));
-    expect(flag(args, 'service-account-private-key-file')).toBe(pki.serviceAccountKey);
+    expect(flag(args, 'service-account-private-key-file')).toBe(pki.serviceAccounts.tenant.key);
+    expect(flag(controllerManagerArgs(spec('host')), 'service-account-private-key-file')).toBe(
+      pki.serviceAccounts.host.key,
+    );
     expect(flag(args, 'root-ca-file')).toBe(pki.caCert);
     expect(flag(args, 'use-service-account-credentials')).toBe('true');
   });

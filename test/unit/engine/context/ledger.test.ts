@@ -205,13 +205,21 @@ describe('terminating copies', () => {
   });
 
   it.each([
-    { name: 'another name', other: terminating('b') },
-    { name: 'another namespace', other: terminating('a', CONFIGMAP, 'tenant-dev-old') },
-    { name: 'another kind', other: terminating('a', SECRET) },
-    { name: 'another apiVersion', other: terminating('a', WIDGET_V2) },
-  ])('a copy of $name is another copy', ({ other }) => {
+    { name: 'another name', first: terminating('a'), other: terminating('b') },
+    {
+      name: 'another namespace',
+      first: terminating('a'),
+      other: terminating('a', CONFIGMAP, 'tenant-dev-old'),
+    },
+    { name: 'another kind', first: terminating('a'), other: terminating('a', SECRET) },
+    {
+      name: 'another apiVersion',
+      first: terminating('a', WIDGET),
+      other: terminating('a', WIDGET_V2),
+    },
+  ])('a copy of $name is another copy', ({ first, other }) => {
     const { ledger: l } = passContext();
-    l.countTerminating(terminating('a', other.kind === 'Widget' ? WIDGET : CONFIGMAP), 'wanted');
+    l.countTerminating(first, 'wanted');
     l.countTerminating(other, 'wanted');
     expect([l.terminating, l.terminatingWanted]).toEqual([2, 2]);
   });
