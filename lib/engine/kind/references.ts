@@ -101,7 +101,7 @@ export async function missingReference(
 
 /**
  * Why `item`, which has no host copy, must not be created now, or `undefined`: a tenant Pod whose
- * copy the host ended is not made anew (`pod-endings.ts`), and a create waits for its references.
+ * copy the host ended is not made anew (`kinds/pod/endings.ts`), and a create waits for its references.
  * @throws ClusterError when a read fails (the object's error; the next pass retries).
  */
 export async function createRefusal(

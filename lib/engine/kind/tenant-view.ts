@@ -28,7 +28,7 @@ export interface ApplyItem {
   requires?: ObjectReference[];
   /**
    * Why it must not be created when it has no host copy: a tenant Pod that ran on the host
-   * (bound to its copy's node) whose copy the host deleted ends instead (`pod-endings.ts`).
+   * (bound to its copy's node) whose copy the host deleted ends instead (`kinds/pod/endings.ts`).
    */
   noRecreate?: string;
   /** The tenant object's uid and resourceVersion, which the in-sync memo records. */

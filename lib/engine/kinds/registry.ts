@@ -81,8 +81,9 @@ export type Translation = { host: KubeObject } | { refused: string };
 
 /**
  * The host object for a tenant object: the generic transform (the kind's host-owned fields
- * stripped), then the kind's translator if it has one (its refusal first), then the spec hash
- * over the translated spec. Pure; never mutates `source`.
+ * stripped), then the kind's translator if it has one (its refusal of the tenant object first,
+ * its refusal of the translated object after), then the spec hash over the translated spec.
+ * Pure; never mutates `source`.
  */
 export function translate(source: KubeObject, target: TransformTarget): Translation {
   const module = BY_KEY.get(resourceKey(source));
@@ -103,6 +104,8 @@ export function translate(source: KubeObject, target: TransformTarget): Translat
   const refused = translator.refusal?.(source, full);
   if (refused !== undefined) return { refused };
   const host = translator.toHost(generic, full);
+  const hostRefused = translator.hostRefusal?.(host, full);
+  if (hostRefused !== undefined) return { refused: hostRefused };
   if (!translator.updateBody) return { host: withSpecHash(host) };
   // Only what may change is compared on update, so a digest of the whole spec would make a change
   // the host cannot take (a Pod's command) an annotation write for nothing.

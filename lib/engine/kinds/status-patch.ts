@@ -24,7 +24,7 @@ export interface StatusBackRule {
   /**
    * Whether the host copy's status is where it will stay a while: one still moving (a claim not
    * bound yet) changes while its tenant object does not, which only a full pass sees
-   * (`kind/status-back.ts`). A load balancer address is not waited for: it may never come.
+   * (`status-back.ts`). A load balancer address is not waited for: it may never come.
    */
   settled(host: KubeObject): boolean;
   /**

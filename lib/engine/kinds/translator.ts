@@ -63,6 +63,13 @@ export interface KindTranslator {
    */
   toHost(object: KubeObject, target: TranslateTarget): KubeObject;
   /**
+   * Why the translated object (`host`, what {@link toHost} returned) must not be written, or
+   * `undefined`: a refusal of what the host would get, the engine's own changes included, where
+   * {@link refusal} judges the tenant object before translation (a Pod's Pod Security level is
+   * the host Pod's: `pod/translate/pod-security.ts`). A refusal is a Skip whose reason is this text.
+   */
+  hostRefusal?(host: KubeObject, target: TranslateTarget): string | undefined;
+  /**
    * For kinds the host lets change only in part (a Pod): the update built from `observed` (the
    * host's copy, whole) with only the fields that may change overwritten from `desired`. Without
    * it the generic update applies (the desired content over the host's metadata). Labels and

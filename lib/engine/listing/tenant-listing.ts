@@ -134,5 +134,5 @@ function prefetchKey(kind: KindRef, resourceVersion: string): string {
   return `${resourceKey(kind)}@${resourceVersion}`;
 }
 
-/** Short enough that a stalled watch costs little; see `incremental.ts`. */
+/** Short enough that a stalled watch costs little; see `kind/kind-path.ts`. */
 export const WATCH_TIMEOUT_SECONDS = 3;

@@ -59,13 +59,13 @@ export const Annotations = {
   /**
    * On a tenant Pod the engine bound to a Node: the uid of the host copy it ran as. Its copy gone
    * (deleted or evicted by the host), the Pod ends as on a lost node, never made anew on the host
-   * under the same identity (`kind/pod-endings.ts`). Set through the Binding, whose annotations
+   * under the same identity (`kinds/pod/endings.ts`). Set through the Binding, whose annotations
    * the apiserver copies to the Pod.
    */
   BoundHostPod: 'tenantplane.io/bound-host-pod',
   /**
    * On a tenant Service: its host copy's cluster IP(s), comma-separated (`None` when headless),
-   * for a tenant DNS to answer with (`object/kinds/status-back.ts`).
+   * for a tenant DNS to answer with (`kinds/service/cluster-ip.ts`).
    */
   HostClusterIp: 'tenantplane.io/host-cluster-ip',
 } as const;
@@ -169,12 +169,12 @@ export const TenantClusterKeys = {
 /**
  * Where tenant labels under a reserved key (`app.kubernetes.io/managed-by: Helm`) are carried on
  * host Pods: `<prefix>.carried.tenantplane.io/<name>`. Carried, not dropped, so a tenant selector
- * on such a key still matches once the same key function scopes it (`object/kinds/selectors.ts`);
+ * on such a key still matches once the same key function scopes it (`kinds/selectors.ts`);
  * under the reserved domain, so a tenant can never write one of the engine's own keys through it.
  */
 export const CARRIED_KEY_DOMAIN = `carried.${RESERVED_DOMAIN}`;
 
-/** Kubernetes' own keys that the workload translators read or rewrite (`object/kinds/`). */
+/** Kubernetes' own keys that the workload translators read or rewrite (`kinds/`). */
 export const KubernetesKeys = {
   /** Label tying an EndpointSlice to its Service: on the host, the Service's host name. */
   ServiceName: 'kubernetes.io/service-name',
@@ -185,7 +185,7 @@ export const KubernetesKeys = {
 } as const;
 
 /**
- * The host Node labels a tenant Node copies (`object/kinds/node-copy.ts`): where a Pod runs
+ * The host Node labels a tenant Node copies (`kinds/node/node-copy.ts`): where a Pod runs
  * (host name, zone, region), on what (OS, architecture, instance type), which is what tenant
  * workloads and `kubectl get nodes -L` ask about; no other host label (a host's pool or team
  * labels are the host's business).

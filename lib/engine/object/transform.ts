@@ -45,7 +45,7 @@ export interface TransformTarget {
   hostNamespace: string;
   /** Tenant label and annotation keys the policy keeps off the host (`key-exclusions.ts`). */
   excludeKeys?: KeyExclusions;
-  /** What tenant Pods may have on the host; read by the Pod translator (`kinds/pod.ts`). */
+  /** What tenant Pods may have on the host; read by the Pod translator (`kinds/pod/translate/pod.ts`). */
   workloads?: WorkloadPolicy;
 }
 

@@ -186,7 +186,7 @@ export class ResumeBook {
 
   /**
    * The Pod kind's status back converged for every host Pod up to `hostResourceVersion`
-   * (`kind/pod-kind.ts`). Written on its own only when host Pods `changed` since the stored point:
+   * (`kinds/pod/pod-kind.ts`). Written on its own only when host Pods `changed` since the stored point:
    * a steady state writes nothing.
    */
   hostSeen(rule: KindRule, hostResourceVersion: string, changed: boolean): void {

@@ -30,7 +30,7 @@ export interface ResumePoint {
   policy: string;
   /**
    * Pods: the highest host Pod resourceVersion up to which the status back converged; a host Pod
-   * with a higher one changed since (`kind/pod-kind.ts`).
+   * with a higher one changed since (`kinds/pod/pod-kind.ts`).
    */
   hostResourceVersion?: string;
 }

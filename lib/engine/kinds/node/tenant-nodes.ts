@@ -1,6 +1,6 @@
 /**
  * Nodes back, the tenant Nodes: after the Pod kind, in a pass that listed the tenant's host Pods,
- * the tenant gets a Node for each host node those Pods run on (`object/kinds/node-copy.ts`), kept
+ * the tenant gets a Node for each host node those Pods run on (`node-copy.ts`), kept
  * equal to its host node (written only when something it shows changed), and loses each Node the
  * engine made that no Pod needs any more. A tenant Node the engine did not make is never touched:
  * a Skip says so, and no tenant Pod is bound to it.

@@ -11,7 +11,7 @@
  *   at once), so a tenant ReplicaSet replaces it. It is never made anew on the host under the same
  *   identity (the apply step refuses that create: `ApplyItem.noRecreate`).
  *
- * Which tenant Pods ran on the host is told by the binding (`pod-binding.ts`), which records the
+ * Which tenant Pods ran on the host is told by the binding (`binding.ts`), which records the
  * host copy's uid on the tenant Pod ({@link Annotations.BoundHostPod}): a Pod the tenant bound
  * itself was never the host's, and its copy is created like any other.
  */

@@ -17,7 +17,7 @@ import { podStatusPatch, podStatusSettled } from './translate/status.js';
 
 /**
  * What the status back keeps of a tenant Pod: its identity, its container names, its node (for
- * its binding: `pod-binding.ts`) and its status; the rest of its spec is not needed, and a pass
+ * its binding: `binding.ts`) and its status; the rest of its spec is not needed, and a pass
  * may see thousands of Pods.
  */
 function slimPod(pod: KubeObject): KubeObject {
@@ -68,7 +68,7 @@ export class PodStatusBack {
    * only to a pass that reads them again, so the caller makes the next pass full.
    */
   starting = 0;
-  /** Tenant Pods being deleted, or that ran on the host, which may have to end (`pod-endings.ts`). */
+  /** Tenant Pods being deleted, or that ran on the host, which may have to end (`endings.ts`). */
   private readonly endings: PodEndings;
 
   /**
@@ -108,7 +108,7 @@ export class PodStatusBack {
   }
 
   /**
-   * Whether the tenant can bind Pods, so its Nodes follow the host Pods (`pod-binding.ts`): like
+   * Whether the tenant can bind Pods, so its Nodes follow the host Pods (`binding.ts`): like
    * the tokens, due whenever the host Pods are listed, not only when a tenant Pod changed.
    */
   get bindsNodes(): boolean {
@@ -127,7 +127,7 @@ export class PodStatusBack {
   readonly tenantPodOf = (hostPod: KubeObject): KubeObject | undefined => this.seen.of(hostPod);
 
   /**
-   * Converges the tenant Nodes and binds the noted tenant Pods to them (`pod-binding.ts`), then
+   * Converges the tenant Nodes and binds the noted tenant Pods to them (`binding.ts`), then
    * writes back the status of every noted tenant Pod whose host copy in `hostPods` (every host
    * Pod of the tenant) shows another. A failed write is an error of that Pod, never of the pass.
    */

@@ -60,7 +60,7 @@ export interface PodTokenOptions {
    * Secrets alone say when (`secretTokenNeed`).
    */
   listPods: boolean;
-  /** The host Pods, listed already (`pod-status-back.ts` shares its listing): not listed again. */
+  /** The host Pods, listed already (`status-back.ts` shares its listing): not listed again. */
   pods?: readonly KubeObject[];
   /** `pods` is the Pod kind's own listing, in a pass that wrote no Pod (nothing was deleted). */
   steady?: boolean;
@@ -168,7 +168,7 @@ class TokenMinter {
       const issued = await tenantApi.createToken(need.virtualNamespace, need.serviceAccount, {
         ...(request.audiences.length > 0 ? { audiences: request.audiences } : {}),
         expirationSeconds: request.expirationSeconds,
-        // The apiserver binds only to a Pod that names the service account (see pod-token.ts).
+        // The apiserver binds only to a Pod that names the service account (see translate/token.ts).
         ...(request.unbound === true
           ? {}
           : {

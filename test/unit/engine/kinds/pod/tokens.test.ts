@@ -111,7 +111,7 @@ describe('tenant tokens of host Pods', () => {
     const renewal = await pass();
     expect(renewal.path).toBe('resumed');
     expect(decisionLines(renewal.decisions)).toEqual([`Update Secret shop/web -> ${SECRET_NAME}`]);
-    // One label-selected LIST of the host Pods a pass (`kind/pod-kind.ts`), no more.
+    // One label-selected LIST of the host Pods a pass (`kinds/pod/pod-kind.ts`), no more.
     expect(podLists()).toBe(listed + 1);
     expect((await pass()).decisions).toEqual([]);
     expect(podLists()).toBe(listed + 2);
