@@ -8,7 +8,7 @@
 export type { Budget } from './bounds/budget.js';
 export { InSyncMemo } from './context/in-sync-memo.js';
 export { InvalidPolicyError, TenantClusterNotFoundError } from './errors.js';
-export { EventAnnotations, Labels, MANAGED_BY_VALUE } from './names/metadata.js';
+export { EventAnnotations, KubernetesKeys, Labels, MANAGED_BY_VALUE } from './names/metadata.js';
 export { hostName } from './names/naming.js';
 export { reverseLookup, type TenantSource } from './names/reverse-mapping.js';
 export type { PassOptions } from './pass/options.js';

@@ -26,7 +26,7 @@ import type { CompiledKindRule } from '../policy/scope.js';
 import type { ResumePoint } from '../tenant/status.js';
 import { KindWriter } from './kind-writes.js';
 import { syncKind } from './sync-kind.js';
-import { TenantView } from './tenant-view.js';
+import { readFacts, TenantView, UNREAD } from './tenant-view.js';
 
 /** The last change of each source, by `<namespace>/<name>` (a recreation ends as ADDED). */
 export function latestChanges(changes: readonly WatchChange[]): Map<string, WatchChange> {
@@ -68,7 +68,7 @@ export async function syncKindByPath(
   compiled: CompiledKindRule,
   turn?: KindTurn,
 ): Promise<void> {
-  await syncOnPath(ctx, compiled, turn?.observe, turn?.listedHost, turn?.hostCopies);
+  await syncOnPath(ctx, compiled, turn);
 }
 
 /** A mark of the kind's trouble so far; the returned check says whether any came since. */
@@ -87,17 +87,16 @@ export function decidedWrites(ctx: PassContext): number {
 async function syncOnPath(
   ctx: PassContext,
   compiled: CompiledKindRule,
-  observe?: (tenantObject: KubeObject) => void,
-  listedHost?: (hostObjects: readonly KubeObject[]) => void,
-  hostCopies?: Promise<KubeObject[] | undefined>,
+  turn: KindTurn | undefined,
 ): Promise<void> {
   const { rule } = compiled;
+  const { observe, listedHost, hostFacts } = turn ?? {};
   const book = ctx.memory.resume;
   const plan = book.plan(rule);
   const before = kindTrouble(ctx);
   if ('resume' in plan) {
     const outcome = await withRequestDeadline(workDeadline(ctx.scope.bounds.budget), () =>
-      resumeKind(ctx, compiled, plan.resume, observe, hostCopies),
+      resumeKind(ctx, compiled, plan.resume, turn),
     );
     if ('stalled' in outcome) {
       // Nothing was synced, so the kind did not resume (ResumeHit counts only kinds that did);
@@ -116,12 +115,12 @@ async function syncOnPath(
     book.failed();
     const fallback = { path: 'full' as const, reason: outcome.fallback };
     book.took(rule, 'full', outcome.fallback);
-    const listing = await syncKind(ctx, compiled, observe, listedHost);
+    const listing = await syncKind(ctx, compiled, observe, listedHost, hostFacts);
     book.listed(rule, untroubled(before, kindTrouble(ctx)) ? listing : undefined, fallback);
     return;
   }
   book.took(rule, plan.path, plan.reason);
-  const listing = await syncKind(ctx, compiled, observe, listedHost);
+  const listing = await syncKind(ctx, compiled, observe, listedHost, hostFacts);
   book.listed(rule, untroubled(before, kindTrouble(ctx)) ? listing : undefined, plan);
 }
 
@@ -184,10 +183,10 @@ async function resumeKind(
   ctx: PassContext,
   compiled: CompiledKindRule,
   point: ResumePoint,
-  observe: ((tenantObject: KubeObject) => void) | undefined,
-  hostCopies: Promise<KubeObject[] | undefined> | undefined,
+  turn: KindTurn | undefined,
 ): Promise<ResumeOutcome> {
   const { rule } = compiled;
+  const { observe, hostCopies, hostFacts } = turn ?? {};
   let watched: Awaited<ReturnType<typeof ctx.scope.tenantLister.watch>>;
   try {
     watched = await ctx.scope.tenantLister.watch(rule, point.resourceVersion);
@@ -233,7 +232,10 @@ async function resumeKind(
 
   const view = new TenantView(ctx, compiled, observe);
   const present = [...latest.values()].filter((c) => c.type !== 'DELETED').map((c) => c.object);
-  const work = view.intake(present);
+  const facts = await readFacts(hostFacts, present);
+  // Facts that could not be read (the turn recorded why): nothing is taken in, nothing collected.
+  if (facts === UNREAD) return { stalled: 'what it needs of the host could not be read' };
+  const work = view.intake(present, facts);
   // Only copies of the changed sources: every other copy's source did not change.
   const owner = { tenant: ctx.scope.tenant, kind: rule.kind };
   const copies = [...byName.values()].filter((object) => {

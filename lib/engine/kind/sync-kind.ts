@@ -9,14 +9,14 @@ import { workDeadline } from '../bounds/deadlines.js';
 import type { PassContext } from '../context/pass-context.js';
 import { PassError } from '../errors.js';
 import { collectGarbage } from '../gc/gc.js';
-import { kindModule } from '../kinds/registry.js';
+import { type KindTurn, kindModule } from '../kinds/registry.js';
 import { listHostObjects } from '../listing/host-listing.js';
 import { type PageRead, settlePage } from '../listing/page-bytes.js';
 import { sourceKey } from '../names/provenance.js';
 import type { CompiledKindRule } from '../policy/scope.js';
 import { readNextHostListing, takeHostListing } from './host-ahead.js';
 import { KindWriter } from './kind-writes.js';
-import { TenantView } from './tenant-view.js';
+import { readFacts, TenantView, UNREAD } from './tenant-view.js';
 
 // Applying one object (and the copy a host finalizer holds in deletion) lives in kind-writes.ts.
 
@@ -24,17 +24,19 @@ import { TenantView } from './tenant-view.js';
  * Converges one kind. Listing failures and bounds are recorded on the context (errors, incomplete
  * kinds, stop reason), never thrown; only pass-level failures (the tenant unreachable) throw.
  * `observe` hears each tenant object taken in as work (see `TenantView`); `listedHost` gets the
- * kind's host listing (as held: `listing/host-view.ts`), which the Pod kind's later steps share.
+ * kind's host listing (as held: `listing/host-view.ts`), which the Pod kind's later steps share;
+ * `hostFacts` reads what a page's translations need of the host (`KindTurn.hostFacts`).
  */
 export function syncKind(
   ctx: PassContext,
   compiled: CompiledKindRule,
   observe?: (tenantObject: KubeObject) => void,
   listedHost?: (hostObjects: readonly KubeObject[]) => void,
+  hostFacts?: KindTurn['hostFacts'],
 ): Promise<string | undefined> {
   // Every request of the kind's work ends by the pass deadline (a stalled server included).
   return withRequestDeadline(workDeadline(ctx.scope.bounds.budget), () =>
-    syncKindWithin(ctx, compiled, observe, listedHost),
+    syncKindWithin(ctx, compiled, observe, listedHost, hostFacts),
   );
 }
 
@@ -52,6 +54,7 @@ async function syncKindWithin(
   compiled: CompiledKindRule,
   observe: ((tenantObject: KubeObject) => void) | undefined,
   listedHost: ((hostObjects: readonly KubeObject[]) => void) | undefined,
+  hostFacts: KindTurn['hostFacts'],
 ): Promise<string | undefined> {
   const { rule } = compiled;
   const { bounds } = ctx.scope;
@@ -123,7 +126,10 @@ async function syncKindWithin(
         // work holds the thread; otherwise the read would only start once this page is applied.
         await setImmediate();
       }
-      await writer.offer(view.intake(page.items));
+      const facts = await readFacts(hostFacts, page.items);
+      // Facts that could not be read (the turn recorded why): nothing more is taken in, no GC.
+      if (facts === UNREAD) break;
+      await writer.offer(view.intake(page.items, facts));
       progress();
       // A spent write budget does not end the listing: GC needs it complete.
       if (bounds.isStopped()) break;

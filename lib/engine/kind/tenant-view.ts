@@ -7,8 +7,11 @@ import type { KubeObject } from '../../ports/index.js';
 import { remembers } from '../context/convergence.js';
 import { type KindMemo, type ObjectVersion, objectVersion } from '../context/in-sync-memo.js';
 import type { PassContext } from '../context/pass-context.js';
+import { attempt } from '../errors.js';
 import {
+  type HostFacts,
   type KindModule,
+  type KindTurn,
   kindModule,
   type ObjectReference,
   referencesOf,
@@ -19,6 +22,23 @@ import { sourceKey } from '../names/provenance.js';
 import type { TenantSource } from '../names/reverse-mapping.js';
 import { type CompiledKindRule, isExcluded } from '../policy/scope.js';
 import type { WorkloadPolicy } from '../policy/workloads.js';
+
+/** What {@link readFacts} answers when a kind's turn could not read its facts. */
+export const UNREAD: unique symbol = Symbol('host facts unread');
+
+/**
+ * The facts `items` need read from the host (`KindTurn.hostFacts`), or {@link UNREAD} when the
+ * read failed: the turn recorded why, and the path takes in nothing more of the kind and skips its
+ * GC (a copy must not be collected on an answer never read). A pass-level failure goes on up.
+ */
+export async function readFacts(
+  hostFacts: KindTurn['hostFacts'],
+  items: readonly KubeObject[],
+): Promise<HostFacts | undefined | typeof UNREAD> {
+  if (!hostFacts) return undefined;
+  const read = await attempt(() => hostFacts(items));
+  return read.ok ? read.value : UNREAD;
+}
 
 /** One tenant object to apply: its desired host object and where it came from. */
 export interface ApplyItem {
@@ -86,8 +106,9 @@ export class TenantView {
   /**
    * Takes in one page: checks each object, records it, and transforms the ones in scope. A
    * malformed object or a failed transform is an error of that object, never of the page.
+   * `facts` are what the kind's turn read of the host for this page (`KindTurn.hostFacts`).
    */
-  intake(items: readonly KubeObject[]): ApplyItem[] {
+  intake(items: readonly KubeObject[], facts?: HostFacts): ApplyItem[] {
     const { ctx } = this;
     const { rule } = this.compiled;
     const work: ApplyItem[] = [];
@@ -120,8 +141,9 @@ export class TenantView {
       this.listed.add(key);
       if (isExcluded(this.compiled, object)) continue;
       this.desired.add(key);
-      // The very states found in sync last time: the same answer, without the work.
-      if (this.knownInSync(key, object)) {
+      // The very states found in sync last time: the same answer, without the work. Not with
+      // facts read of the host: they may have changed while neither object did.
+      if (facts === undefined && this.knownInSync(key, object)) {
         this.observe?.(object);
         continue;
       }
@@ -134,6 +156,7 @@ export class TenantView {
           hostNamespace: ctx.scope.hostNamespace,
           excludeKeys: this.compiled.excludeKeys,
           workloads: this.workloads,
+          ...facts,
         });
         if ('refused' in translation) {
           // Not wanted on the host at all: a copy made before the policy said so is collected.

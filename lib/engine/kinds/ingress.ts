@@ -1,15 +1,17 @@
 /**
  * The Ingress translator. Everything an Ingress refers to is an object of its own namespace, so
- * on the host it names that object's host copy: the default backend and every rule backend (a
- * Service, or a `resource` such as a storage bucket's custom object), each TLS `secretName`, and
- * the Secret-naming annotations of common controllers (nginx `auth-secret`, `auth-tls-secret`,
- * `proxy-ssl-secret`: `name` or `namespace/name`). `ingressClassName` is kept: the host's
- * controllers are the ones that serve it.
+ * on the host it names that object's host copy: every rule backend (a Service, or a `resource`
+ * such as a storage bucket's custom object), each TLS `secretName`, and the Secret-naming
+ * annotations of common controllers (nginx `auth-secret`, `auth-tls-secret`, `proxy-ssl-secret`:
+ * `name` or `namespace/name`). What it may claim on the host's shared controllers (hosts, class,
+ * annotations; no catch-all) is `ingress-limits.ts`; an allowed `ingressClassName` is kept.
  */
 import { isRecord } from '../../common/index.js';
 import { INGRESS, type KubeObject, SECRET, SERVICE } from '../../ports/index.js';
 import { INGRESS_SECRET_ANNOTATIONS } from '../names/metadata.js';
 import { hostName } from '../names/naming.js';
+import { ingressHostFacts } from './ingress-hosts.js';
+import { ingressRefusal } from './ingress-limits.js';
 import type { KindModule } from './kind-module.js';
 import { statusBackTurn } from './status-back.js';
 import type { StatusBackRule } from './status-patch.js';
@@ -100,10 +102,11 @@ export function ingressReferences(source: KubeObject): ObjectReference[] {
   return refs;
 }
 
-/** Ingresses: every backend and Secret they name is the host copy. */
+/** Ingresses: within the policy's limits; every backend and Secret they name is the host copy. */
 export const INGRESS_TRANSLATOR: KindTranslator = {
   kind: INGRESS,
   referencedKinds: [SERVICE, SECRET],
+  refusal: ingressRefusal,
   toHost: ingressToHost,
   references: ingressReferences,
 };
@@ -115,12 +118,18 @@ const INGRESS_STATUS: StatusBackRule = {
   settled: () => true,
 };
 
-/** Ingresses: their status (the load balancer address) and host Events come back. */
+/**
+ * Ingresses: their status (the load balancer address) and host Events come back; the turn reads
+ * the hosts other Ingresses of the host namespace serve for the translator (`ingress-hosts.ts`).
+ */
 export const INGRESS_MODULE: KindModule = {
   kind: INGRESS_TRANSLATOR.kind,
   translator: INGRESS_TRANSLATOR,
   statusBack: INGRESS_STATUS,
   eventsBack: true,
   hostView: 'status',
-  startKind: (ctx, compiled) => statusBackTurn(ctx, compiled, INGRESS_STATUS),
+  startKind: (ctx, compiled) => ({
+    ...statusBackTurn(ctx, compiled, INGRESS_STATUS),
+    hostFacts: ingressHostFacts(ctx),
+  }),
 };

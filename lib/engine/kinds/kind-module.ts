@@ -11,7 +11,7 @@ import type { HostOwnedFields } from '../object/kind-traits.js';
 import type { CompiledKindRule } from '../policy/scope.js';
 import type { ResumePoint } from '../tenant/status.js';
 import type { StatusBackRule } from './status-patch.js';
-import type { KindTranslator } from './translator.js';
+import type { HostFacts, KindTranslator } from './translator.js';
 
 /** What the kind's path did, as its module's after-kind step needs it. */
 export interface KindOutcome {
@@ -33,6 +33,15 @@ export interface KindTurn {
   readonly listedHost?: (hostObjects: readonly KubeObject[]) => void;
   /** The kind's host copies, listed this pass already: a resumed path reads none by name. */
   readonly hostCopies?: Promise<KubeObject[] | undefined>;
+  /**
+   * What the translations of `tenantObjects` (a page, or a resumed path's changes) need read from
+   * the host (`HostFacts`: an EndpointSlice's right to an address), awaited before they are taken
+   * in; `undefined` when they need nothing. A turn reads each fact once a pass however often it
+   * is asked. Objects translated with facts are never answered from the in-sync memo: the facts
+   * can change while the tenant object and its copy stay as they were. A read that fails may
+   * reject (once recorded): the path then takes in nothing more of the kind and skips its GC.
+   */
+  readonly hostFacts?: (tenantObjects: readonly KubeObject[]) => Promise<HostFacts | undefined>;
   /** Runs once after the path, with what it did. */
   afterKind(outcome: KindOutcome): Promise<void>;
 }

@@ -1,65 +1,56 @@
 /**
  * The NetworkPolicy translator. On the host a policy applies to, and allows traffic from and to,
- * Pods of one shared namespace: so its `podSelector` and every peer's are scoped to the tenant
- * (`selectors.ts`), the policy's own Pods to its virtual namespace. A peer's `namespaceSelector`
- * names tenant namespaces, which the host does not have: it becomes a requirement on the
- * virtual-namespace label of the tenant's Pods (every namespace of the tenant for `{}`; by name
- * through `kubernetes.io/metadata.name`), and a policy whose peer selects namespaces by any
- * other label is refused, saying which peer and label (a guess would open or close traffic the
- * tenant did not ask for). `ipBlock` peers and ports are kept as written.
+ * Pods of one shared namespace, and policies are additive: whatever a copy allows, it opens for
+ * the tenant past the operator's own policies (a default deny of the metadata endpoint, the host
+ * apiserver, other tenants). So its `podSelector` is scoped to the tenant's Pods of its virtual
+ * namespace (`selectors.ts`), every peer stays inside the tenant or inside what
+ * `spec.workloads.networkPolicies` allows (`network-policy-peers.ts`), and a rule without peers
+ * (`from`/`to` absent or empty: every source or destination there is, the nodes and the host
+ * network included) is refused: it cannot be narrowed without changing what the tenant wrote, so
+ * the Skip names the rule and says to name its peers. Ports are kept as written.
  */
 import { isRecord } from '../../common/index.js';
 import { type KubeObject, NETWORK_POLICY } from '../../ports/index.js';
+import { isolationOf } from '../policy/workloads.js';
 import type { KindModule } from './kind-module.js';
-import { namespaceRequirements, scopeLabelSelector } from './selectors.js';
+import { type PeerScope, translatePeer } from './network-policy-peers.js';
+import { scopeLabelSelector } from './selectors.js';
 import type { KindTranslator, TranslateTarget } from './translator.js';
 
-type Scope = { tenant: string; virtualNamespace: string };
+export type { PeerScope } from './network-policy-peers.js';
 
-/** A peer on the host, or why it cannot be. */
-type Peer = { peer: unknown } | { refused: string };
+const EVERYWHERE = {
+  ingress: "from everywhere (other tenants' Pods, the nodes, the host network)",
+  egress: 'to everywhere (the nodes, the host apiserver, the metadata endpoint, other tenants)',
+} as const;
 
-function translatePeer(peer: unknown, scope: Scope): Peer {
-  if (!isRecord(peer)) return { peer };
-  if (peer.podSelector === undefined && peer.namespaceSelector === undefined) return { peer };
-  const { namespaceSelector, podSelector, ...rest } = peer;
-  if (namespaceSelector === undefined || namespaceSelector === null) {
-    return { peer: { ...rest, podSelector: scopeLabelSelector(podSelector, scope) } };
-  }
-  const namespaces = namespaceRequirements(namespaceSelector);
-  if ('refused' in namespaces) return namespaces;
-  const scoped = scopeLabelSelector(podSelector, {
-    tenant: scope.tenant,
-    virtualNamespace: namespaces.requirements,
-  });
-  return { peer: { ...rest, podSelector: scoped } };
-}
-
-/** The translated rules of one direction, or the first refusal with the peer's path. */
+/** The translated rules of one direction, or the first refusal with the rule's or peer's path. */
 function translateRules(
   rules: unknown,
   direction: 'ingress' | 'egress',
-  scope: Scope,
+  scope: PeerScope,
 ): { rules: unknown } | { refused: string } {
   if (!Array.isArray(rules)) return { rules };
   const field = direction === 'ingress' ? 'from' : 'to';
   const translated: unknown[] = [];
   for (const [r, rule] of rules.entries()) {
-    if (!isRecord(rule) || !Array.isArray(rule[field])) {
-      translated.push(rule);
-      continue;
+    const peers = isRecord(rule) ? rule[field] : undefined;
+    if (!Array.isArray(peers) || peers.length === 0) {
+      return {
+        refused: `the rule spec.${direction}[${r}] has no ${field}: on the host it would allow traffic ${EVERYWHERE[direction]}; name its peers (a podSelector or namespaceSelector, an ipBlock inside spec.workloads.networkPolicies.cidrs)`,
+      };
     }
-    const peers: unknown[] = [];
-    for (const [p, peer] of (rule[field] as unknown[]).entries()) {
+    const hostPeers: unknown[] = [];
+    for (const [p, peer] of (peers as unknown[]).entries()) {
       const result = translatePeer(peer, scope);
       if ('refused' in result) {
         return {
-          refused: `the peer spec.${direction}[${r}].${field}[${p}] cannot be translated: ${result.refused}`,
+          refused: `the peer spec.${direction}[${r}].${field}[${p}] cannot go to the host: ${result.refused}`,
         };
       }
-      peers.push(result.peer);
+      hostPeers.push(result.peer);
     }
-    translated.push({ ...rule, [field]: peers });
+    translated.push({ ...(rule as Record<string, unknown>), [field]: hostPeers });
   }
   return { rules: translated };
 }
@@ -67,7 +58,7 @@ function translateRules(
 /** The host spec of a policy, or why the policy cannot go to the host. */
 export function translateNetworkPolicySpec(
   spec: unknown,
-  scope: Scope,
+  scope: PeerScope,
 ): { spec: Record<string, unknown> } | { refused: string } {
   if (!isRecord(spec)) return { spec: {} };
   const host: Record<string, unknown> = {
@@ -83,11 +74,16 @@ export function translateNetworkPolicySpec(
   return { spec: host };
 }
 
-function scopeOf(target: TranslateTarget): Scope {
-  return { tenant: target.tenant, virtualNamespace: target.virtualNamespace };
+function scopeOf(target: TranslateTarget): PeerScope {
+  return {
+    tenant: target.tenant,
+    virtualNamespace: target.virtualNamespace,
+    hostNamespace: target.hostNamespace,
+    limits: isolationOf(target.workloads).networkPolicies,
+  };
 }
 
-/** NetworkPolicies: their Pods and peers scoped; a peer the host cannot express refuses the policy. */
+/** NetworkPolicies: their Pods and peers scoped; a peer or rule that reaches past them refuses it. */
 export const NETWORK_POLICY_TRANSLATOR: KindTranslator = {
   kind: NETWORK_POLICY,
   refusal(source, target) {

@@ -19,10 +19,15 @@ import { PDB_MODULE } from './pod-disruption-budget.js';
 import { ENDPOINT_SLICE_MODULE, ENDPOINTS_MODULE, SERVICE_MODULE } from './service/module.js';
 import { SERVICE_ACCOUNT_MODULE } from './service-account.js';
 import type { StatusBackRule } from './status-patch.js';
-import type { ObjectReference, TranslateTarget } from './translator.js';
+import type { HostFacts, ObjectReference, TranslateTarget } from './translator.js';
 
 export type { KindModule, KindOutcome, KindTurn } from './kind-module.js';
-export type { KindTranslator, ObjectReference, TranslateTarget } from './translator.js';
+export type {
+  HostFacts,
+  KindTranslator,
+  ObjectReference,
+  TranslateTarget,
+} from './translator.js';
 
 /** Every kind with a module of its own, one module per kind. */
 export const KINDS: readonly KindModule[] = [
@@ -83,9 +88,10 @@ export type Translation = { host: KubeObject } | { refused: string };
  * The host object for a tenant object: the generic transform (the kind's host-owned fields
  * stripped), then the kind's translator if it has one (its refusal of the tenant object first,
  * its refusal of the translated object after), then the spec hash over the translated spec.
- * Pure; never mutates `source`.
+ * Pure; never mutates `source`. What the kind's turn read of the host (`HostFacts`) comes with
+ * `target`, handed to the translator as is.
  */
-export function translate(source: KubeObject, target: TransformTarget): Translation {
+export function translate(source: KubeObject, target: TransformTarget & HostFacts): Translation {
   const module = BY_KEY.get(resourceKey(source));
   const translator = module?.translator;
   // A kind updated field by field (a Pod) carries no spec hash: none is computed to be dropped.

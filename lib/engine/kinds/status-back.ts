@@ -122,9 +122,11 @@ export class NotedObjects {
     const source = ourCopySource(host, this.owner);
     if (!source) return undefined;
     const object = this.seen.get(sourceKey(source.virtualNamespace, source.virtualName));
-    // A copy of an earlier tenant object of the name: its status is not this one's.
+    // Every copy carries its tenant object's uid (`transform.ts`): one that carries another (a
+    // copy of an earlier tenant object of the name) or none (not a copy the engine made of this
+    // object: a host controller's object stamped with the engine's labels) is not this one's.
     const uid = object?.metadata.uid;
-    if (source.virtualUid && uid && source.virtualUid !== uid) return undefined;
+    if (uid && source.virtualUid !== uid) return undefined;
     return object;
   }
 }

@@ -10,10 +10,41 @@ import type { TransformTarget } from '../object/transform.js';
 export type { TranslatedUpdate };
 
 /**
- * Where a translated object goes: the generic target plus what a translator needs to rename and
- * scope what the object refers to.
+ * What a kind's turn read of the host for this pass's translations (`KindTurn.hostFacts` in
+ * `kind-module.ts`): answers a pure translator cannot read itself. Every member is optional; a
+ * translator that needs one and finds it missing refuses (the check could not be made).
  */
-export interface TranslateTarget extends TransformTarget {
+export interface HostFacts {
+  /**
+   * The Pod IPs of this tenant's host Pods (its copies, not on the host network, not ended), each
+   * spelt as `canonicalAddress` (`../policy/cidr.ts`) spells it: the addresses an EndpointSlice
+   * may name beyond `spec.workloads.endpoints.cidrs`.
+   */
+  ownPodIps?: ReadonlySet<string>;
+  /**
+   * The hosts the Ingresses of the host namespace name (rules and TLS, lowercase, a wildcard
+   * spelt `*.example.com`), each with when it was first claimed by this tenant's copies and by
+   * any other Ingress there (`ingress-hosts.ts`): a host another claimed first is refused.
+   */
+  ingressHosts?: ReadonlyMap<string, IngressHostClaim>;
+}
+
+/**
+ * When the Ingresses of the host namespace first named one host: the earliest claim's creation
+ * time (RFC 3339) and name, as `<time> <name>`, which order as strings.
+ */
+export interface IngressHostClaim {
+  /** The earliest of this tenant's Ingress copies that name it. */
+  readonly ours?: string;
+  /** The earliest of every other Ingress there (another tenant's copy, the operator's own). */
+  readonly others?: string;
+}
+
+/**
+ * Where a translated object goes: the generic target plus what a translator needs to rename and
+ * scope what the object refers to, and what the kind's turn read of the host.
+ */
+export interface TranslateTarget extends TransformTarget, HostFacts {
   /** The tenant object's (virtual) namespace: every reference is resolved inside it. */
   virtualNamespace: string;
   /** The tenant object, untouched (read-only): the source of tenant values such as its name. */

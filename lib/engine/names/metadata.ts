@@ -182,6 +182,8 @@ export const KubernetesKeys = {
   EndpointSliceManagedBy: 'endpointslice.kubernetes.io/managed-by',
   /** Label every namespace carries with its own name (what namespace selectors usually match). */
   NamespaceName: 'kubernetes.io/metadata.name',
+  /** Namespace label: the Pod Security level the host's own admission enforces there. */
+  PodSecurityEnforce: 'pod-security.kubernetes.io/enforce',
 } as const;
 
 /**

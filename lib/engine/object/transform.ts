@@ -10,6 +10,7 @@ import { reverseMappingAnnotations, reverseMappingLabels } from '../names/revers
 import type { KeyExclusions } from '../policy/key-exclusions.js';
 import type { WorkloadPolicy } from '../policy/workloads.js';
 import type { HostOwnedFields } from './kind-traits.js';
+import { dropNestedReservedKeys } from './nested-metadata.js';
 import { fitAnnotations, type OwnedKeys, ownedKeysText } from './owned-keys.js';
 
 /**
@@ -54,8 +55,9 @@ export interface TransformTarget {
  * re-namespaced into the host namespace; server-populated and host-owned fields stripped (the
  * metadata is built from scratch, so resourceVersion, uid, ownerReferences, finalizers and every
  * other server or host field never reach it);
- * tenant-supplied reserved keys dropped (anti-spoofing) before the reverse-mapping labels and
- * annotations are merged in; the owned-keys annotation records the tenant keys carried over, so a
+ * tenant-supplied reserved keys dropped (anti-spoofing), at every level of metadata the copy
+ * embeds too (`nested-metadata.ts`), before the reverse-mapping labels and annotations are
+ * merged in; the owned-keys annotation records the tenant keys carried over, so a
  * later update can remove the ones the tenant removed while keeping keys host controllers add
  * (bounded, so the engine's annotations fit the host's limit: `owned-keys.ts`).
  * Never mutates `source`. `specHash: false` leaves out the spec-hash annotation (a kind updated
@@ -98,6 +100,8 @@ export function toHostObject(
     const value = source[field];
     if (NON_CONTENT_FIELDS.has(field) || value === undefined) continue;
     desired[field] = cloneJson(value);
+    // Embedded metadata (a template a host controller stamps) loses reserved keys too.
+    dropNestedReservedKeys(desired[field]);
   }
   hostOwned?.strip(desired as Record<string, unknown>);
   if (specHash) withSpecHash(desired);

@@ -133,14 +133,14 @@ async function story(options: StoryOptions): Promise<PassResult> {
   result.statusWritten = false;
   if (!dryRun && !policy.paused) {
     const resume = ctx.memory.resume.statusFields(policy.toHost);
-    const retries = convergenceStatus(ctx);
-    const more = statusPatch(retries, resume.must);
+    const more = statusPatch(convergenceStatus(ctx), resume.must);
     await reportStatus(hostApi, {
       recordedStatus: tenantCluster.status,
       result,
       intervalMs: options.statusReportIntervalMs,
       ...(more ? { more } : {}),
       ...(resume.withOthers ? { alongside: resume.withOthers } : {}),
+      policy,
     });
   }
   await outcome.release?.();

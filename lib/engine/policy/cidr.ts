@@ -17,6 +17,8 @@ export interface Cidr {
 
 /** An IPv4 or IPv6 address as an integer and its family; `undefined` when it is not one. */
 export function parseAddress(text: string): { family: 4 | 6; value: bigint } | undefined {
+  // A zone (`fe80::1%eth0`) names a link of one machine: no block holds it.
+  if (text.includes('%')) return undefined;
   const family = isIP(text);
   if (family === 4) {
     const parts = text.split('.').map(Number);
@@ -53,9 +55,10 @@ export function parseCidr(text: string): Cidr | undefined {
   const parsed = parseAddress(address);
   if (!parsed) return undefined;
   const width = parsed.family === 4 ? 32 : 128;
+  // Decimal digits only: `Number` would also read ` 8`, `0x8` and `1e1`.
+  if (bits !== undefined && !/^\d{1,3}$/.test(bits)) return undefined;
   const prefix = bits === undefined ? width : Number(bits);
-  if (!Number.isInteger(prefix) || prefix < 0 || prefix > width || (bits ?? '0') === '')
-    return undefined;
+  if (prefix > width) return undefined;
   const hostBits = BigInt(width - prefix);
   const network = (parsed.value >> hostBits) << hostBits;
   return { text, family: parsed.family, network, prefix };
@@ -85,6 +88,17 @@ export function blockWithin(inner: string, allowed: readonly Cidr[]): boolean {
 /** Whether address `text` lies inside one of `allowed`. */
 export function addressWithin(text: string, allowed: readonly Cidr[]): boolean {
   return allowed.some((cidr) => cidrContains(cidr, text));
+}
+
+/**
+ * Address `text` spelt one way (IPv4 dotted, IPv6 as eight hex groups): `2001:db8::1` and
+ * `2001:0db8:0:0::1` are one address. `undefined` when it is not an address.
+ */
+export function canonicalAddress(text: string): string | undefined {
+  const parsed = parseAddress(text);
+  if (!parsed) return undefined;
+  const prefix = parsed.family === 4 ? 32 : 128;
+  return formatNetwork({ text, family: parsed.family, network: parsed.value, prefix });
 }
 
 /** The network address of `cidr` as text (for containment checks). */

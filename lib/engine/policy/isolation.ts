@@ -59,7 +59,10 @@ export interface NetworkPolicyLimits {
 export interface IngressLimits {
   /** Host suffixes (`.apps.example.com`) or exact hosts allowed; default none (a host is refused). */
   hostSuffixes: readonly string[];
-  /** `ingressClassName` values allowed; default none (the host's default class is used). */
+  /**
+   * `ingressClassName` values allowed; default none: only an Ingress without a class (the host's
+   * default class serves it). Once classes are listed, an Ingress must name one of them.
+   */
   classes: readonly string[];
   /** Annotation keys allowed: exact keys, or prefixes ending in `/` or `*`; default none. */
   annotations: readonly string[];

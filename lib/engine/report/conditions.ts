@@ -4,7 +4,8 @@
  *
  * Two conditions, always set together: `Ready` (the last pass completed without errors) and its
  * abnormal-true twin `Degraded` (the last pass was incomplete, had object errors, or failed at
- * pass level), both with the same CamelCase reason. `lastTransitionTime` changes only when a
+ * pass level), both with the same CamelCase reason; beside them, for a tenant that syncs Pods,
+ * `HostPodSecurity` (`pod-security-condition.ts`). `lastTransitionTime` changes only when a
  * condition's status flips, and the conditions are written only when something in them changed,
  * so a steady state stays write-free.
  */
@@ -20,8 +21,16 @@ import {
 // The shape of a condition is the status's (`tenant/status.ts`); what the conditions say is here.
 export type { Condition, ConditionStatus };
 
-/** The condition types tenantplane maintains. */
-export const ConditionType = { Ready: 'Ready', Degraded: 'Degraded' } as const;
+/**
+ * The condition types tenantplane maintains. `HostPodSecurity` says whether the host's own Pod
+ * Security admission enforces the policy's level on the host namespace
+ * (`pod-security-condition.ts`); it is set apart from the other two.
+ */
+export const ConditionType = {
+  Ready: 'Ready',
+  Degraded: 'Degraded',
+  HostPodSecurity: 'HostPodSecurity',
+} as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
 /**
@@ -41,6 +50,14 @@ export const ConditionReason = {
   InvalidPolicy: 'InvalidPolicy',
   /** The pass failed before any write, for another reason (see the message). */
   PassFailed: 'PassFailed',
+  /** `HostPodSecurity`: the host namespace enforces at least the policy's level. */
+  Enforced: 'Enforced',
+  /** `HostPodSecurity`: its enforce label is missing or lower than the policy's level. */
+  NotEnforced: 'NotEnforced',
+  /** `HostPodSecurity`: the host namespace could not be read. */
+  HostNamespaceUnreadable: 'HostNamespaceUnreadable',
+  /** `HostPodSecurity`: no wall is asked for (no Pods synced, or the privileged level). */
+  NotNeeded: 'NotNeeded',
 } as const;
 export type ConditionReason = (typeof ConditionReason)[keyof typeof ConditionReason];
 

@@ -9,6 +9,8 @@
 import { errorMessage, stableJson } from '../../common/index.js';
 import { type ClusterApi, type PassResult, TENANT_CLUSTER } from '../../ports/index.js';
 import { clusterReason, formatObjectError } from '../context/object-errors.js';
+import type { SyncPolicy } from '../policy/policy.js';
+import { readHostPodSecurity } from '../tenant/host-pod-security.js';
 import {
   type LastPassStatus,
   readTenantClusterStatus,
@@ -20,6 +22,7 @@ import {
   writeTenantClusterStatus,
 } from '../tenant/status-pruning.js';
 import { conditionsPatch, conditionTime, passConditions } from './conditions.js';
+import { hostPodSecurityConditions } from './pod-security-condition.js';
 import { actedBeyondRecordedSkips, skipDigest } from './skip-digest.js';
 
 /** The default report interval for a clean pass that changed nothing. */
@@ -91,24 +94,34 @@ export interface StatusReport {
   more?: TenantClusterStatusPatch;
   /** Fields written only alongside a write that happens anyway. */
   alongside?: TenantClusterStatusPatch;
+  /**
+   * The pass's policy: a full pass of a policy that syncs Pods reads the host namespace's Pod
+   * Security label for the `HostPodSecurity` condition (`pod-security-condition.ts`); a resumed
+   * pass, which follows changes of the tenant's objects, leaves the recorded condition alone.
+   */
+  policy?: SyncPolicy;
 }
 
 /**
- * Writes `status.lastPass` when it is due, or when the conditions or `observedGeneration` changed
- * (then with them; see `conditions.ts`), or when `more` (other status fields, e.g. the retry
+ * Writes `status.lastPass` when it is due, or when the conditions (`HostPodSecurity` included,
+ * read on a full pass: see {@link StatusReport.policy}) or `observedGeneration` changed (then with
+ * them; see `conditions.ts`), or when `more` (other status fields, e.g. the retry
  * memory of `retry-backoff.ts`) is given; sets `result.statusWritten`. A failed write is an error
  * of the pass, not a failure of it: the pass's work is done either way. A written field the host
  * dropped (its TenantCluster CRD is out of date) is a `TenantClusterCrdOutdated` warning.
  */
 export async function reportStatus(hostApi: ClusterApi, report: StatusReport): Promise<void> {
-  const { recordedStatus, result, intervalMs, more, alongside } = report;
+  const { recordedStatus, result, intervalMs, more, alongside, policy } = report;
   result.statusWritten = false;
   const lastPass = lastPassStatus(result);
   const recorded = readTenantClusterStatus({ status: recordedStatus }).lastPass;
   const generation = result.tenantClusterGeneration;
+  const wall =
+    policy && result.path !== 'resumed' ? await readHostPodSecurity(hostApi, policy) : undefined;
+  const conditions = hostPodSecurityConditions(wall, recordedStatus, generation);
   const observed = conditionsPatch(
     recordedStatus,
-    passConditions(result),
+    [...passConditions(result), ...conditions],
     generation,
     conditionTime(Date.parse(result.finishedAt)),
   );

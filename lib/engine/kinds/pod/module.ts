@@ -1,7 +1,8 @@
 /**
  * The Pod's room, as the registry lists it: the translation (`translate/`), the policy's host
- * priority class, what a running Pod cannot change, the node the host binds, and the turn around
- * the generic path (`pod-kind.ts`: tokens, Nodes, bindings, endings, statuses).
+ * priority class, the Pod Security check of the host Pod, what a running Pod cannot change, the
+ * node the host binds, and the turn around the generic path (`pod-kind.ts`: tokens, Nodes,
+ * bindings, endings, statuses).
  */
 import { simpleSpecFields } from '../../object/kind-traits.js';
 import type { KindModule } from '../kind-module.js';
@@ -10,16 +11,19 @@ import { gracePeriodOf, lostPodReason } from './endings.js';
 import { podTurn, prefetchHostPods } from './pod-kind.js';
 import { podImmutableDigest } from './translate/immutable.js';
 import { POD_TRANSLATOR } from './translate/pod.js';
+import { podSecurityHostRefusal } from './translate/pod-security.js';
 import { withHostPriorityClass } from './translate/priority.js';
 
 /**
  * The Pod translator with what lives apart from `translate/pod.ts`: the policy's host priority
- * class (a policy choice, not a translation) and the digest of what a running Pod cannot change
- * (`translate/immutable.ts`, next to the update that names such changes).
+ * class (a policy choice, not a translation), the digest of what a running Pod cannot change
+ * (`translate/immutable.ts`, next to the update that names such changes), and the Pod Security
+ * Standards checked on the host Pod once everything above made it (`translate/pod-security.ts`).
  */
 const POD: KindTranslator = {
   ...withHostPriorityClass(POD_TRANSLATOR),
   immutableDigest: podImmutableDigest,
+  hostRefusal: podSecurityHostRefusal,
 };
 
 /** Pods. */

@@ -5,7 +5,9 @@
  * label, which therefore names the Service's host copy (hashed names included), and each
  * endpoint's `targetRef` names the host copy of what it points at. Slices the tenant's
  * EndpointSlice controller made for a Service with a selector are not synced: the host's own
- * controller makes that Service's slices from the host Pods the scoped selector picks.
+ * controller makes that Service's slices from the host Pods the scoped selector picks. A slice
+ * naming an address that is neither the tenant's own Pod's nor allowed by the policy, or a
+ * reference to anything but a Pod, is refused (`endpoint-addresses.ts`).
  */
 import { isRecord } from '../../../common/index.js';
 import { ENDPOINT_SLICE, type KubeObject, SERVICE } from '../../../ports/index.js';
@@ -15,21 +17,36 @@ import {
   KubernetesKeys,
 } from '../../names/metadata.js';
 import { hostName } from '../../names/naming.js';
+import { isolationOf } from '../../policy/workloads.js';
 import type { KindTranslator, ObjectReference, TranslateTarget } from '../translator.js';
+import { endpointsRefusal } from './endpoint-addresses.js';
 
 function serviceOf(object: KubeObject): string | undefined {
   const name = object.metadata.labels?.[KubernetesKeys.ServiceName];
   return name === undefined || name === '' ? undefined : name;
 }
 
-/** Why a slice stays in the tenant: the tenant's EndpointSlice controller made it. */
-export function endpointSliceRefusal(source: KubeObject): string | undefined {
-  if (
-    source.metadata.labels?.[KubernetesKeys.EndpointSliceManagedBy] !== ENDPOINT_SLICE_CONTROLLER
-  ) {
-    return undefined;
+/** Whether the tenant's EndpointSlice controller made the slice (for a Service with a selector). */
+export function madeByTenantController(source: KubeObject): boolean {
+  return (
+    source.metadata.labels?.[KubernetesKeys.EndpointSliceManagedBy] === ENDPOINT_SLICE_CONTROLLER
+  );
+}
+
+/**
+ * Why a slice stays in the tenant: the tenant's EndpointSlice controller made it, or its
+ * endpoints reach beyond the tenant (`endpoint-addresses.ts`, with the own Pod IPs the kind's turn
+ * read into `target`).
+ */
+export function endpointSliceRefusal(
+  source: KubeObject,
+  target: TranslateTarget,
+): string | undefined {
+  if (madeByTenantController(source)) {
+    return `made by the tenant's EndpointSlice controller for a Service with a selector; the host's controller makes that Service's slices from the host Pods it selects`;
   }
-  return `made by the tenant's EndpointSlice controller for a Service with a selector; the host's controller makes that Service's slices from the host Pods it selects`;
+  const { cidrs } = isolationOf(target.workloads).endpoints;
+  return endpointsRefusal(source, cidrs, target.ownPodIps);
 }
 
 /**
@@ -49,7 +66,11 @@ export function endpointSliceToHost(object: KubeObject, target: TranslateTarget)
     for (const endpoint of object.endpoints) {
       const ref = isRecord(endpoint) ? endpoint.targetRef : undefined;
       if (!isRecord(ref) || typeof ref.name !== 'string') continue;
-      const namespace = typeof ref.namespace === 'string' ? ref.namespace : target.virtualNamespace;
+      // Any namespace of the tenant; none (or an empty one) is the slice's own.
+      const namespace =
+        typeof ref.namespace === 'string' && ref.namespace !== ''
+          ? ref.namespace
+          : target.virtualNamespace;
       ref.name = hostName(ref.name, namespace, target.tenant);
       ref.namespace = target.hostNamespace;
       delete ref.uid;

@@ -4,7 +4,8 @@
  * for the Service's host copy (a Service with a selector): the two would fight over it. The
  * endpoints of a Service without a selector reach the host as EndpointSlices instead
  * (`endpoint-slice.ts`): the tenant's EndpointSlice mirroring controller turns its Endpoints into
- * slices, and a pass syncs those. (Endpoints are deprecated since Kubernetes 1.33.)
+ * slices, and a pass syncs those, each address checked like any slice's (`endpoint-addresses.ts`):
+ * no Endpoints reach the host to point anywhere. (Endpoints are deprecated since Kubernetes 1.33.)
  */
 import { ENDPOINTS } from '../../../ports/index.js';
 import type { KindTranslator } from '../translator.js';

@@ -1,6 +1,7 @@
 /**
  * The Service room's modules: Services (selectors scoped, allocations left to the host, status
- * and the host cluster IP back), and the endpoints a selector-less Service is given by hand.
+ * and the host cluster IP back), and the endpoints a selector-less Service is given by hand
+ * (checked against the tenant's own Pod IPs, which the EndpointSlice turn reads: `own-pod-ips.ts`).
  */
 import { isRecord } from '../../../common/index.js';
 import { type HostOwnedFields, simpleSpecFields } from '../../object/kind-traits.js';
@@ -10,6 +11,7 @@ import type { StatusBackRule } from '../status-patch.js';
 import { recordHostClusterIp } from './cluster-ip.js';
 import { ENDPOINT_SLICE_TRANSLATOR } from './endpoint-slice.js';
 import { ENDPOINTS_TRANSLATOR } from './endpoints.js';
+import { endpointSliceTurn } from './own-pod-ips.js';
 import { SERVICE_TRANSLATOR } from './service.js';
 
 type Json = Record<string, unknown>;
@@ -69,10 +71,11 @@ export const SERVICE_MODULE: KindModule = {
   startKind: (ctx, compiled) => statusBackTurn(ctx, compiled, SERVICE_STATUS),
 };
 
-/** EndpointSlices: the translator alone. */
+/** EndpointSlices: the translator, and the turn that reads the tenant's own Pod IPs for it. */
 export const ENDPOINT_SLICE_MODULE: KindModule = {
   kind: ENDPOINT_SLICE_TRANSLATOR.kind,
   translator: ENDPOINT_SLICE_TRANSLATOR,
+  startKind: endpointSliceTurn,
 };
 
 /** Endpoints: the translator alone (it refuses them; slices are the way). */

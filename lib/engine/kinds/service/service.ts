@@ -5,12 +5,15 @@
  * host-owned: the generic transform strips it and carries the host's values over on update
  * (`../transform.ts`), so an update never fights the host's allocation. `clusterIP: None` is the
  * one cluster IP that is the tenant's choice, not an allocation: kept, so a headless Service
- * stays headless (and its DNS answers Pod addresses, not a virtual IP).
+ * stays headless (and its DNS answers Pod addresses, not a virtual IP). A Service that reaches
+ * beyond its tenant (a type, an address, a load balancer, an ExternalName target, a controller's
+ * annotation the policy does not allow) is refused: `service-limits.ts`.
  */
 import { isRecord } from '../../../common/index.js';
 import { type KubeObject, SERVICE } from '../../../ports/index.js';
 import { scopeSelectorMap } from '../selectors.js';
 import type { KindTranslator, TranslateTarget } from '../translator.js';
+import { serviceRefusal } from './service-limits.js';
 
 /** The cluster IP that asks for a headless Service. */
 const HEADLESS = 'None';
@@ -33,8 +36,12 @@ export function serviceToHost(object: KubeObject, target: TranslateTarget): Kube
   return object;
 }
 
-/** Services: selectors scoped, headless kept, allocations left to the host. */
+/**
+ * Services: selectors scoped, headless kept, allocations left to the host, what reaches beyond the
+ * tenant refused.
+ */
 export const SERVICE_TRANSLATOR: KindTranslator = {
   kind: SERVICE,
+  refusal: serviceRefusal,
   toHost: serviceToHost,
 };

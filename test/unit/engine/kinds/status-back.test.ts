@@ -31,12 +31,34 @@ const tenantObjects: KubeObject[] = [
   {
     ...INGRESS,
     metadata: { namespace: 'shop', name: 'web', uid: 'ing-uid' },
-    spec: { defaultBackend: { service: { name: 'web', port: { number: 80 } } } },
+    spec: {
+      rules: [
+        {
+          host: 'web.shop.example.com',
+          http: {
+            paths: [
+              {
+                path: '/',
+                pathType: 'Prefix',
+                backend: { service: { name: 'web', port: { number: 80 } } },
+              },
+            ],
+          },
+        },
+      ],
+    },
   },
 ];
 
 function setup(now = LATER) {
-  const { tenantApi, hostApi } = clusters(tenantObjects, [], { toHost: [SERVICE, CLAIM, INGRESS] });
+  const { tenantApi, hostApi } = clusters(tenantObjects, [], {
+    toHost: [SERVICE, CLAIM, INGRESS],
+    // A LoadBalancer Service and the Ingress's host, as the policy allows them (isolation).
+    workloads: {
+      services: { types: ['ClusterIP', 'LoadBalancer'] },
+      ingresses: { hostSuffixes: ['.shop.example.com'] },
+    },
+  });
   const run = (path?: 'full') =>
     runPass({
       tenant: 'dev',

@@ -1,63 +1,36 @@
 /**
- * Ephemeral volumes: the host's ephemeral volume controller makes a claim from the volume's
- * `volumeClaimTemplate` in the host namespace, so the template is translated as a claim is
- * (`persistent-volume-claim.ts`): its data source names the host copy (a claim to clone through
- * the reference walk, `pod-references.ts`, so it is a required reference; a snapshot or a
- * populator's object here), and its storage class is the one the policy maps it to.
+ * Ephemeral volumes through the naming rule. The tenant's own ephemeral-volume controller makes
+ * the claim of a Pod's ephemeral volume in the tenant, named `<pod>-<volume>` (Kubernetes'
+ * `ephemeral.VolumeClaimName`), from the volume's `volumeClaimTemplate`; that claim is synced as
+ * every claim is (`persistent-volume-claim.ts`: its data source renamed, `volumeName` and
+ * `selector` host-owned, its storage class mapped). So the host Pod mounts the host copy of that
+ * claim, a required reference like any claim volume (`references.ts` walks it), and no template
+ * reaches the host: the host's controller never makes a second claim from a template the tenant
+ * wrote (whose `volumeName` could take an operator's volume and whose metadata could carry
+ * another tenant's reverse-mapping keys).
  *
- * A data source in another namespace (`dataSourceRef.namespace`) is refused: the tenant's grant
- * for it (a ReferenceGrant in the source's namespace) is not something the host can check, and
- * naming the host copy without it would let a Pod clone any claim of its tenant.
+ * The Pod waits (its Decision names the missing claim) until the claim is synced; without
+ * PersistentVolumeClaim among the policy's kinds it is never created, and its Decision says so.
  */
 import { isRecord } from '../../../../common/index.js';
-import { hostName } from '../../../names/naming.js';
-import { mapStorageClass } from '../../persistent-volume-claim.js';
-import type { TranslateTarget } from '../../translator.js';
-import { ephemeralClaimSpec, isClaimSource } from './references.js';
 
 type Json = Record<string, unknown>;
 
-const SOURCES = ['dataSource', 'dataSourceRef'] as const;
+/** Kubernetes' name for the claim of ephemeral volume `volume` of Pod `pod`. */
+export function ephemeralClaimName(pod: string, volume: string): string {
+  return `${pod}-${volume}`;
+}
 
-function records(value: unknown): Json[] {
-  return Array.isArray(value) ? value.filter(isRecord) : [];
+/** Whether `volume` is an ephemeral volume (`ephemeral` set). */
+export function isEphemeralVolume(volume: Json): boolean {
+  return isRecord(volume.ephemeral);
 }
 
 /**
- * The Skip reason of a Pod with an ephemeral volume whose data source is in another namespace
- * than the Pod's (`virtualNamespace`), or `undefined`.
+ * Turns an ephemeral volume into a claim volume of `claimName` (in place): the template goes,
+ * the claim volume names the claim the tenant's controller made (by its host name, once renamed).
  */
-export function ephemeralSourceRefusal(spec: unknown, virtualNamespace: string) {
-  if (!isRecord(spec)) return undefined;
-  for (const volume of records(spec.volumes)) {
-    const ref = ephemeralClaimSpec(volume)?.dataSourceRef;
-    if (!isRecord(ref) || typeof ref.namespace !== 'string') continue;
-    if (ref.namespace === '' || ref.namespace === virtualNamespace) continue;
-    const at = `spec.volumes[${String(volume.name)}].ephemeral.volumeClaimTemplate.spec.dataSourceRef`;
-    return `its ephemeral volume's data source is in another namespace (${at}: namespace "${ref.namespace}"), which is not supported on the host: use a source in the Pod's namespace`;
-  }
-  return undefined;
-}
-
-/**
- * The claim templates of a host Pod spec's ephemeral volumes (in place): the storage class
- * mapped by the policy, a data source's namespace dropped when it is the Pod's own (the host
- * claim's namespace is the host's), and data sources other than claims renamed to their host
- * copies (claims are renamed with every other reference, by the walk). Run before the walk.
- */
-export function ephemeralTemplatesToHost(spec: Json, target: TranslateTarget): void {
-  for (const volume of records(spec.volumes)) {
-    const claim = ephemeralClaimSpec(volume);
-    if (!claim) continue;
-    mapStorageClass(claim, target.workloads);
-    for (const field of SOURCES) {
-      const ref = claim[field];
-      if (!isRecord(ref)) continue;
-      // The refusal let only the Pod's own namespace through.
-      delete ref.namespace;
-      if (!isClaimSource(ref) && typeof ref.name === 'string' && ref.name !== '') {
-        ref.name = hostName(ref.name, target.virtualNamespace, target.tenant);
-      }
-    }
-  }
+export function ephemeralAsClaim(volume: Json, claimName: string): void {
+  delete volume.ephemeral;
+  volume.persistentVolumeClaim = { claimName };
 }

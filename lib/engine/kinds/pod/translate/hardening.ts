@@ -85,9 +85,11 @@ const HOST_SCHEDULING_FIELDS = ['priorityClassName', 'priority', 'preemptionPoli
  * The host Pod's credentials and identity: no service-account token mounted (the host's would be
  * a host credential), no host Service environment variables, the host's own service account (the
  * policy's or the namespace default), the tenant's name as hostname, and no node, priority class
- * or overhead from the tenant (the host schedules it; `runtimeClassName`, `nodeSelector` and
- * tolerations are kept). `ephemeralContainers` go too: the host refuses them at create.
- * Returns the tenant service account name, which the downward API reads from an annotation.
+ * or overhead from the tenant (the host schedules it; `nodeSelector` and tolerations are kept,
+ * the policy's added: `scheduling.ts`; `runtimeClassName` is kept unless the policy forces one,
+ * `schedulerName` and tolerate-all tolerations only reach here when allowed: `sandbox.ts`).
+ * `ephemeralContainers` go too: the host refuses them at create. Returns the tenant service
+ * account name, which the downward API reads from an annotation.
  */
 export function hardenSpec(spec: Json, tenantName: string, policy?: WorkloadPolicy): string {
   const serviceAccount =

@@ -5,9 +5,11 @@
  * it carries no host credentials, and its service-account token sources are served from its own
  * token Secret, filled by the tenant apiserver (`pod-token.ts`), with the tenant's API endpoint
  * and DNS; its downward API reads its tenant identity, labels and annotations
- * (`pod-downward.ts`); its ephemeral volumes' claims are translated as claims are
- * (`pod-ephemeral.ts`); it gets the node selector and tolerations the policy enforces
- * (`pod-scheduling.ts`); its
+ * (`pod-downward.ts`); its ephemeral volumes mount the host copies of the claims the tenant's
+ * controller made for them (`ephemeral.ts`); it gets the node selector and tolerations the policy
+ * enforces (`pod-scheduling.ts`) and the policy's runtime class (`sandbox.ts`); it is refused when
+ * it mounts what the node would reach from its own position (`node-volumes.ts`), names a
+ * resource claim (`resource-claims.ts`), its own scheduler or a toleration of every taint; its
  * affinity and topology spread selectors stay inside its tenant (`pod-affinity.ts`); its labels
  * under reserved keys are carried under the key function's key (`selectors.ts`); and an update
  * touches only what a running Pod lets change (`pod-update.ts`).
@@ -21,9 +23,11 @@ import { carriedLabels } from '../../selectors.js';
 import type { KindTranslator, ObjectReference, TranslateTarget } from '../../translator.js';
 import { podSelectorFields, podSelectorRefusal } from './affinity.js';
 import { tenantFieldRefs } from './downward.js';
-import { ephemeralSourceRefusal, ephemeralTemplatesToHost } from './ephemeral.js';
 import { dropTokenSources, hardenSpec, hostAccessRefusal } from './hardening.js';
+import { nodeVolumeRefusal } from './node-volumes.js';
 import { POD_REFERENCED_KINDS, walkPodReferences } from './references.js';
+import { resourceClaimRefusal } from './resource-claims.js';
+import { enforceRuntimeClass, sandboxRefusal } from './sandbox.js';
 import { enforceScheduling } from './scheduling.js';
 import {
   ensureTokenVolume,
@@ -47,8 +51,8 @@ function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, h
   // The registry asks for the refusal first, so a Pod whose affinity cannot be scoped never gets here.
   const scoped = podSelectorFields(spec, { tenant, virtualNamespace: vns });
   if ('fields' in scoped) Object.assign(spec, scoped.fields);
-  ephemeralTemplatesToHost(spec, target);
-  walkPodReferences(spec, (ref) => ref.set(hostName(ref.name, vns, tenant)));
+  const podName = target.source.metadata.name;
+  walkPodReferences(spec, podName, (ref) => ref.set(hostName(ref.name, vns, tenant)));
   const downward = tenantFieldRefs(spec, target.source.metadata, target.excludeKeys);
   mountTokenSecret(spec, tokens, tokenSecretName(host));
   const endpoint = workloads?.tenantApiEndpoint && parseApiEndpoint(workloads.tenantApiEndpoint);
@@ -61,6 +65,7 @@ function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, h
   }
   const serviceAccount = hardenSpec(spec, target.source.metadata.name, workloads);
   enforceScheduling(spec, workloads);
+  enforceRuntimeClass(spec, workloads);
   return { serviceAccount, tokens: tokens.requests, downward };
 }
 
@@ -83,8 +88,10 @@ export const POD_TRANSLATOR: KindTranslator = {
     const scope = { tenant: target.tenant, virtualNamespace: target.virtualNamespace };
     return (
       hostAccessRefusal(source.spec, target.workloads) ??
-      podSelectorRefusal(source.spec, scope) ??
-      ephemeralSourceRefusal(source.spec, target.virtualNamespace)
+      nodeVolumeRefusal(source.spec, target.workloads) ??
+      resourceClaimRefusal(source.spec) ??
+      sandboxRefusal(source.spec, target.workloads) ??
+      podSelectorRefusal(source.spec, scope)
     );
   },
 
@@ -127,7 +134,7 @@ export const POD_TRANSLATOR: KindTranslator = {
       dropTokenSources(spec);
       delete spec.ephemeralContainers;
     }
-    walkPodReferences(spec, (ref) => {
+    walkPodReferences(spec, source.metadata.name, (ref) => {
       found.push({ ...ref.kind, name: ref.name, path: ref.path, optional: ref.optional });
     });
     return found;

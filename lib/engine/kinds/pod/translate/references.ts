@@ -10,6 +10,7 @@ import {
   PERSISTENT_VOLUME_CLAIM,
   SECRET,
 } from '../../../../ports/index.js';
+import { ephemeralAsClaim, ephemeralClaimName, isEphemeralVolume } from './ephemeral.js';
 
 type Json = Record<string, unknown>;
 
@@ -76,40 +77,22 @@ export const SECRET_REF_VOLUMES: readonly string[] = [
 ];
 
 /**
- * Whether a claim's data source (`dataSource`, `dataSourceRef`) is a PersistentVolumeClaim (the
- * core group): a claim to clone, a reference like a volume's claim.
+ * An ephemeral volume names the claim the tenant's ephemeral-volume controller made for it
+ * (`<pod>-<volume>`, `ephemeral.ts`): a required reference, renamed by turning the volume into a
+ * claim volume of the host copy, so the template never reaches the host.
  */
-export function isClaimSource(ref: unknown): boolean {
-  return (
-    isRecord(ref) &&
-    ref.kind === PERSISTENT_VOLUME_CLAIM.kind &&
-    (ref.apiGroup === undefined || ref.apiGroup === '' || ref.apiGroup === null)
-  );
+function walkEphemeral(volume: Json, at: string, podName: string, visit: Visit): void {
+  if (!isEphemeralVolume(volume)) return;
+  visit({
+    kind: PERSISTENT_VOLUME_CLAIM,
+    name: ephemeralClaimName(podName, String(volume.name)),
+    path: `${at}.ephemeral`,
+    optional: false,
+    set: (next) => ephemeralAsClaim(volume, next),
+  });
 }
 
-/** The claim spec of an ephemeral volume (its `volumeClaimTemplate.spec`), if it has one. */
-export function ephemeralClaimSpec(volume: Json): Json | undefined {
-  const { ephemeral } = volume;
-  const template = isRecord(ephemeral) ? ephemeral.volumeClaimTemplate : undefined;
-  return isRecord(template) && isRecord(template.spec) ? template.spec : undefined;
-}
-
-/**
- * The claims an ephemeral volume's claim clones: the host's ephemeral volume controller makes the
- * claim in the host namespace, where the source is the host copy. A cross-namespace source never
- * gets here (the Pod is refused: `pod-ephemeral.ts`).
- */
-function walkEphemeral(volume: Json, at: string, visit: Visit): void {
-  const spec = ephemeralClaimSpec(volume);
-  if (!spec) return;
-  for (const field of ['dataSource', 'dataSourceRef']) {
-    const where = `${at}.ephemeral.volumeClaimTemplate.spec.${field}`;
-    if (isClaimSource(spec[field]))
-      visitName(visit, PERSISTENT_VOLUME_CLAIM, spec[field], 'name', where, false);
-  }
-}
-
-function walkVolume(volume: Json, visit: Visit): void {
+function walkVolume(volume: Json, podName: string, visit: Visit): void {
   const at = `spec.volumes[${String(volume.name)}]`;
   const { configMap, secret, persistentVolumeClaim, projected, csi, azureFile } = volume;
   visitName(visit, CONFIG_MAP, configMap, 'name', `${at}.configMap`, optionalOf(configMap));
@@ -122,7 +105,7 @@ function walkVolume(volume: Json, visit: Visit): void {
     `${at}.persistentVolumeClaim`,
     false,
   );
-  walkEphemeral(volume, at, visit);
+  walkEphemeral(volume, at, podName, visit);
   if (isRecord(projected)) {
     for (const [i, source] of records(projected.sources).entries()) {
       const { configMap: cm, secret: s } = source;
@@ -166,13 +149,14 @@ function walkContainer(container: Json, list: string, visit: Visit): void {
 
 /**
  * Visits every reference of a Pod spec: volumes (ConfigMap, Secret, claim, projected sources, the
- * secret references of CSI and other volume types, the claim an ephemeral volume clones), `env`
- * `valueFrom` and `envFrom` of every container list, and `imagePullSecrets`. Pull secrets count as optional: the kubelet pulls
- * without a missing one (a public image still runs), and retries once it exists.
+ * secret references of CSI and other volume types, the claim an ephemeral volume's controller
+ * made: its name is derived from `podName`, the Pod's tenant name), `env` `valueFrom` and
+ * `envFrom` of every container list, and `imagePullSecrets`. Pull secrets count as optional: the
+ * kubelet pulls without a missing one (a public image still runs), and retries once it exists.
  */
-export function walkPodReferences(spec: unknown, visit: Visit): void {
+export function walkPodReferences(spec: unknown, podName: string, visit: Visit): void {
   if (!isRecord(spec)) return;
-  for (const volume of records(spec.volumes)) walkVolume(volume, visit);
+  for (const volume of records(spec.volumes)) walkVolume(volume, podName, visit);
   for (const list of CONTAINER_LISTS) {
     for (const container of records(spec[list])) walkContainer(container, list, visit);
   }

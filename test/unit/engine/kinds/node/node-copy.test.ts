@@ -252,3 +252,59 @@ describe('bindings', () => {
     ]);
   });
 });
+
+describe('the kubelet gateway on tenant Nodes', () => {
+  const gateway = { address: '10.0.0.9', port: 10443 };
+  const GATEWAY_STATUS = {
+    addresses: [{ type: 'InternalIP', address: '10.0.0.9' }],
+    daemonEndpoints: { kubeletEndpoint: { Port: 10443 } },
+    declaredFeatures: ['ExtendWebSocketsToKubelet'],
+  };
+
+  it('a Node names the gateway as its kubelet, never the host node’s address', () => {
+    expect(tenantNode(hostNode, 'dev', gateway).status).toMatchObject(GATEWAY_STATUS);
+    expect(statusOf(tenantNode(hostNode, 'dev')).addresses).toBeUndefined();
+  });
+
+  it('a DNS name is listed as Hostname and InternalDNS', () => {
+    const status = statusOf(tenantNode(hostNode, 'dev', { address: 'gw.example', port: 1 }));
+    expect(status.addresses).toEqual([
+      { type: 'Hostname', address: 'gw.example' },
+      { type: 'InternalDNS', address: 'gw.example' },
+    ]);
+  });
+
+  it('a gateway set or changed patches the status', () => {
+    const observed = stored(tenantNode(hostNode, 'dev'));
+    // The apiserver shows an unset endpoint as port 0.
+    statusOf(observed).daemonEndpoints = { kubeletEndpoint: { Port: 0 } };
+    const plan = planNode(tenantNode(hostNode, 'dev', gateway), observed);
+    expect(plan).toEqual({
+      action: 'Update',
+      changed: ['kubelet gateway'],
+      status: GATEWAY_STATUS,
+    });
+    const moved = tenantNode(hostNode, 'dev', { ...gateway, port: 1 });
+    expect(nodeStatusPatch(moved, stored(tenantNode(hostNode, 'dev', gateway)))).toEqual({
+      ...GATEWAY_STATUS,
+      daemonEndpoints: { kubeletEndpoint: { Port: 1 } },
+    });
+  });
+
+  it('a gateway removed from the policy is removed from the Node', () => {
+    const observed = stored(tenantNode(hostNode, 'dev', gateway));
+    expect(nodeStatusPatch(tenantNode(hostNode, 'dev'), observed)).toEqual({
+      addresses: null,
+      daemonEndpoints: null,
+      declaredFeatures: null,
+    });
+  });
+
+  it('no gateway and port 0 is in sync: a converged Node is not written every pass', () => {
+    const observed = stored(tenantNode(hostNode, 'dev'));
+    statusOf(observed).daemonEndpoints = { kubeletEndpoint: { Port: 0 } };
+    expect(planNode(tenantNode(hostNode, 'dev'), observed)).toEqual({ action: 'InSync' });
+    const same = stored(tenantNode(hostNode, 'dev', gateway));
+    expect(planNode(tenantNode(hostNode, 'dev', gateway), same)).toEqual({ action: 'InSync' });
+  });
+});

@@ -1,9 +1,10 @@
 /** The EndpointSlice translator: slices of Services without a selector, tied to the host copy. */
 import { describe, expect, it } from '@jest/globals';
-import { referencesOf } from '../../../../../lib/engine/kinds/registry.js';
+import { referencesOf, translate } from '../../../../../lib/engine/kinds/registry.js';
 import { KubernetesKeys } from '../../../../../lib/engine/names/metadata.js';
 import { hostName } from '../../../../../lib/engine/names/naming.js';
-import { hostOf, tenantObject, translated } from '../support.js';
+import { parseWorkloadPolicy } from '../../../../../lib/engine/policy/workloads.js';
+import { HOST_NAMESPACE, hostOf, TENANT, tenantObject, translated } from '../support.js';
 
 const LONG = 'a-service-name-long-enough-to-be-hashed-on-the-host';
 const slice = (labels: Record<string, string>, endpoints: unknown[] = []) =>
@@ -46,7 +47,8 @@ describe('EndpointSlice translator', () => {
   });
 
   it('renames target references into the host namespace, without the tenant’s uid', () => {
-    const host = hostOf(
+    // The addresses are the tenant's own Pods' and one inside the policy's blocks.
+    const result = translate(
       slice({ [KubernetesKeys.ServiceName]: 'db' }, [
         {
           addresses: ['10.1.0.5'],
@@ -61,8 +63,15 @@ describe('EndpointSlice translator', () => {
         { addresses: ['10.1.0.6'], targetRef: { kind: 'Pod', name: 'db-1' } },
         { addresses: ['192.0.2.1'] },
       ]),
+      {
+        tenant: TENANT,
+        hostNamespace: HOST_NAMESPACE,
+        workloads: parseWorkloadPolicy({ endpoints: { cidrs: ['192.0.2.0/24'] } }, []),
+        ownPodIps: new Set(['10.1.0.5', '10.1.0.6']),
+      },
     );
-    expect(host.endpoints).toEqual([
+    if (!('host' in result)) throw new Error(`refused: ${result.refused}`);
+    expect(result.host.endpoints).toEqual([
       {
         addresses: ['10.1.0.5'],
         targetRef: { kind: 'Pod', name: 'db-0-x-shop-x-dev', namespace: 'tenant-dev' },

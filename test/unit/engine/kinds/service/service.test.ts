@@ -1,13 +1,32 @@
 /** The Service translator: selectors scoped, headless kept, allocations left to the host. */
 import { describe, expect, it } from '@jest/globals';
+import { translate } from '../../../../../lib/engine/kinds/registry.js';
 import { SERVICE_HOST_OWNED } from '../../../../../lib/engine/kinds/service/module.js';
 import { Labels } from '../../../../../lib/engine/names/metadata.js';
 import { bodyFor, driftOf } from '../../../../../lib/engine/object/drift.js';
-import { hostOf, tenantObject } from '../support.js';
+import { parseWorkloadPolicy } from '../../../../../lib/engine/policy/workloads.js';
+import type { KubeObject } from '../../../../../lib/ports/index.js';
+import { HOST_NAMESPACE, TENANT, tenantObject } from '../support.js';
 
 const scope = { [Labels.Tenant]: 'dev', [Labels.VirtualNamespace]: 'shop' };
 const service = (spec: Record<string, unknown>) => tenantObject('v1', 'Service', { spec });
 const port = { name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' };
+/** A policy that allows the NodePort and ExternalName Services of these cases (`service-limits`). */
+const workloads = parseWorkloadPolicy(
+  {
+    services: {
+      types: ['ClusterIP', 'NodePort', 'ExternalName'],
+      externalNames: ['db.example.com'],
+    },
+  },
+  [],
+);
+
+function hostOf(source: KubeObject): KubeObject {
+  const result = translate(source, { tenant: TENANT, hostNamespace: HOST_NAMESPACE, workloads });
+  if (!('host' in result)) throw new Error(`refused: ${result.refused}`);
+  return result.host;
+}
 
 describe('Service translator', () => {
   const cases = [
@@ -53,7 +72,7 @@ describe('Service translator', () => {
       expected: { selector: {}, ports: [port] },
     },
     {
-      name: 'an ExternalName Service is copied',
+      name: 'an ExternalName Service the policy allows is copied',
       spec: { type: 'ExternalName', externalName: 'db.example.com' },
       expected: { type: 'ExternalName', externalName: 'db.example.com' },
     },

@@ -38,6 +38,11 @@ const volume = fc.oneof(
     name: n,
     csi: { driver: 'd', nodePublishSecretRef: { name: ref } },
   })),
+  // The claim the tenant's controller made for it (`<pod>-<volume>`), never the template.
+  label.map((n) => ({
+    name: n,
+    ephemeral: { volumeClaimTemplate: { metadata: { labels: { a: 'b' } }, spec: {} } },
+  })),
 );
 const env = fc.oneof(
   fc.record({ n: label, ref: label }).map(({ n, ref }) => ({
@@ -98,7 +103,7 @@ describe('every translated Pod', () => {
         const names: string[] = [];
         // The token Secret is the Pod's own (minted by a pass), no copy of a tenant object.
         const tokens = tokenSecretName(host.metadata.name);
-        walkPodReferences(host.spec, (ref) => {
+        walkPodReferences(host.spec, host.metadata.name, (ref) => {
           if (ref.name !== tokens) names.push(`${ref.kind.kind}/${ref.name}`);
         });
         const expected = referencesOf(source).map(

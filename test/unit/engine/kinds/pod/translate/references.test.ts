@@ -1,10 +1,14 @@
-/** The Pod reference walk: the Secret references of volume types other than CSI, renamed and listed. */
+/**
+ * The Pod reference walk: the Secret references of volume types other than CSI, renamed and listed.
+ * Those volume types are mounted by the node from its own position, so they reach the host only
+ * when the policy allows host access (`node-volumes.test.ts`): the translation here allows it.
+ */
 import { describe, expect, it } from '@jest/globals';
 import { SECRET_REF_VOLUMES } from '../../../../../../lib/engine/kinds/pod/translate/references.js';
-import { referencesOf } from '../../../../../../lib/engine/kinds/registry.js';
+import { referencesOf, translate } from '../../../../../../lib/engine/kinds/registry.js';
 import { hostName } from '../../../../../../lib/engine/names/naming.js';
 import type { KubeObject } from '../../../../../../lib/ports/index.js';
-import { hostOf, TENANT, tenantObject } from '../../support.js';
+import { HOST_NAMESPACE, TENANT, tenantObject } from '../../support.js';
 
 const pod = (volume: Record<string, unknown>): KubeObject =>
   tenantObject('v1', 'Pod', {
@@ -14,6 +18,13 @@ const pod = (volume: Record<string, unknown>): KubeObject =>
       volumes: [{ name: 'vol', ...volume }],
     },
   });
+/** The host Pod, under a policy that allows host access. */
+function hostOf(source: KubeObject): KubeObject {
+  const workloads = { allowHostAccess: true };
+  const result = translate(source, { tenant: TENANT, hostNamespace: HOST_NAMESPACE, workloads });
+  if (!('host' in result)) throw new Error(`refused: ${result.refused}`);
+  return result.host;
+}
 const volumeOf = (object: KubeObject) =>
   (object.spec as { volumes: Record<string, unknown>[] }).volumes[0];
 
