@@ -3,7 +3,7 @@
  * objects in several virtual namespaces, created only the first time (create-if-absent, and not at
  * all once the TenantCluster exists, so a reader's edits and deletes are never undone).
  */
-import { hostName } from '../engine/index.js';
+import { hostName, KubernetesKeys } from '../engine/index.js';
 import {
   type ClusterApi,
   isClusterError,
@@ -83,9 +83,11 @@ export function sampleObjects(): KubeObject[] {
 /**
  * The TenantCluster `dev`: ConfigMaps, Secrets and the workload kinds (Services, Ingresses, Pods),
  * with every host Event about a copy shown in the tenant (`eventsBack: All`), so the tenant Pods'
- * Events tell where the host scheduled them.
+ * Events tell where the host scheduled them, and its Ingresses' hosts under `dev.example.invalid`
+ * (a host Ingress may claim no host the policy does not name). With `kubeletGateway`, its Nodes
+ * name that kubelet gateway (docs/kubelet-gateway.md), so `kubectl logs` of its Pods works.
  */
-export function demoTenantCluster(): KubeObject {
+export function demoTenantCluster(kubeletGateway?: { address: string; port: number }): KubeObject {
   return {
     apiVersion: TENANT_CLUSTER.apiVersion,
     kind: TENANT_CLUSTER.kind,
@@ -93,7 +95,11 @@ export function demoTenantCluster(): KubeObject {
     spec: {
       hostNamespace: DEMO_HOST_NAMESPACE,
       toHost: DEMO_TO_HOST.map(({ apiVersion, kind }) => ({ apiVersion, kind })),
-      workloads: { eventsBack: 'All' },
+      workloads: {
+        eventsBack: 'All',
+        ingresses: { hostSuffixes: ['.dev.example.invalid'] },
+        ...(kubeletGateway ? { kubeletGateway } : {}),
+      },
     },
   };
 }
@@ -129,9 +135,17 @@ export interface SeedResult {
  * namespaces and objects and then the TenantCluster itself. Creating the TenantCluster last makes
  * an interrupted first run simply seed again next time.
  */
-export async function seedDemo(tenantApi: ClusterApi, hostApi: ClusterApi): Promise<SeedResult> {
+export async function seedDemo(
+  tenantApi: ClusterApi,
+  hostApi: ClusterApi,
+  kubeletGateway?: { address: string; port: number },
+): Promise<SeedResult> {
   const created: string[] = [];
-  if (await createIfAbsent(hostApi, namespaceObject(DEMO_HOST_NAMESPACE))) {
+  // Labelled as deploy/rbac/host-cluster.yaml labels a host namespace: the host's own Pod
+  // Security admission is the second wall behind the engine's check of every host Pod.
+  const hostNamespace = namespaceObject(DEMO_HOST_NAMESPACE);
+  hostNamespace.metadata.labels = { [KubernetesKeys.PodSecurityEnforce]: 'baseline' };
+  if (await createIfAbsent(hostApi, hostNamespace)) {
     created.push(`host Namespace ${DEMO_HOST_NAMESPACE}`);
   }
   const existing = await hostApi.get(TENANT_CLUSTER, undefined, DEMO_TENANT);
@@ -145,7 +159,7 @@ export async function seedDemo(tenantApi: ClusterApi, hostApi: ClusterApi): Prom
       created.push(`tenant ${object.kind} ${object.metadata.namespace}/${object.metadata.name}`);
     }
   }
-  if (await createIfAbsent(hostApi, demoTenantCluster())) {
+  if (await createIfAbsent(hostApi, demoTenantCluster(kubeletGateway))) {
     created.push(`host TenantCluster ${DEMO_TENANT} (hostNamespace ${DEMO_HOST_NAMESPACE})`);
   }
   return { firstRun: true, created };

@@ -7,6 +7,7 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { Command, CommanderError } from 'commander';
 import { hostName } from '../engine/index.js';
 import { addClusterCommands } from './cluster-commands.js';
+import { addGatewayCommand } from './commands/gateway.js';
 import { errorLine, exitCodeForError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
 import { ROOT_HELP } from './help.js';
@@ -49,6 +50,7 @@ export function buildProgram(io: CliIo, deps: CliDeps, setExit: (code: ExitCode)
     .addHelpText('after', ROOT_HELP);
 
   addClusterCommands(program, io, setExit);
+  addGatewayCommand(program, io, setExit);
 
   program
     .command('name')

@@ -2,7 +2,8 @@
  * `npm start`: the product working on a fresh clone, with no configuration. Brings up the local
  * tenant + host clusters (building them the first time), seeds TenantCluster `dev` and a few
  * sample tenant objects the first time, runs one pass, and shows the Decisions, the Events as
- * `kubectl describe tenantcluster dev` shows them, and what to try next.
+ * `kubectl describe tenantcluster dev` shows them, `kubectl logs` of a tenant Pod through a kubelet
+ * gateway it runs beside the clusters meanwhile (docs/kubelet-gateway.md), and what to try next.
  */
 import { execFile } from 'node:child_process';
 import { relative } from 'node:path';
@@ -11,6 +12,7 @@ import { KubernetesEventsSink } from '../adapters/events/index.js';
 import { createClusterApi } from '../adapters/kube/cluster-client.js';
 import { plural } from '../common/index.js';
 import { requestDelta, runPass } from '../engine/index.js';
+import type { Gateway } from '../gateway/index.js';
 import { ensureLocalClusters, LocalKubeconfigSource } from '../localcluster/index.js';
 import type { PassResult } from '../ports/index.js';
 import {
@@ -39,6 +41,7 @@ import { errorLine, messageOf } from './errors.js';
 import { exitCodeForPass } from './exit-codes.js';
 import { painter, passReport, requestsText, withProgressLine } from './format.js';
 import { colorsEnabled, localLog, processIo } from './io.js';
+import { startLocalGateway } from './start-gateway.js';
 
 const io = processIo();
 const paint = painter(colorsEnabled(io));
@@ -51,6 +54,7 @@ async function main(): Promise<number> {
   const source = new LocalKubeconfigSource(state);
   const tenantApi = createClusterApi(await source.load('tenant'));
   const hostApi = createClusterApi(await source.load('host'));
+  let local: { gateway: Gateway; port: number } | undefined;
   try {
     const kubectl = state.binaries.kubectl;
     const tenantKc = state.clusters.tenant.kubeconfig;
@@ -59,8 +63,15 @@ async function main(): Promise<number> {
       `Local clusters (Kubernetes v${state.version}): tenant ${state.clusters.tenant.server}, host ${state.clusters.host.server}`,
     );
 
+    // The kubelet gateway the TenantCluster's Nodes name, and for as long as this runs.
+    local = await startLocalGateway(state.stateDir, hostKc, say);
+
     // Setup: host namespace, and the first time the samples and the TenantCluster.
-    const seed = await seedDemo(tenantApi, hostApi);
+    const seed = await seedDemo(
+      tenantApi,
+      hostApi,
+      local ? { address: '127.0.0.1', port: local.port } : undefined,
+    );
     const setup = { tenant: tenantApi.requestCount(), host: hostApi.requestCount() };
     heading(seed.firstRun ? 'First run: sample tenant cluster "dev"' : 'Tenant cluster "dev"');
     if (seed.firstRun) {
@@ -191,6 +202,15 @@ async function main(): Promise<number> {
       }
     }
 
+    const [logged] = workload && local ? await workloadPods(tenantApi, WORKLOAD_NAMESPACE) : [];
+    if (logged && local) {
+      heading('kubectl logs of a tenant Pod, through the kubelet gateway');
+      say(
+        `The tenant apiserver asks the kubelet of the Pod's Node, which is the gateway on 127.0.0.1:${local.port}; it relays to the host copy's log (kwok writes it).`,
+      );
+      await show(tenantKc, 'logs', '-n', WORKLOAD_NAMESPACE, logged.metadata.name, '--tail=5');
+    }
+
     heading(`kubectl describe tenantcluster ${DEMO_TENANT}`);
     await show(hostKc, 'describe', 'tenantcluster', DEMO_TENANT);
 
@@ -253,7 +273,7 @@ async function main(): Promise<number> {
     );
     return exitCodeForPass(second ?? result);
   } finally {
-    await Promise.allSettled([tenantApi.close(), hostApi.close()]);
+    await Promise.allSettled([tenantApi.close(), hostApi.close(), local?.gateway.close()]);
   }
 }
 

@@ -6,6 +6,7 @@ import { ensureComponentCerts } from './component-kubeconfigs.js';
 import { apiServerArgs, etcdArgs } from './daemons.js';
 import { LocalClusterError } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
+import { ensureKubeletPki } from './kubelet-pki.js';
 import { ensurePki } from './pki.js';
 import { freePort, isOurProcess, startDaemon, startReaper, stopProcess } from './process.js';
 import { adminTls, get, waitUntil } from './readiness.js';
@@ -153,6 +154,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
   const binaries = await ensureBinaries({ log });
   await mkdir(join(stateDir, 'logs'), { recursive: true });
   const pki = await ensurePki(join(stateDir, 'pki'));
+  await ensureKubeletPki(join(stateDir, 'pki'), pki);
   // Signed while etcd and the apiservers boot (openssl takes seconds); awaited by the workloads.
   const certsReady = options.workloads === false ? undefined : ensureComponentCerts(stateDir, pki);
   certsReady?.catch(() => {});

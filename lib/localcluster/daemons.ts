@@ -5,6 +5,7 @@
  * controller-manager runs).
  */
 import { join } from 'node:path';
+import { kubeletPkiPaths } from './kubelet-pki.js';
 import type { Pki } from './pki.js';
 
 /** etcd on loopback, data in `stateDir`; fsync off, since the data is throw-away or a demo. */
@@ -61,5 +62,20 @@ export function apiServerArgs({
     '--allow-privileged=true',
     '--profiling=false',
     `--cert-dir=${join(stateDir, 'pki', `certs-${name}`)}`,
+    ...(name === 'tenant' ? tenantKubeletArgs(stateDir, pki) : []),
+  ];
+}
+
+/**
+ * How the tenant apiserver calls the kubelets of its Nodes, which are the kubelet gateway
+ * (docs/kubelet-gateway.md): with a client certificate of the tenant's own kubelet client CA,
+ * checking the gateway's serving certificate against the local CA.
+ */
+function tenantKubeletArgs(stateDir: string, pki: Pki): string[] {
+  const kubelet = kubeletPkiPaths(join(stateDir, 'pki'));
+  return [
+    `--kubelet-client-certificate=${kubelet.clientCert}`,
+    `--kubelet-client-key=${kubelet.clientKey}`,
+    `--kubelet-certificate-authority=${pki.caCert}`,
   ];
 }

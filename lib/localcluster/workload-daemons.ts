@@ -102,11 +102,77 @@ export function controllerManagerArgs(spec: ComponentSpec): string[] {
   ];
 }
 
+/**
+ * kwok's kubelet API (logs, exec, attach, port-forward of its Pods), as the host apiserver reaches
+ * it: every simulated node at {@link KWOK_NODE_IP}:`port` (the node status says the port).
+ */
+export interface KwokKubelet {
+  port: number;
+  /** Serving certificate and key (the host apiserver does not check them: no kubelet CA is set). */
+  cert: string;
+  key: string;
+  /** The file of kwok's ClusterLogs and ClusterExec rules (`kwokKubeletConfig`). */
+  config: string;
+}
+
+/**
+ * kwok's ClusterLogs, ClusterAttach, ClusterExec and ClusterPortForward rules: every container's
+ * log is `logsFile` (CRI log lines, followed), `attach` follows it from its end, `exec` runs the
+ * command on this machine in `workDir` (a local plane only: every actor of it is the developer
+ * running it), and every forwarded port is `cat` on this machine: the bytes sent come back.
+ */
+export function kwokKubeletConfig(logsFile: string, workDir: string): string {
+  return `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata:
+  name: tenantplane-local-logs
+spec:
+  logs:
+  - logsFile: ${JSON.stringify(logsFile)}
+    follow: true
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterExec
+metadata:
+  name: tenantplane-local-exec
+spec:
+  execs:
+  - local:
+      workDir: ${JSON.stringify(workDir)}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterAttach
+metadata:
+  name: tenantplane-local-attach
+spec:
+  attaches:
+  - logsFile: ${JSON.stringify(logsFile)}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterPortForward
+metadata:
+  name: tenantplane-local-port-forward
+spec:
+  forwards:
+  - command: [cat]
+`;
+}
+
 /** kwok, playing the kubelets of the Nodes annotated {@link KWOK_NODE_ANNOTATION}=fake. */
-export function kwokArgs(kubeconfig: string): string[] {
+export function kwokArgs(kubeconfig: string, kubelet?: KwokKubelet): string[] {
+  const serving = kubelet
+    ? [
+        `--config=${kubelet.config}`,
+        `--server-address=${KWOK_NODE_IP}:${kubelet.port}`,
+        `--node-port=${kubelet.port}`,
+        `--tls-cert-file=${kubelet.cert}`,
+        `--tls-private-key-file=${kubelet.key}`,
+      ]
+    : [];
   return [
     `--kubeconfig=${kubeconfig}`,
     `--config=${KWOK_STAGES}`,
+    ...serving,
     `--manage-nodes-with-annotation-selector=${KWOK_NODE_ANNOTATION}=fake`,
     `--cidr=${KWOK_DEFAULT_POD_CIDR}`,
     `--node-ip=${KWOK_NODE_IP}`,

@@ -7,7 +7,7 @@
  * publishing `kube-root-ca.crt`), the scheduler ready. A component that exits or does not get
  * there fails the start with its log's last lines.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BinaryPaths } from './binaries.js';
 import {
@@ -25,16 +25,21 @@ import {
   kwokArgs,
   kwokEnv,
   kwokHome,
+  kwokKubeletConfig,
   schedulerArgs,
 } from './workload-daemons.js';
 import { hostWorkloadObjects, kwokNodeNames } from './workload-objects.js';
+
+/** The log every simulated container shows (`kubectl logs`), in kwok's home. */
+export const KWOK_LOG_FILE = 'container.log';
+const KWOK_LOG_LINES = '2025-01-01T00:00:00.000000000Z stdout F kwok: the container started\n';
 
 /** One running workload component, as `state.json` records it. */
 export interface ComponentProcess {
   name: ComponentName;
   cluster: 'tenant' | 'host';
   pid: number;
-  /** Its health port on loopback (none for kwok). */
+  /** Its health port on loopback; kwok's kubelet API port. */
   port?: number;
   binary: string;
   logFile: string;
@@ -98,8 +103,14 @@ async function start(
   let child: ReturnType<typeof startDaemon>;
   let port: number | undefined;
   if (name === 'kwok') {
-    await mkdir(kwokHome(ctx.stateDir), { recursive: true });
-    child = startDaemon(binary, kwokArgs(kubeconfig), logFile, kwokEnv(ctx.stateDir));
+    const home = kwokHome(ctx.stateDir);
+    await mkdir(home, { recursive: true });
+    port = await freePort();
+    const config = join(home, 'kubelet.yaml');
+    await writeFile(join(home, KWOK_LOG_FILE), KWOK_LOG_LINES, { flag: 'a' });
+    await writeFile(config, kwokKubeletConfig(join(home, KWOK_LOG_FILE), home));
+    const kubelet = { port, cert: ctx.pki.servingCert, key: ctx.pki.servingKey, config };
+    child = startDaemon(binary, kwokArgs(kubeconfig, kubelet), logFile, kwokEnv(ctx.stateDir));
   } else {
     port = await freePort();
     const spec: ComponentSpec = { pki: ctx.pki, kubeconfig, cluster, port };

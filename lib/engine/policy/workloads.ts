@@ -10,6 +10,7 @@ import {
   type IsolationPolicy,
   parseIsolation,
 } from './isolation.js';
+import { type KubeletGateway, withKubeletGateway } from './kubelet-gateway.js';
 import {
   isDnsSubdomain,
   parseClassMap,
@@ -58,12 +59,14 @@ export interface WorkloadPolicy {
   /** Tolerations every host Pod gets beside the tenant's (one the tenant has is not repeated). */
   tolerations?: readonly Toleration[];
   /**
-   * Tenant storage class -> the host storage class its claims get (claims and the claim templates
-   * of ephemeral volumes); a class not in the map is kept as it is.
+   * Tenant storage class -> the host storage class its claims get (those the tenant's controller
+   * makes for ephemeral volumes included); a class not in the map is kept as it is.
    */
   storageClasses?: Readonly<Record<string, string>>;
   /** What a copy may reach beyond its tenant (`isolation.ts`); absent: the narrowest default. */
   isolation?: IsolationPolicy;
+  /** Where the tenant's Nodes say their kubelet is (`kubelet-gateway.ts`); absent: nowhere. */
+  kubeletGateway?: KubeletGateway;
 }
 
 /** The isolation of `policy`: its own, or the narrowest default when it names none. */
@@ -185,6 +188,7 @@ export function parseWorkloadPolicy(value: unknown, problems: string[]): Workloa
     if (known.includes(eventsBack)) policy.eventsBack = eventsBack as EventsBack;
     else problems.push('spec.workloads.eventsBack must be Warning, All or None');
   }
+  withKubeletGateway(policy, value, problems);
   // Only a policy that names an isolation knob holds one; the others get the default's object.
   if (ISOLATION_KEYS.some((key) => value[key] !== undefined)) {
     policy.isolation = parseIsolation(value, policy.allowHostAccess === true, problems);

@@ -136,6 +136,11 @@ describe('npm start', () => {
     expect(out).toContain('Never synced: ConfigMap kube-system/tenant-internal-settings');
     expect(out).toContain('no host copy exists');
 
+    // kubectl logs of a tenant Pod, through the kubelet gateway npm start runs meanwhile.
+    const logs = section(out, '== kubectl logs of a tenant Pod, through the kubelet gateway');
+    expect(logs).toMatch(/\$ kubectl logs -n shop web-\S+ --tail=5\n/);
+    expect(logs).toContain('kwok: the container started');
+
     // kubectl describe tenantcluster dev, as printed by the built kubectl.
     expect(out).toContain('== kubectl describe tenantcluster dev');
     expect(out).toMatch(/^Name:\s+dev$/m);
@@ -178,6 +183,10 @@ describe('npm start', () => {
     expect(out).toMatch(/pass: +tenant \d+ reads? \/ 0 writes, host \d+ reads? \/ 0 writes/);
     expect(out).toContain(
       'Zero writes: the samples already existed and the host already matched the tenant.',
+    );
+    // The gateway again, at the port the TenantCluster names.
+    expect(section(out, '== kubectl logs of a tenant Pod')).toContain(
+      'kwok: the container started',
     );
   }, 300_000);
 

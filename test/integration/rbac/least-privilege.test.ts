@@ -312,6 +312,13 @@ describe('the bounds of the restricted identities', () => {
     await expectForbidden('create a namespace', () =>
       host.create({ ...NAMESPACE, metadata: { name: `rbac-probe-${RUN}` } }),
     );
+    // Its one namespace GET is its own host namespace (the HostPodSecurity condition), which the
+    // manifest labelled for the host's Pod Security admission; no other namespace.
+    const hostNamespace = await host.get(NAMESPACE, undefined, HOST_NS);
+    expect(hostNamespace?.metadata.labels?.['pod-security.kubernetes.io/enforce']).toBe('baseline');
+    await expectForbidden('get another tenant namespace', () =>
+      host.get(NAMESPACE, undefined, OTHER_NS),
+    );
     expect(await admin.host.get(CONFIGMAP, OTHER_NS, `rbac-probe-${RUN}`)).toBeUndefined();
   });
 
@@ -456,7 +463,21 @@ async function seedWorkloadKinds(
     object(INGRESS, 'web', {
       spec: {
         tls: [{ hosts: ['web.example.com'], secretName: 'token' }],
-        defaultBackend: { service: { name: 'ext', port: { number: 80 } } },
+        // A rule with its host: a default backend would catch every host (refused, issue 28).
+        rules: [
+          {
+            host: 'web.example.com',
+            http: {
+              paths: [
+                {
+                  path: '/',
+                  pathType: 'Prefix',
+                  backend: { service: { name: 'ext', port: { number: 80 } } },
+                },
+              ],
+            },
+          },
+        ],
       },
     }),
   );
@@ -537,6 +558,13 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
           ingressClasses: { names: [`${W_TENANT}-ic`] },
           priorityClasses: { names: [`${W_TENANT}-pc`] },
           runtimeClasses: { names: [`${W_TENANT}-rc`] },
+        },
+        // The hand-written EndpointSlice's addresses (10.0.0.1, then .2): a block the policy
+        // allows (issue 28: an address outside it must be one of the tenant's own Pod IPs).
+        // The Ingress's host, as the policy allows it (issue 28: a host Ingress claims no other).
+        workloads: {
+          endpoints: { cidrs: ['10.0.0.0/24'] },
+          ingresses: { hostSuffixes: ['web.example.com'] },
         },
       },
     });
@@ -683,6 +711,14 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     expect(
       await admin.host.get(SERVICE, W_HOST_NS, hostName('web', W_VNS, W_TENANT)),
     ).toBeDefined();
+    // The host namespace the manifest labelled: the second wall stands, and the pass says so.
+    const status = (await admin.host.get(TENANT_CLUSTER, undefined, W_TENANT))?.status as
+      | { conditions?: { type: string; status: string; reason: string }[] }
+      | undefined;
+    expect(status?.conditions?.find((c) => c.type === 'HostPodSecurity')).toMatchObject({
+      status: 'True',
+      reason: 'Enforced',
+    });
   });
 
   it('an image and a resource change update the host Pod in place; a tenant delete removes the Service copy', async () => {
@@ -956,5 +992,25 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     expect(await grantedVerbs(admin.host, W_USER, { ...status, namespace: W_HOST_NS })).toEqual([]);
     const eviction = { group: '', resource: 'pods', subresource: 'eviction', namespace: W_HOST_NS };
     expect(await grantedVerbs(admin.host, W_USER, eviction)).toEqual([]);
+    // The kubelet gateway's subresources (docs/kubelet-gateway.md): logs a GET; the streams a
+    // WebSocket GET and the `create` Kubernetes checks of every upgrade; in the host namespace only.
+    const gateway = async (subresource: string) => {
+      const pod = { group: '', resource: 'pods', subresource };
+      const [host, other, cluster] = await Promise.all([
+        grantedVerbs(admin.host, W_USER, { ...pod, namespace: W_HOST_NS }),
+        grantedVerbs(admin.host, W_USER, { ...pod, namespace: OTHER_NS }),
+        grantedVerbs(admin.host, W_USER, pod),
+      ]);
+      return { subresource, host, other, cluster };
+    };
+    const streams = ['exec', 'attach', 'portforward'];
+    expect(await Promise.all(['log', ...streams].map(gateway))).toEqual([
+      { subresource: 'log', host: ['get'], other: [], cluster: [] },
+      ...streams.map((s) => ({ subresource: s, host: ['get', 'create'], other: [], cluster: [] })),
+    ]);
+    for (const subresource of ['status', 'proxy', 'ephemeralcontainers', 'binding']) {
+      const pod = { group: '', resource: 'pods', subresource, namespace: W_HOST_NS };
+      expect(await grantedVerbs(admin.host, W_USER, pod)).toEqual([]);
+    }
   });
 });

@@ -108,6 +108,11 @@ describe('the dependency rule', () => {
     ['lib/engine', ['lib/engine', 'lib/ports', 'lib/common', 'node:']],
     ['lib/ports', ['lib/ports', 'node:']],
     ['lib/common', ['lib/common', 'node:']],
+    // The kubelet gateway: the engine (through its index: names), the kubeconfig loader, YAML.
+    [
+      'lib/gateway',
+      ['lib/gateway', 'lib/engine', 'lib/ports', 'lib/common', 'lib/adapters', 'node:', 'js-yaml'],
+    ],
   ])('%s imports only %j', (dir, allowed) => {
     const offending = tsFiles(dir).flatMap((file) =>
       specifiers(file)

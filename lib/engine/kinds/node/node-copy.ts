@@ -7,7 +7,10 @@
  * Node of the same name, which this module describes: the host node's name, the labels of
  * {@link NODE_COPIED_LABELS}, capacity and allocatable, and a `Ready` condition mirroring the host
  * node's. Nothing else of the host node (addresses, taints, images, the kubelet's endpoint) is
- * the tenant's business.
+ * the tenant's business. With a kubelet gateway in the policy (`spec.workloads.kubeletGateway`)
+ * the Node's addresses and kubelet endpoint are the gateway's, and it declares
+ * `ExtendWebSocketsToKubelet` so the tenant apiserver relays WebSocket streams to it unchanged
+ * (docs/kubelet-gateway.md).
  *
  * What is compared is what the host decides: the copied labels and the engine's marks, the two
  * resource maps, and the `Ready` condition without its heartbeat time (a kubelet renews that every
@@ -25,11 +28,39 @@ import {
   MANAGED_BY_VALUE,
   NODE_COPIED_LABELS,
 } from '../../names/metadata.js';
+import { isIpAddress, type KubeletGateway } from '../../policy/kubelet-gateway.js';
 
 /** The tenant's Node kind. */
 
 /** The resource maps of a Node's status that the copy carries as the host has them. */
 const RESOURCE_MAPS = ['capacity', 'allocatable'] as const;
+
+/** The status fields that say where the Node's kubelet is: the gateway's, or none. */
+const GATEWAY_FIELDS = ['addresses', 'daemonEndpoints', 'declaredFeatures'] as const;
+const GATEWAY_ROLE = Object.fromEntries(GATEWAY_FIELDS.map((f) => [f, true]));
+
+/** What a tenant Node's status says of its kubelet when `gateway` serves it (sorted features). */
+function gatewayStatus(gateway: KubeletGateway): Record<string, unknown> {
+  const { address, port } = gateway;
+  const types = isIpAddress(address) ? ['InternalIP'] : ['Hostname', 'InternalDNS'];
+  return {
+    addresses: types.map((type) => ({ type, address })),
+    daemonEndpoints: { kubeletEndpoint: { Port: port } },
+    declaredFeatures: ['ExtendWebSocketsToKubelet'],
+  };
+}
+
+/**
+ * What a status says of its kubelet, as compared: an apiserver shows an unset endpoint as port 0
+ * (a struct, never omitted), which is no endpoint.
+ */
+function kubeletOf(status: Record<string, unknown>): unknown[] {
+  const endpoints = isRecord(status.daemonEndpoints) ? status.daemonEndpoints : {};
+  const kubelet = isRecord(endpoints.kubeletEndpoint) ? endpoints.kubeletEndpoint : {};
+  const listed = (v: unknown) => (Array.isArray(v) && v.length > 0 ? v : undefined);
+  const port = typeof kubelet.Port === 'number' && kubelet.Port > 0 ? kubelet.Port : undefined;
+  return [listed(status.addresses), port, listed(status.declaredFeatures)];
+}
 
 /** The `Ready` condition fields that are compared (the heartbeat time is not: see above). */
 const READY_FIELDS = ['status', 'reason', 'message', 'lastTransitionTime'] as const;
@@ -74,7 +105,11 @@ function readyOf(hostNode: KubeObject): Record<string, unknown> {
  * the host node has, the engine's marks and the tenant label, an empty spec (the tenant schedules
  * nothing), and the status of the module doc.
  */
-export function tenantNode(hostNode: KubeObject, tenant: string): KubeObject {
+export function tenantNode(
+  hostNode: KubeObject,
+  tenant: string,
+  gateway?: KubeletGateway,
+): KubeObject {
   const labels: Record<string, string> = {};
   const hostLabels = hostNode.metadata.labels ?? {};
   for (const key of NODE_COPIED_LABELS) {
@@ -87,6 +122,7 @@ export function tenantNode(hostNode: KubeObject, tenant: string): KubeObject {
   for (const field of RESOURCE_MAPS) {
     status[field] = isRecord(hostStatus[field]) ? cloneJson(hostStatus[field]) : {};
   }
+  if (gateway) Object.assign(status, gatewayStatus(gateway));
   return {
     apiVersion: NODE.apiVersion,
     kind: NODE.kind,
@@ -147,6 +183,9 @@ export function nodeStatusPatch(
     if (!jsonEqual(want[field] ?? {}, have[field] ?? {}))
       patch[field] = mapPatch(want[field], have[field]);
   }
+  if (!jsonEqual(kubeletOf(want), kubeletOf(have))) {
+    for (const field of GATEWAY_FIELDS) patch[field] = want[field] ?? null;
+  }
   const ready = conditionsOf(desired).find((c) => c.type === 'Ready');
   const shown = conditionsOf(observed);
   const current = shown.find((c) => c.type === 'Ready');
@@ -188,7 +227,9 @@ export function planNode(desired: KubeObject, observed: KubeObject | undefined):
     update.metadata.labels = { ...labels, ...wantLabels };
   }
   const status = nodeStatusPatch(desired, observed);
-  if (status) changed.push(...Object.keys(status).map((f) => (f === 'conditions' ? 'Ready' : f)));
+  const shown = (f: string) =>
+    f === 'conditions' ? 'Ready' : f in GATEWAY_ROLE ? 'kubelet gateway' : f;
+  if (status) changed.push(...new Set(Object.keys(status).map(shown)));
   if (!update && !status) return { action: 'InSync' };
   return {
     action: 'Update',

@@ -54,7 +54,11 @@ class TenantNodes {
     const { ctx, tenantApi } = this;
     const { name } = hostNode.metadata;
     if (observed?.metadata.deletionTimestamp) return; // created anew once it is gone
-    const desired = tenantNode(hostNode, ctx.scope.tenant);
+    const desired = tenantNode(
+      hostNode,
+      ctx.scope.tenant,
+      ctx.scope.policy.workloads?.kubeletGateway,
+    );
     const plan = planNode(desired, observed);
     switch (plan.action) {
       case 'InSync':

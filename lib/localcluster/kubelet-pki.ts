@@ -1,0 +1,81 @@
+/**
+ * The kubelet side of the local PKI (docs/kubelet-gateway.md): the tenant apiserver's kubelet
+ * client certificate, from a CA of the tenant's own (the kubelet gateway knows the tenant by it),
+ * and the kubelet gateway's serving certificate, from the local CA, which the tenant apiserver
+ * checks the gateway against (`--kubelet-certificate-authority`). Made once per state directory,
+ * beside (not inside) the rest of the PKI, so a state directory made before it gains it.
+ */
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Pki, signCertificate } from './pki.js';
+import { runCommand } from './run.js';
+
+export interface KubeletPki {
+  /** The tenant's kubelet client CA: what the gateway's configuration trusts for the tenant. */
+  clientCaCert: string;
+  clientCaKey: string;
+  /** The tenant apiserver's `--kubelet-client-certificate` / `--kubelet-client-key`. */
+  clientCert: string;
+  clientKey: string;
+  /** The gateway's serving certificate (127.0.0.1, localhost), signed by the local CA. */
+  gatewayCert: string;
+  gatewayKey: string;
+}
+
+/** The files of the kubelet PKI under `pkiDir` (the state directory's `pki`). */
+export function kubeletPkiPaths(pkiDir: string): KubeletPki {
+  const p = (f: string) => join(pkiDir, 'kubelet', f);
+  return {
+    clientCaCert: p('tenant-kubelet-client-ca.crt'),
+    clientCaKey: p('tenant-kubelet-client-ca.key'),
+    clientCert: p('tenant-kubelet-client.crt'),
+    clientKey: p('tenant-kubelet-client.key'),
+    gatewayCert: p('gateway-serving.crt'),
+    gatewayKey: p('gateway-serving.key'),
+  };
+}
+
+/** Makes (or reuses) the kubelet PKI of `pki`, in `pkiDir`. */
+export async function ensureKubeletPki(pkiDir: string, pki: Pki): Promise<KubeletPki> {
+  const paths = kubeletPkiPaths(pkiDir);
+  const dir = join(pkiDir, 'kubelet');
+  try {
+    // The gateway's key is written last: its presence marks a complete kubelet PKI.
+    await access(paths.gatewayKey);
+    return paths;
+  } catch {}
+  await runCommand('mkdir', ['-p', '-m', '700', dir]);
+  await runCommand('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    paths.clientCaKey,
+    '-out',
+    paths.clientCaCert,
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=tenantplane-local-tenant-kubelet-client-ca',
+  ]);
+  await signCertificate(
+    { caCert: paths.clientCaCert, caKey: paths.clientCaKey },
+    {
+      dir,
+      name: 'tenant-kubelet-client',
+      subject: '/O=tenantplane:apiservers/CN=tenantplane-local-tenant-apiserver',
+      extensions: 'extendedKeyUsage=clientAuth\n',
+      days: 3650,
+    },
+  );
+  await signCertificate(pki, {
+    dir,
+    name: 'gateway-serving',
+    subject: '/CN=tenantplane-kubelet-gateway',
+    extensions: 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n',
+    days: 3650,
+  });
+  return paths;
+}
