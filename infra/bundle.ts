@@ -23,13 +23,16 @@ export const BUNDLE_FILE = 'index.mjs';
 export const BUNDLE_HANDLER = 'index.handler';
 
 /**
- * The most `index.mjs` may weigh, in bytes (1.3 MB). A bigger bundle costs every cold start its
+ * The most `index.mjs` may weigh, in bytes (1.35 MB). A bigger bundle costs every cold start its
  * parse and compile time; `test/infra/bundle.test.ts` fails past it and names the biggest inputs.
  * Raised from 1.2 MB when the workload translators (Pods, Services, claims, Ingresses,
  * NetworkPolicies) and the per-tenant credential checks took the bundle to 1.21 MB, and from
- * 1.25 MB when classes from the host, tenant Nodes and Events back took it to 1.26 MB.
+ * 1.25 MB when classes from the host, tenant Nodes and Events back took it to 1.26 MB, and from
+ * 1.3 MB when the isolation checks (the Pod Security Standards, the Service, endpoint,
+ * NetworkPolicy and Ingress limits: about 25 KB of engine code) took it to 1.32 MB. The kubelet
+ * gateway is a bundle of its own and never part of this one.
  */
-export const BUNDLE_BUDGET_BYTES = 1_300_000;
+export const BUNDLE_BUDGET_BYTES = 1_350_000;
 
 /**
  * The one set of esbuild options for the handler: the repository's Node ESM bundle settings
