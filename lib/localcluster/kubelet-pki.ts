@@ -5,10 +5,9 @@
  * checks the gateway against (`--kubelet-certificate-authority`). Made once per state directory,
  * beside (not inside) the rest of the PKI, so a state directory made before it gains it.
  */
-import { access } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Pki, signCertificate } from './pki.js';
-import { runCommand } from './run.js';
+import { createCa, exists, type Pki, signCertificate } from './pki.js';
 
 export interface KubeletPki {
   /** The tenant's kubelet client CA: what the gateway's configuration trusts for the tenant. */
@@ -39,27 +38,13 @@ export function kubeletPkiPaths(pkiDir: string): KubeletPki {
 export async function ensureKubeletPki(pkiDir: string, pki: Pki): Promise<KubeletPki> {
   const paths = kubeletPkiPaths(pkiDir);
   const dir = join(pkiDir, 'kubelet');
-  try {
-    // The gateway's key is written last: its presence marks a complete kubelet PKI.
-    await access(paths.gatewayKey);
-    return paths;
-  } catch {}
-  await runCommand('mkdir', ['-p', '-m', '700', dir]);
-  await runCommand('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    paths.clientCaKey,
-    '-out',
-    paths.clientCaCert,
-    '-days',
-    '3650',
-    '-subj',
+  // The gateway's key is written last: its presence marks a complete kubelet PKI.
+  if (await exists(paths.gatewayKey)) return paths;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await createCa(
+    { caCert: paths.clientCaCert, caKey: paths.clientCaKey },
     '/CN=tenantplane-local-tenant-kubelet-client-ca',
-  ]);
+  );
   await signCertificate(
     { caCert: paths.clientCaCert, caKey: paths.clientCaKey },
     {

@@ -18,7 +18,8 @@ export interface Pki {
   serviceAccounts: Readonly<Record<'tenant' | 'host', { key: string; pub: string }>>;
 }
 
-async function exists(path: string): Promise<boolean> {
+/** Whether `path` exists. */
+export async function exists(path: string): Promise<boolean> {
   try {
     await access(path);
     return true;
@@ -83,6 +84,29 @@ export async function signCertificate(
   return { cert: f('crt'), key: f('key') };
 }
 
+/** Creates a self-signed CA: `key` and `cert` (valid `days`, subject `subject`). */
+export async function createCa(
+  ca: Pick<Pki, 'caCert' | 'caKey'>,
+  subject: string,
+  days = 3650,
+): Promise<void> {
+  await runCommand('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    ca.caKey,
+    '-out',
+    ca.caCert,
+    '-days',
+    String(days),
+    '-subj',
+    subject,
+  ]);
+}
+
 /**
  * Creates (or reuses) a CA, a loopback serving certificate, an admin client certificate in
  * `system:masters`, and a service-account signing key pair per cluster. One CA serves both
@@ -106,21 +130,7 @@ export async function ensurePki(dir: string): Promise<Pki> {
   if (await exists(pki.serviceAccounts.host.pub)) return pki;
 
   const ssl = (...args: string[]) => runCommand('openssl', args, { cwd: dir });
-  await ssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    pki.caKey,
-    '-out',
-    pki.caCert,
-    '-days',
-    '3650',
-    '-subj',
-    '/CN=tenantplane-local-ca',
-  );
+  await createCa(pki, '/CN=tenantplane-local-ca');
   await signCertificate(pki, {
     dir,
     name: 'serving',

@@ -58,19 +58,6 @@ export function prefetchResumes(ctx: PassContext, rules: readonly KindRule[]): v
   }
 }
 
-/**
- * Syncs one kind on the path its resume point allows (`resume-point.ts`): resumed when the
- * watch resumes and nothing forces a full pass, else full; records the path and the next point.
- * `turn` (the kind module's) hears what the path reads and hands it host copies read ahead.
- */
-export async function syncKindByPath(
-  ctx: PassContext,
-  compiled: CompiledKindRule,
-  turn?: KindTurn,
-): Promise<void> {
-  await syncOnPath(ctx, compiled, turn);
-}
-
 /** A mark of the kind's trouble so far; the returned check says whether any came since. */
 export function markTrouble(ctx: PassContext): () => boolean {
   const before = kindTrouble(ctx);
@@ -84,10 +71,15 @@ export function decidedWrites(ctx: PassContext): number {
   return Create + Update + Delete + failed.Create + failed.Update + failed.Delete;
 }
 
-async function syncOnPath(
+/**
+ * Syncs one kind on the path its resume point allows (`resume-point.ts`): resumed when the
+ * watch resumes and nothing forces a full pass, else full; records the path and the next point.
+ * `turn` (the kind module's) hears what the path reads and hands it host copies read ahead.
+ */
+export async function syncKindByPath(
   ctx: PassContext,
   compiled: CompiledKindRule,
-  turn: KindTurn | undefined,
+  turn?: KindTurn,
 ): Promise<void> {
   const { rule } = compiled;
   const { observe, listedHost, hostFacts } = turn ?? {};

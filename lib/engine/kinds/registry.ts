@@ -18,7 +18,6 @@ import { POD_MODULE } from './pod/module.js';
 import { PDB_MODULE } from './pod-disruption-budget.js';
 import { ENDPOINT_SLICE_MODULE, ENDPOINTS_MODULE, SERVICE_MODULE } from './service/module.js';
 import { SERVICE_ACCOUNT_MODULE } from './service-account.js';
-import type { StatusBackRule } from './status-patch.js';
 import type { HostFacts, ObjectReference, TranslateTarget } from './translator.js';
 
 export type { KindModule, KindOutcome, KindTurn } from './kind-module.js';
@@ -69,11 +68,6 @@ const TRAITS: ReadonlyMap<string, WriteTraits> = new Map(
 /** How `kind`'s copies are written (`object/kind-traits.ts`). */
 export function writeTraits(kind: KindRef): WriteTraits {
   return TRAITS.get(resourceKey(kind)) ?? GENERIC_WRITES;
-}
-
-/** The status-back rule of `kind`, when its status comes back. */
-export function statusBackRule(kind: KindRef): StatusBackRule | undefined {
-  return BY_KEY.get(resourceKey(kind))?.statusBack;
 }
 
 /** The Kinds whose host Events come back to the tenant (the copies a host controller reports on). */

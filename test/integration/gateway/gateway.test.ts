@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { hostName } from '../../../lib/engine/index.js';
 import { createGateway, type Gateway, loadGatewayTenants } from '../../../lib/gateway/index.js';
 import { kubeletPkiPaths } from '../../../lib/localcluster/kubelet-pki.js';
-import { signCertificate } from '../../../lib/localcluster/pki.js';
+import { createCa, signCertificate } from '../../../lib/localcluster/pki.js';
 import { runCommand } from '../../../lib/localcluster/run.js';
 import { kwokHome } from '../../../lib/localcluster/workload-daemons.js';
 import { KWOK_LOG_FILE } from '../../../lib/localcluster/workloads.js';
@@ -137,21 +137,7 @@ describe('the kubelet gateway', () => {
     dir = await mkdtemp(join(tmpdir(), 'tenantplane-gateway-'));
     // Another tenant's CA and its apiserver's client certificate.
     const otherCa = { caCert: join(dir, 'other-ca.crt'), caKey: join(dir, 'other-ca.key') };
-    await runCommand('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      otherCa.caKey,
-      '-out',
-      otherCa.caCert,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=other-tenant-ca',
-    ]);
+    await createCa(otherCa, '/CN=other-tenant-ca', 1);
     const signed = await signCertificate(otherCa, {
       dir,
       name: 'other-client',

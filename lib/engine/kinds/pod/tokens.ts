@@ -14,6 +14,7 @@
  */
 import { runPool } from '../../../common/index.js';
 import {
+  type ClusterApi,
   CONFIG_MAP,
   type IssuedToken,
   isClusterError,
@@ -139,9 +140,10 @@ class TokenMinter {
     const { tenantApi, bounds } = ctx.scope;
     const refs = this.refs(need, tokenSecretName(need.hostPod.name));
     const action = secret ? 'Update' : 'Create';
-    if (!tenantApi.createToken || !bounds.reserveWrite()) return;
+    const { createToken } = tenantApi;
+    if (!createToken || !bounds.reserveWrite()) return;
     const sa = `${need.virtualNamespace}/${need.serviceAccount}`;
-    const minted = await attempt(() => this.mint(item, sa));
+    const minted = await attempt(() => this.mint(item, sa, createToken.bind(tenantApi)));
     if (minted.ok) {
       ctx.ledger.decide({ action, rule: SECRET, ...refs, reason: minted.value });
       return;
@@ -158,14 +160,17 @@ class TokenMinter {
   }
 
   /** Mints the tokens of `item` into its host Secret; the Decision's reason. */
-  private async mint(item: Due, sa: string): Promise<string> {
+  private async mint(
+    item: Due,
+    sa: string,
+    createToken: NonNullable<ClusterApi['createToken']>,
+  ): Promise<string> {
     const { ctx } = this;
     const { need, secret, why } = item;
-    const { tenantApi, hostApi, tenant, hostNamespace } = ctx.scope;
-    if (!tenantApi.createToken) throw new Error('the tenant client cannot mint tokens');
+    const { hostApi, tenant, hostNamespace } = ctx.scope;
     const tokens = new Map<string, IssuedToken>();
     for (const request of need.requests) {
-      const issued = await tenantApi.createToken(need.virtualNamespace, need.serviceAccount, {
+      const issued = await createToken(need.virtualNamespace, need.serviceAccount, {
         ...(request.audiences.length > 0 ? { audiences: request.audiences } : {}),
         expirationSeconds: request.expirationSeconds,
         // The apiserver binds only to a Pod that names the service account (see translate/token.ts).

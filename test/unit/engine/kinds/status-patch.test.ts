@@ -3,7 +3,11 @@
  * object show its host copy's status, only what differs; the host cluster IP recorded on a Service.
  */
 import { describe, expect, it } from '@jest/globals';
-import { statusBackRule } from '../../../../lib/engine/kinds/registry.js';
+import { kindModule } from '../../../../lib/engine/kinds/registry.js';
+
+/** The status-back rule a kind's module names, if any. */
+const statusBackRule = (kind: { apiVersion: string; kind: string }) => kindModule(kind).statusBack;
+
 import {
   hostClusterIpAnnotation,
   recordHostClusterIp,

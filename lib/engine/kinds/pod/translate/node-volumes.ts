@@ -15,19 +15,10 @@
  */
 import { isRecord } from '../../../../common/index.js';
 import type { WorkloadPolicy } from '../../../policy/workloads.js';
+import { RESTRICTED_VOLUME_SOURCES } from './pod-security-restricted.js';
 
 /** The volume types a tenant Pod may have without host access (see the module doc). */
-export const TENANT_VOLUME_TYPES: ReadonlySet<string> = new Set([
-  'configMap',
-  'csi',
-  'downwardAPI',
-  'emptyDir',
-  'ephemeral',
-  'image',
-  'persistentVolumeClaim',
-  'projected',
-  'secret',
-]);
+export const TENANT_VOLUME_TYPES: ReadonlySet<string> = new Set(RESTRICTED_VOLUME_SOURCES);
 
 /** Refused in words of its own, as host access (`hardening.ts`). */
 const HOST_PATH = 'hostPath';

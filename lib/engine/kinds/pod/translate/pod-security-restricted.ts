@@ -21,9 +21,9 @@ import {
 
 /**
  * The inline volume sources a restricted Pod may use: none of them mounts anything of the node or
- * of a network address the tenant names.
+ * of a network address the tenant names (also every level's tenant volume types: `node-volumes.ts`).
  */
-const RESTRICTED_VOLUME_SOURCES: readonly string[] = [
+export const RESTRICTED_VOLUME_SOURCES: readonly string[] = [
   'configMap',
   'csi',
   'downwardAPI',
