@@ -13,9 +13,11 @@
  *   a tenant system namespace that is not mapped is refused: those namespaces are never synced, so
  *   on the host the peer would match nothing, silently.
  *
- * A namespace name that is neither mapped nor a system namespace stays a tenant namespace: the
- * engine cannot list the tenant's namespaces, and a name the tenant does not have matches nothing
- * in the tenant and on the host alike.
+ * A namespace name that is neither mapped nor a system namespace must be one of the tenant's own
+ * namespaces (`PeerScope.tenantNamespaces`, read from the tenant by the kind's turn:
+ * `network-policy-namespaces.ts`). A name the tenant does not have means a host namespace (an
+ * ingress controller's, the host DNS), which the peer would never reach: refused, so a tenant
+ * default deny that cuts off the host ingress controller says so instead of matching nothing.
  */
 import { isRecord } from '../../common/index.js';
 import { KubernetesKeys } from '../names/metadata.js';
@@ -30,6 +32,8 @@ export interface PeerScope {
   virtualNamespace: string;
   hostNamespace: string;
   limits: NetworkPolicyLimits;
+  /** The tenant's namespace names; `undefined` when they were not read (a peer needing them refuses). */
+  tenantNamespaces?: ReadonlySet<string>;
 }
 
 /** A peer on the host, or why it cannot be (a sentence about the field, its path given). */
@@ -109,6 +113,19 @@ function ipBlockPeer(peer: Record<string, unknown>, scope: PeerScope): Peer {
   };
 }
 
+/** Why names the tenant does not have cannot be peers, or `undefined` when it has them all. */
+function unknownNamespaces(
+  names: readonly string[],
+  tenantNamespaces: ReadonlySet<string> | undefined,
+): string | undefined {
+  if (tenantNamespaces === undefined) {
+    return `its namespaceSelector names ${names.join(', ')}, and the tenant's namespaces could not be read to check that they are the tenant's own`;
+  }
+  const missing = names.filter((n) => !tenantNamespaces.has(n));
+  if (missing.length === 0) return undefined;
+  return `its namespaceSelector names ${missing.join(', ')}, which is not a namespace of the tenant: if it means a host namespace (an ingress controller's, the host DNS), on the host the peer would match nothing; map it to that host namespace in spec.workloads.networkPolicies.hostNamespaces`;
+}
+
 /** One peer on the host (see the file's comment), or why not. */
 export function translatePeer(peer: unknown, scope: PeerScope): Peer {
   if (!isRecord(peer)) return { peer };
@@ -138,6 +155,8 @@ export function translatePeer(peer: unknown, scope: PeerScope): Peer {
         refused: `its namespaceSelector names ${system.join(', ')}, a tenant system namespace whose Pods are never synced, so on the host it would match nothing; map it to the host namespace it means in spec.workloads.networkPolicies.hostNamespaces`,
       };
     }
+    const unknown = unknownNamespaces(names, scope.tenantNamespaces);
+    if (unknown !== undefined) return { refused: unknown };
   }
   const namespaces = namespaceRequirements(namespaceSelector);
   if ('refused' in namespaces) return namespaces;

@@ -13,6 +13,7 @@ import { isRecord } from '../../common/index.js';
 import { type KubeObject, NETWORK_POLICY } from '../../ports/index.js';
 import { isolationOf } from '../policy/workloads.js';
 import type { KindModule } from './kind-module.js';
+import { networkPolicyTurn } from './network-policy-namespaces.js';
 import { type PeerScope, translatePeer } from './network-policy-peers.js';
 import { scopeLabelSelector } from './selectors.js';
 import type { KindTranslator, TranslateTarget } from './translator.js';
@@ -80,6 +81,7 @@ function scopeOf(target: TranslateTarget): PeerScope {
     virtualNamespace: target.virtualNamespace,
     hostNamespace: target.hostNamespace,
     limits: isolationOf(target.workloads).networkPolicies,
+    ...(target.tenantNamespaces === undefined ? {} : { tenantNamespaces: target.tenantNamespaces }),
   };
 }
 
@@ -98,8 +100,9 @@ export const NETWORK_POLICY_TRANSLATOR: KindTranslator = {
   },
 };
 
-/** NetworkPolicies: the translator alone. */
+/** NetworkPolicies: the translator, and a turn reading the tenant's namespaces when peers name some. */
 export const NETWORK_POLICY_MODULE: KindModule = {
   kind: NETWORK_POLICY_TRANSLATOR.kind,
   translator: NETWORK_POLICY_TRANSLATOR,
+  startKind: networkPolicyTurn,
 };

@@ -10,8 +10,9 @@ import type { TransformTarget } from '../object/transform.js';
 export type { TranslatedUpdate };
 
 /**
- * What a kind's turn read of the host for this pass's translations (`KindTurn.hostFacts` in
- * `kind-module.ts`): answers a pure translator cannot read itself. Every member is optional; a
+ * What a kind's turn read for this pass's translations (`KindTurn.hostFacts` in
+ * `kind-module.ts`), of the host and, for one fact, of the tenant beyond the kind: answers a pure
+ * translator cannot read itself. Every member is optional; a
  * translator that needs one and finds it missing refuses (the check could not be made).
  */
 export interface HostFacts {
@@ -27,6 +28,13 @@ export interface HostFacts {
    * any other Ingress there (`ingress-hosts.ts`): a host another claimed first is refused.
    */
   ingressHosts?: ReadonlyMap<string, IngressHostClaim>;
+  /**
+   * The names of the tenant's namespaces, read from the tenant (not the host) when a
+   * NetworkPolicy peer names a namespace that is neither mapped to a host namespace nor a tenant
+   * system namespace (`network-policy-namespaces.ts`): a name the tenant does not have means a
+   * host namespace, which the peer would never reach.
+   */
+  tenantNamespaces?: ReadonlySet<string>;
 }
 
 /**

@@ -3,9 +3,10 @@
  * one host namespace. NetworkPolicies are additive, so a copy can only open traffic: an `ipBlock`
  * outside the policy's blocks (the metadata endpoint, everything), a rule without peers (from or to
  * everywhere) and a peer naming a namespace whose Pods are not on the host (the tenant's
- * `kube-system`, or one mixed with a mapped host namespace) are Skips naming the rule or peer, with
- * no host object; a block inside the policy's, a peer mapped to a host namespace
- * (`networkPolicies.hostNamespaces`) and a peer of the tenant's own Pods are copied. A
+ * `kube-system`, a host namespace the policy does not map, which the tenant does not have) are
+ * Skips naming the rule or peer, with no host object; a block inside the policy's, a peer mapped
+ * to a host namespace (`networkPolicies.hostNamespaces`), a peer of another of the tenant's
+ * namespaces and a peer of the tenant's own Pods are copied. A
  * uid/resourceVersion snapshot of the host namespace shows nothing else changed (the victim's
  * copy untouched), and the next pass decides the same Skips with no write.
  */
@@ -81,7 +82,17 @@ describe('NetworkPolicies within the policy', () => {
     expect((await pass(victim)).result.errors).toEqual([]);
 
     const ns = attacker.vns.a;
-    for (const [name, spec] of HOSTILE) {
+    // A host namespace the policy does not map, and the tenant does not have: until it does.
+    const edge = `edge-${attacker.name}`;
+    const hostile: Array<[string, Spec, string]> = [
+      ...HOSTILE,
+      [
+        'host-edge',
+        { podSelector: {}, ingress: [{ from: [{ namespaceSelector: byName(edge) }] }] },
+        `the peer spec.ingress[0].from[0] cannot go to the host: its namespaceSelector names ${edge}, which is not a namespace of the tenant: if it means a host namespace (an ingress controller's, the host DNS), on the host the peer would match nothing; map it to that host namespace in spec.workloads.networkPolicies.hostNamespaces`,
+      ],
+    ];
+    for (const [name, spec] of hostile) {
       await attacker.tenantApi.create(tenantObject(attacker, NETWORK_POLICY, ns, name, { spec }));
     }
     const allowed: Array<[string, Spec]> = [
@@ -110,6 +121,10 @@ describe('NetworkPolicies within the policy', () => {
         },
       ],
       [
+        'from-sibling',
+        { podSelector: {}, ingress: [{ from: [{ namespaceSelector: byName(attacker.vns.b) }] }] },
+      ],
+      [
         'own-pods',
         {
           podSelector: { matchLabels: { app: 'db' } },
@@ -125,7 +140,7 @@ describe('NetworkPolicies within the policy', () => {
     const { result } = await pass(attacker);
     expect(result.errors).toEqual([]);
     const skips = result.decisions.filter((d) => d.action === 'Skip');
-    for (const [name, , says] of HOSTILE) {
+    for (const [name, , says] of hostile) {
       expect(skips).toContainEqual(
         expect.objectContaining({
           tenantRef: { namespace: ns, name },
@@ -133,7 +148,7 @@ describe('NetworkPolicies within the policy', () => {
         }),
       );
     }
-    expect(skips).toHaveLength(HOSTILE.length);
+    expect(skips).toHaveLength(hostile.length);
     const copy = (name: string) => hostName(name, ns, attacker.name);
     expect(diffSnapshots(before, await snapshot(hostNs))).toEqual({
       created: allowed.map(([name]) => `NetworkPolicy/${copy(name)}`).sort(),
@@ -162,13 +177,35 @@ describe('NetworkPolicies within the policy', () => {
     const settled = await snapshot(hostNs);
     const again = await pass(attacker, { full: true });
     expect(again.result.decisions.filter((d) => d.action !== 'Skip')).toEqual([]);
-    expect(again.result.decisions).toHaveLength(HOSTILE.length);
+    expect(again.result.decisions).toHaveLength(hostile.length);
     const steady = await pass(victim, { full: true });
     expect(steady.result.decisions).toEqual([]);
     expect(diffSnapshots(settled, await snapshot(hostNs))).toEqual({
       created: [],
       changed: [],
       deleted: [],
+    });
+
+    // The tenant creates the namespace the peer names: the next pass (not asked to be full)
+    // copies the policy, its peer scoped to that tenant namespace's copies.
+    const created = await attacker.tenantApi.create({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: edge },
+    });
+    const placed = await pass(attacker);
+    expect(placed.result.errors).toEqual([]);
+    expect(placed.result.decisions.filter((d) => d.action !== 'Skip')).toEqual([
+      expect.objectContaining({
+        action: 'Create',
+        tenantRef: { namespace: ns, name: 'host-edge' },
+      }),
+    ]);
+    const edgeCopy = await attacker.hostApi.get(NETWORK_POLICY, hostNs, copy('host-edge'));
+    expect(JSON.stringify(edgeCopy?.spec)).toContain(`"values":["${edge}"]`);
+    expect(await attacker.hostApi.get(NETWORK_POLICY, hostNs, copy('from-sibling'))).toBeDefined();
+    await attacker.tenantApi.delete(created, undefined, edge, {
+      uid: created.metadata.uid as string,
     });
   });
 });

@@ -773,7 +773,14 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     const slice = (await admin.tenant.get(ENDPOINT_SLICE, W_VNS, 'ext-1')) as KubeObject;
     await admin.tenant.update({ ...slice, endpoints: [{ addresses: ['10.0.0.2'] }] });
     const policy = (await admin.tenant.get(NETWORK_POLICY, W_VNS, 'web')) as KubeObject;
-    await admin.tenant.update({ ...policy, spec: { podSelector: {}, policyTypes: ['Ingress'] } });
+    // A peer naming a namespace: the tenant's namespaces are listed to place it (`list namespaces`).
+    const fromOwn = {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': W_VNS } },
+    };
+    await admin.tenant.update({
+      ...policy,
+      spec: { podSelector: {}, ingress: [{ from: [fromOwn] }] },
+    });
     const budget = (await admin.tenant.get(PDB, W_VNS, 'web')) as KubeObject;
     await admin.tenant.update({ ...budget, spec: { ...(budget.spec as object), minAvailable: 0 } });
     const run = await pass(W_TENANT, w);
@@ -789,6 +796,12 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     await expectClean(run, W_TENANT);
     const budgetCopy = await admin.host.get(PDB, W_HOST_NS, hostName('web', W_VNS, W_TENANT));
     expect(budgetCopy?.spec).toMatchObject({ minAvailable: 0 });
+    const policyCopy = await admin.host.get(
+      NETWORK_POLICY,
+      W_HOST_NS,
+      hostName('web', W_VNS, W_TENANT),
+    );
+    expect(JSON.stringify(policyCopy?.spec)).toContain(`"values":["${W_VNS}"]`);
 
     const steady = await pass(W_TENANT, w);
     expect(steady.result.path).toBe('resumed');
@@ -1008,6 +1021,9 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
       { subresource: 'log', host: ['get'], other: [], cluster: [] },
       ...streams.map((s) => ({ subresource: s, host: ['get', 'create'], other: [], cluster: [] })),
     ]);
+    // The tenant's namespaces: list (NetworkPolicy peers naming one), and get of kube-system only.
+    const namespaces = { group: '', resource: 'namespaces' };
+    expect(await grantedVerbs(admin.tenant, 'tenantplane-sync', namespaces)).toEqual(['list']);
     for (const subresource of ['status', 'proxy', 'ephemeralcontainers', 'binding']) {
       const pod = { group: '', resource: 'pods', subresource, namespace: W_HOST_NS };
       expect(await grantedVerbs(admin.host, W_USER, pod)).toEqual([]);

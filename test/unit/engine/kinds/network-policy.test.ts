@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { translate } from '../../../../lib/engine/kinds/registry.js';
 import { Labels } from '../../../../lib/engine/names/metadata.js';
 import { parseIsolation } from '../../../../lib/engine/policy/isolation.js';
-import { HOST_NAMESPACE, hostOf, TENANT, tenantObject, translated } from './support.js';
+import { HOST_NAMESPACE, TENANT, tenantObject, translated } from './support.js';
 
 const policy = (spec: Record<string, unknown>) =>
   tenantObject('networking.k8s.io/v1', 'NetworkPolicy', { spec });
@@ -16,8 +16,15 @@ const tenantWide = { [Labels.Tenant]: 'dev' };
 const ports = [{ protocol: 'TCP', port: 5432 }];
 const byName = (name: string) => ({ matchLabels: { 'kubernetes.io/metadata.name': name } });
 
+/** The tenant's namespaces, as the kind's turn reads them. */
+const TENANT_NAMESPACES: ReadonlySet<string> = new Set(['shop', 'billing', 'kube-system']);
+
 /** The translation under `spec.workloads.networkPolicies` = `limits`. */
-function under(limits: Record<string, unknown>, spec: Record<string, unknown>) {
+function under(
+  limits: Record<string, unknown>,
+  spec: Record<string, unknown>,
+  tenantNamespaces: ReadonlySet<string> | null = TENANT_NAMESPACES,
+) {
   const problems: string[] = [];
   const isolation = parseIsolation({ networkPolicies: limits }, false, problems);
   expect(problems).toEqual([]);
@@ -25,6 +32,7 @@ function under(limits: Record<string, unknown>, spec: Record<string, unknown>) {
     tenant: TENANT,
     hostNamespace: HOST_NAMESPACE,
     workloads: { isolation },
+    ...(tenantNamespaces === null ? {} : { tenantNamespaces }),
   });
 }
 
@@ -99,7 +107,8 @@ describe('NetworkPolicy translator', () => {
     },
   ];
   it.each(cases)('$name', ({ spec, expected }) => {
-    expect(hostOf(policy(spec)).spec).toEqual(expected);
+    const result = under({}, spec);
+    expect('host' in result && result.host.spec).toEqual(expected);
   });
 
   const allowed = [
@@ -224,6 +233,15 @@ describe('NetworkPolicy translator', () => {
       says: 'the peer spec.egress[0].to[0] cannot go to the host: its namespaceSelector names kube-system, a tenant system namespace whose Pods are never synced, so on the host it would match nothing; map it to the host namespace it means in spec.workloads.networkPolicies.hostNamespaces',
     },
     {
+      name: 'a host namespace the policy does not map (not a namespace of the tenant)',
+      limits: LIMITS,
+      spec: {
+        podSelector: {},
+        ingress: [{ from: [{ namespaceSelector: byName('traefik'), podSelector: {} }] }],
+      },
+      says: "the peer spec.ingress[0].from[0] cannot go to the host: its namespaceSelector names traefik, which is not a namespace of the tenant: if it means a host namespace (an ingress controller's, the host DNS), on the host the peer would match nothing; map it to that host namespace in spec.workloads.networkPolicies.hostNamespaces",
+    },
+    {
       name: 'a mapped and a tenant namespace in one peer',
       limits: LIMITS,
       spec: {
@@ -286,6 +304,16 @@ describe('NetworkPolicy translator', () => {
     expect(translated(policy(dns))).toEqual({
       refused: expect.stringContaining('names kube-public, a tenant system namespace'),
     });
+  });
+
+  it('a namespace name cannot be placed when the tenant namespaces were not read', () => {
+    const spec = { podSelector: {}, egress: [{ to: [{ namespaceSelector: byName('shop') }] }] };
+    expect(under(LIMITS, spec, null)).toEqual({
+      refused: expect.stringContaining("the tenant's namespaces could not be read"),
+    });
+    // A peer naming no namespace needs no list.
+    const own = { podSelector: {}, egress: [{ to: [{ podSelector: {} }] }] };
+    expect(under(LIMITS, own, null)).toHaveProperty('host');
   });
 
   it('an IPv4 block is never allowed by an IPv6 one, nor the other way round', () => {
