@@ -50,9 +50,13 @@ export async function checkAccess(tenant: GatewayTenant, request: KubeletRequest
   return { hostPod };
 }
 
-/** The one refusal of a Pod the tenant cannot reach, whatever the reason. */
+/**
+ * The one refusal of a Pod the tenant cannot reach, whatever the reason. It says `forbidden` in
+ * its text because kubectl shows only the text of a failed upgrade (`kubectl exec`: "unable to
+ * upgrade connection: <text>"), not its status; `kubectl logs` shows the status too.
+ */
 function forbidden(request: KubeletRequest): string {
-  return `the kubelet gateway serves no pod ${request.namespace}/${request.pod} of this tenant`;
+  return `forbidden: the kubelet gateway serves no pod ${request.namespace}/${request.pod} of this tenant`;
 }
 
 /** Writes a plain-text refusal (a kubelet answers errors as text). */

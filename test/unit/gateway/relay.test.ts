@@ -62,7 +62,7 @@ describe('checkAccess', () => {
 
   const forbidden = {
     status: 403,
-    message: 'the kubelet gateway serves no pod apps/web of this tenant',
+    message: 'forbidden: the kubelet gateway serves no pod apps/web of this tenant',
   };
   const prod = hostName('web', 'apps', 'prod');
   it.each([
