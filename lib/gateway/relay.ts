@@ -23,7 +23,9 @@ export type Access = { hostPod: string } | { status: number; message: string };
 /**
  * Whether `tenant` may reach Pod `request.namespace/request.pod` on the host: its host copy (by
  * the naming function, in the tenant's host namespace) exists and its reverse mapping names this
- * tenant, namespace and name (a Pod of another tenant or a foreign object under that name: 403).
+ * tenant, namespace and name. Anything else is 403 with one message: a missing copy and a name
+ * held by another tenant's Pod or a foreign object answer alike, so a certificate learns nothing
+ * about Pods that are not its tenant's (not even whether they exist).
  */
 export async function checkAccess(tenant: GatewayTenant, request: KubeletRequest): Promise<Access> {
   const hostPod = hostName(request.pod, request.namespace, tenant.name);
@@ -38,17 +40,23 @@ export async function checkAccess(tenant: GatewayTenant, request: KubeletRequest
       message: `the host apiserver could not be asked (${status || 'no answer'})`,
     };
   }
-  if (!pod)
-    return { status: 404, message: `pod ${request.namespace}/${request.pod} has no host copy` };
-  const source = reverseLookup(pod);
+  const source = pod ? reverseLookup(pod) : undefined;
   const same =
     source?.tenant === tenant.name &&
     source.kind === 'Pod' &&
     source.virtualNamespace === request.namespace &&
     source.virtualName === request.pod;
-  if (!same)
-    return { status: 403, message: `pod ${request.namespace}/${request.pod} is not this tenant's` };
+  if (!same) return { status: 403, message: forbidden(request) };
   return { hostPod };
+}
+
+/**
+ * The one refusal of a Pod the tenant cannot reach, whatever the reason. It says `forbidden` in
+ * its text because kubectl shows only the text of a failed upgrade (`kubectl exec`: "unable to
+ * upgrade connection: <text>"), not its status; `kubectl logs` shows the status too.
+ */
+function forbidden(request: KubeletRequest): string {
+  return `forbidden: the kubelet gateway serves no pod ${request.namespace}/${request.pod} of this tenant`;
 }
 
 /** Writes a plain-text refusal (a kubelet answers errors as text). */

@@ -2,9 +2,12 @@
  * The kubelet gateway on the real clusters (docs/kubelet-gateway.md): the tenant's Nodes name the
  * gateway (spec.workloads.kubeletGateway), the tenant apiserver calls it with its kubelet client
  * certificate, and the gateway relays to the host apiserver, where kwok serves logs, exec, attach
- * and port-forward (every forwarded port is `cat`: the bytes sent come back). `kubectl logs`,
+ * and port-forward (every forwarded port is `cat`: the bytes sent come back). The gateway calls
+ * the host as each tenant's own restricted identity: the user deploy/rbac's host-cluster.yaml and
+ * host-workloads.yaml bind, in its host namespace, and nothing else. `kubectl logs`, `logs -f`,
  * `exec`, `attach` and `port-forward` on the tenant Pod answer what they answer on its host copy;
- * another tenant's certificate and a name held by another tenant or a foreign object are refused;
+ * another tenant's certificate, a name held by another tenant and a foreign object are 403, one
+ * message for all (a missing Pod looks the same);
  * a hundred `kubectl logs` leave no stream and no connection to the host apiserver open; a
  * stalled host stream ends at the idle timeout.
  */
@@ -17,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createClusterApi } from '../../../lib/adapters/kube/cluster-client.js';
 import { hostName } from '../../../lib/engine/index.js';
 import { createGateway, type Gateway, loadGatewayTenants } from '../../../lib/gateway/index.js';
 import { kubeletPkiPaths } from '../../../lib/localcluster/kubelet-pki.js';
@@ -24,7 +28,7 @@ import { createCa, signCertificate } from '../../../lib/localcluster/pki.js';
 import { runCommand } from '../../../lib/localcluster/run.js';
 import { kwokHome } from '../../../lib/localcluster/workload-daemons.js';
 import { KWOK_LOG_FILE } from '../../../lib/localcluster/workloads.js';
-import type { KindRef, KubeObject } from '../../../lib/ports/index.js';
+import { isClusterError, type KindRef, type KubeObject } from '../../../lib/ports/index.js';
 import {
   clusters,
   createTenant,
@@ -34,6 +38,7 @@ import {
   useApis,
   waitFor,
 } from '../engine/support.js';
+import { restrictedHostIdentity } from '../support/rbac.js';
 
 const apis = useApis();
 /** What the gateway logged (shown when a test fails). */
@@ -112,18 +117,33 @@ function gatewayGet(
   port: number,
   path: string,
   cert: { cert: Buffer; key: Buffer },
-): Promise<number> {
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       { host: '127.0.0.1', port, path, ...cert, rejectUnauthorized: false, agent: false },
       (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
+        let body = '';
+        res.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       },
     );
     req.on('error', reject).end();
   });
 }
+
+/** Whether `call` fails Forbidden (RBAC's answer to a request the grants do not cover). */
+async function forbidden(call: () => Promise<unknown>): Promise<boolean> {
+  return call().then(
+    () => false,
+    (error: unknown) => isClusterError(error, 'Forbidden'),
+  );
+}
+
+/** The gateway's one refusal of a Pod the asking tenant cannot reach (lib/gateway/relay.ts). */
+const notThisTenants = (namespace: string, pod: string) =>
+  `forbidden: the kubelet gateway serves no pod ${namespace}/${pod} of this tenant\n`;
 
 describe('the kubelet gateway', () => {
   let gateway: Gateway;
@@ -146,11 +166,6 @@ describe('the kubelet gateway', () => {
       days: 1,
     });
     other = { cert: await readFile(signed.cert), key: await readFile(signed.key) };
-    await apis().hostApi.create({
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: otherNamespace },
-    });
     gateway = await startGateway(otherCa.caCert);
   });
 
@@ -162,6 +177,8 @@ describe('the kubelet gateway', () => {
 
   let tenantName = '';
   let hostNamespace = '';
+  /** The restricted host identity the gateway calls the host with for the tenant. */
+  let hostIdentity: Awaited<ReturnType<typeof restrictedHostIdentity>>;
   /** The gateway's tenants file, and the tenant namespace of the Pod `web` (first test). */
   let config = '';
   let podNamespace = '';
@@ -169,6 +186,25 @@ describe('the kubelet gateway', () => {
     // The tenant is made after the port is known; its name is fixed now.
     tenantName = `gw-${RUN}`;
     hostNamespace = `h-${tenantName}`;
+    // Each tenant's host identity, bound by the deploy/rbac host templates (which make and label
+    // its host namespace) and by nothing else: what an operator gives the gateway.
+    hostIdentity = await restrictedHostIdentity(tenantName, hostNamespace);
+    const otherIdentity = await restrictedHostIdentity(otherTenant, otherNamespace);
+    for (const [identity, namespace] of [
+      [hostIdentity, hostNamespace],
+      [otherIdentity, otherNamespace],
+    ] as const) {
+      const api = createClusterApi(identity);
+      try {
+        // RBAC takes effect eventually: the workload Role (pods and their subresources) first.
+        await waitFor('the host identity’s grants', async () => {
+          await api.list(POD, { namespace });
+          return true;
+        });
+      } finally {
+        await api.close();
+      }
+    }
     config = join(dir, 'gateway.yaml');
     await writeFile(
       config,
@@ -178,13 +214,13 @@ describe('the kubelet gateway', () => {
             name: tenantName,
             hostNamespace,
             clientCA: kubelet.clientCaCert,
-            hostKubeconfig: clusters.hostKubeconfigPath,
+            hostKubeconfig: hostIdentity.path,
           },
           {
             name: otherTenant,
             hostNamespace: otherNamespace,
             clientCA: otherCaCert,
-            hostKubeconfig: clusters.hostKubeconfigPath,
+            hostKubeconfig: otherIdentity.path,
           },
         ],
       }),
@@ -344,37 +380,78 @@ describe('the kubelet gateway', () => {
       expect.objectContaining({ msg: 'stream ended', action: 'portforward', pod: 'web' }),
     );
 
-    // Another tenant's client certificate: its names are its own, and none of this tenant's.
-    expect(await gatewayGet(port, `/containerLogs/${ns}/web/web`, other)).toBe(404);
-    // A host name of the other tenant held by a Pod of this tenant (a copy under a name not its
-    // own), and a foreign Pod under this tenant's name: both refused.
+    // The gateway's host identity is the restricted one: it reads this tenant's host namespace and
+    // nothing beyond it (not the other tenant's Pods, not the Pods of every namespace).
+    const restricted = createClusterApi(hostIdentity);
+    try {
+      expect((await restricted.list(POD, { namespace: t.hostNamespace })).items.length).toBe(1);
+      expect(await forbidden(() => restricted.list(POD, { namespace: otherNamespace }))).toBe(true);
+      expect(await forbidden(() => restricted.list(POD))).toBe(true);
+    } finally {
+      await restricted.close();
+    }
+
+    // Refused, 403 with one message whatever the reason, so no certificate learns whether a Pod
+    // it may not reach exists. Another tenant's certificate asking for this tenant's Pod: its
+    // names map into its own host namespace, where no copy of its own holds the name; the same
+    // as a Pod no one has.
+    const refusal = (pod: string) => ({ status: 403, body: notThisTenants(ns, pod) });
+    expect(await gatewayGet(port, `/containerLogs/${ns}/web/web`, other)).toEqual(refusal('web'));
+    expect(await gatewayGet(port, `/containerLogs/${ns}/none/web`, other)).toEqual(refusal('none'));
+    // The other tenant's host name of that Pod held by a copy of this tenant (a name not its
+    // own): still 403, and the copy's logs are not served to the other tenant.
     const held = (
       name: string,
       labels: Record<string, string>,
       annotations: Record<string, string>,
       namespace: string,
     ) => hostApi.create({ ...POD, metadata: { name, namespace, labels, annotations }, spec });
-    const mapping = {
+    const mapping = (tenant: string, pod: string) => ({
       labels: {
         'app.kubernetes.io/managed-by': 'tenantplane',
-        'tenantplane.io/tenant': t.name,
+        'tenantplane.io/tenant': tenant,
         'tenantplane.io/kind': 'Pod',
       },
-      annotations: { 'tenantplane.io/virtual-namespace': ns, 'tenantplane.io/virtual-name': 'web' },
-    };
-    await held(
-      hostName('web', ns, otherTenant),
-      mapping.labels,
-      mapping.annotations,
-      otherNamespace,
-    );
-    expect(await gatewayGet(port, `/containerLogs/${ns}/web/web`, other)).toBe(403);
+      annotations: { 'tenantplane.io/virtual-namespace': ns, 'tenantplane.io/virtual-name': pod },
+    });
+    const ofThis = mapping(t.name, 'web');
+    await held(hostName('web', ns, otherTenant), ofThis.labels, ofThis.annotations, otherNamespace);
+    expect(await gatewayGet(port, `/containerLogs/${ns}/web/web`, other)).toEqual(refusal('web'));
+
+    // Through kubectl, tenant Pods bound to the gateway's Node: one whose host name holds a
+    // foreign Pod, one whose host name holds another tenant's copy, one with no host copy. Each
+    // `kubectl logs` and `exec` says Forbidden with the gateway's message, the same for all three.
+    const ofOther = mapping(otherTenant, 'taken');
     await held(hostName('stray', ns, t.name), {}, {}, t.hostNamespace);
-    const stray = tenantObject(t, POD, ns, 'stray', { spec: { ...spec, nodeName } });
-    await tenantApi.create(stray);
-    await expect(inTenant('logs', '-n', ns, 'stray')).rejects.toThrow(
-      /not this tenant's|Forbidden|403/,
-    );
+    await held(hostName('taken', ns, t.name), ofOther.labels, ofOther.annotations, t.hostNamespace);
+    const refusals: string[] = [];
+    for (const name of ['stray', 'taken', 'gone']) {
+      await tenantApi.create(tenantObject(t, POD, ns, name, { spec: { ...spec, nodeName } }));
+      for (const args of [['logs'], ['exec'], ['exec', '-i']] as const) {
+        const command =
+          args[0] === 'exec' ? [...args, '-n', ns, name, '--', 'true'] : [...args, '-n', ns, name];
+        const error = await inTenant(...command).then(
+          () => new Error(`kubectl ${command.join(' ')} succeeded`),
+          (e: unknown) => e as Error,
+        );
+        expect(error.message).toContain(notThisTenants(ns, name).trim());
+        refusals.push(error.message.replaceAll(name, '<pod>'));
+      }
+    }
+    if (process.env.GATEWAY_DEBUG) console.log(refusals.slice(0, 3).join('\n'));
+    // kubectl logs shows the status (the tenant apiserver wraps the gateway's answer in one of its
+    // own); kubectl exec only the text of the failed upgrade, which says forbidden itself.
+    expect(refusals.slice(0, 3)).toEqual([
+      expect.stringContaining('Error from server (Forbidden): forbidden: the kubelet gateway'),
+      expect.stringContaining(
+        'error: unable to upgrade connection: forbidden: the kubelet gateway',
+      ),
+      expect.stringContaining(
+        'error: unable to upgrade connection: forbidden: the kubelet gateway',
+      ),
+    ]);
+    expect(refusals.slice(3, 6)).toEqual(refusals.slice(0, 3));
+    expect(refusals.slice(6, 9)).toEqual(refusals.slice(0, 3));
 
     // A hundred kubectl logs: every stream ended, none open, and every connection the gateway
     // opened to the host apiserver (a Pod GET and the log, each on its own) closed.
@@ -435,11 +512,13 @@ describe('the kubelet gateway', () => {
       cert: await readFile(kubelet.clientCert),
       key: await readFile(kubelet.clientKey),
     };
-    expect(await gatewayGet(bundlePort, `/containerLogs/${podNamespace}/web/web`, client)).toBe(
-      200,
-    );
+    const logs = `/containerLogs/${podNamespace}/web/web`;
+    expect((await gatewayGet(bundlePort, logs, client)).status).toBe(200);
     // The other tenant's host name of that Pod is held by this tenant's copy (the first test).
-    expect(await gatewayGet(bundlePort, `/containerLogs/${podNamespace}/web/web`, other)).toBe(403);
+    expect(await gatewayGet(bundlePort, logs, other)).toEqual({
+      status: 403,
+      body: notThisTenants(podNamespace, 'web'),
+    });
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(stdout).toContain('"msg":"stream ended"');

@@ -7,10 +7,8 @@
  * The tenant apiserver is shared with other test files: this tenant's policy excludes every tenant
  * object not labelled `tenantplane-test=<tenant>`, so only its own objects sync.
  */
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubernetesEventsSink } from '../../../lib/adapters/events/index.js';
 import {
@@ -27,9 +25,9 @@ import {
   type PassResult,
 } from '../../../lib/ports/index.js';
 import { integrationClusters } from '../support/clusters.js';
+import { kubectlApply, RBAC_DIR, restrictedHostIdentity } from '../support/rbac.js';
 
 const clusters = integrationClusters();
-const RBAC_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../deploy/rbac');
 
 const RUN = Math.random().toString(36).slice(2, 7);
 const TENANT = `rbac-${RUN}`;
@@ -57,31 +55,6 @@ const CLUSTER_ROLE_BINDING: KindRef = {
   apiVersion: 'rbac.authorization.k8s.io/v1',
   kind: 'ClusterRoleBinding',
 };
-
-/** The host template filled in for a tenant, as the comment in the file says. */
-function fillHostTemplate(template: string, tenant: string, hostNamespace: string): string {
-  return template.replace(/\btenant-dev\b/g, hostNamespace).replace(/\bdev\b/g, tenant);
-}
-
-function kubectlApply(kubeconfig: string, manifest: string): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(clusters.kubectl, ['--kubeconfig', kubeconfig, 'apply', '-f', '-'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolvePromise(out) : reject(new Error(`kubectl apply failed: ${out}`)),
-    );
-    child.stdin.end(manifest);
-  });
-}
 
 async function expectForbidden(what: string, request: () => Promise<unknown>): Promise<void> {
   let failure: unknown;
@@ -114,7 +87,6 @@ const admin = {
   host: createClusterApi(clusters.host),
 };
 let restricted: { tenant: KubeClusterApi; host: KubeClusterApi };
-const hostUser = `tenantplane-sync-${TENANT}`;
 
 function tenantObject(
   kind: KindRef,
@@ -185,11 +157,10 @@ beforeAll(async () => {
     clusters.tenantKubeconfigPath,
     await readFile(resolve(RBAC_DIR, 'tenant-cluster.yaml'), 'utf8'),
   );
-  const hostTemplate = await readFile(resolve(RBAC_DIR, 'host-cluster.yaml'), 'utf8');
   for (const ns of [HOST_NS, OTHER_NS]) {
     await admin.host.create({ ...NAMESPACE, metadata: { name: ns } });
   }
-  await kubectlApply(clusters.hostKubeconfigPath, fillHostTemplate(hostTemplate, TENANT, HOST_NS));
+  const hostKc = await restrictedHostIdentity(TENANT, HOST_NS, ['host-cluster.yaml']);
   await admin.tenant.create({ ...NAMESPACE, metadata: { name: VNS } });
   for (const [name, hostNamespace] of [
     [TENANT, HOST_NS],
@@ -213,7 +184,6 @@ beforeAll(async () => {
   );
 
   const tenantKc = await issueUserKubeconfig(state, 'tenant', 'tenantplane-sync');
-  const hostKc = await issueUserKubeconfig(state, 'host', hostUser);
   restricted = { tenant: createClusterApi(tenantKc), host: createClusterApi(hostKc) };
   await eventually('the tenant binding takes effect', () => restricted.tenant.list(SECRET));
   await eventually('the host bindings take effect', async () => {
@@ -518,13 +488,7 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
       await readFile(resolve(RBAC_DIR, 'tenant-workloads.yaml'), 'utf8'),
     );
     await admin.host.create({ ...NAMESPACE, metadata: { name: W_HOST_NS } });
-    for (const file of ['host-cluster.yaml', 'host-workloads.yaml']) {
-      const template = await readFile(resolve(RBAC_DIR, file), 'utf8');
-      await kubectlApply(
-        clusters.hostKubeconfigPath,
-        fillHostTemplate(template, W_TENANT, W_HOST_NS),
-      );
-    }
+    const hostKc = await restrictedHostIdentity(W_TENANT, W_HOST_NS);
     await admin.tenant.create({ ...NAMESPACE, metadata: { name: W_VNS } });
     for (const hostClass of hostClasses(W_TENANT)) await admin.host.create(hostClass);
     // The Pod's tenant token is minted for `default`, which the tenant's controller manager makes.
@@ -596,7 +560,6 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     });
 
     const tenantKc = await issueUserKubeconfig(controlPlane, 'tenant', 'tenantplane-sync');
-    const hostKc = await issueUserKubeconfig(controlPlane, 'host', W_USER);
     w = { tenant: createClusterApi(tenantKc), host: createClusterApi(hostKc) };
     await eventually('the tenant workload binding takes effect', async () => {
       for (const kind of [...WORKLOAD_KINDS, ...CLASS_KINDS]) await w.tenant.list(kind);
