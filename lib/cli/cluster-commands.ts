@@ -14,10 +14,11 @@ import { checkDistinctClusters, chooseKubeconfigs } from './kubeconfig-choice.js
 import {
   addBudgetOptions,
   addClusterOptions,
+  addFollowOptions,
   addFullOption,
   addOutputOption,
   checkTenantName,
-  type PassFlags,
+  type FollowFlags,
 } from './options.js';
 
 const PASS_COMMANDS = [
@@ -45,12 +46,22 @@ function addPassCommands(program: Command, io: CliIo, setExit: (code: ExitCode) 
       .description(spec.description)
       .argument('<tenant>', 'name of the TenantCluster on the host cluster');
     addFullOption(addBudgetOptions(addOutputOption(addClusterOptions(command))));
+    if (!spec.dryRun) addFollowOptions(command);
     command
       .addHelpText('after', passHelp(spec.name))
-      .action(async (tenant: string, flags: PassFlags) => {
+      .action(async (tenant: string, flags: FollowFlags) => {
         checkTenantName(tenant);
         // A pass needs both clusters: refuse a kubeconfig that cannot tell them apart.
         checkDistinctClusters(chooseKubeconfigs(flags, io.env), flags);
+        if (flags.quietSeconds !== undefined && !flags.follow) {
+          throw new UsageError('--quiet-seconds is a setting of --follow');
+        }
+        if (flags.follow) {
+          if (flags.full) throw new UsageError('--full and --follow do not go together');
+          const { followCommand } = await import('./commands/follow.js');
+          setExit(await followCommand(tenant, flags, io));
+          return;
+        }
         const { passCommand } = await import('./commands/pass.js');
         setExit(await passCommand(tenant, flags, io, { dryRun: spec.dryRun }));
       });

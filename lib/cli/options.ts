@@ -76,6 +76,26 @@ export function addBudgetOptions(command: Command): Command {
     );
 }
 
+/** `sync --follow` and its setting. */
+export interface FollowFlags extends PassFlags {
+  follow?: boolean;
+  quietSeconds?: number;
+}
+
+/** Adds `--follow` and `--quiet-seconds` (sync only). */
+export function addFollowOptions(command: Command): Command {
+  return command
+    .option(
+      '--follow',
+      'after the pass, keep watching and converge each change as it arrives, until SIGINT/SIGTERM (or --quiet-seconds, --deadline)',
+    )
+    .option(
+      '--quiet-seconds <n>',
+      'with --follow: end after n seconds without a change',
+      flagParser('--quiet-seconds', (t) => parseWholeNumber(t, '--quiet-seconds', 1)),
+    );
+}
+
 /** Adds `--full` (sync, plan and trigger): this pass lists every kind in full instead of resuming. */
 export function addFullOption(command: Command): Command {
   return command.option(

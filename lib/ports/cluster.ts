@@ -80,6 +80,31 @@ export interface WatchChange {
   object: KubeObject;
 }
 
+/** A WATCH held open (follow mode): each change is handed over as it arrives. */
+export interface HeldWatchOptions {
+  /** Where the watch starts; absent: from the cluster's current resourceVersion (no old change). */
+  resourceVersion?: string;
+  /** One namespace; absent: every namespace (or a cluster-scoped kind). */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Asked of the server, which then ends the watch; the caller opens the next one. */
+  timeoutSeconds: number;
+  /** Ends the watch early (the follow ends). */
+  signal: AbortSignal;
+  /** Hears each change, in order, as it arrives. */
+  onChange: (change: WatchChange) => void;
+}
+
+/**
+ * How a held watch ended: at its timeout or when stopped, with the resourceVersion the next one
+ * resumes from; or failed (`expired`: 410, the resume point is too old), and a change may have
+ * been missed, so the caller converges in full before it watches again.
+ */
+export type HeldWatchEnd =
+  | { ended: 'timeout' | 'stopped'; resourceVersion: string }
+  | { ended: 'failed'; reason: string; expired: boolean };
+
 /**
  * What a resumed watch read: every change since the asked resourceVersion up to the bookmark
  * (`resourceVersion` is the bookmark's), or why the resume failed (the caller lists in full).
@@ -164,6 +189,11 @@ export interface ClusterApi {
    * Optional: a client without it always lists in full.
    */
   watchChanges?(kind: KindRef, options: WatchOptions): Promise<WatchOutcome>;
+  /**
+   * Holds a WATCH of `kind` open until the server ends it, `options.signal` stops it or it fails
+   * (never a throw). Optional: a client without it cannot be followed.
+   */
+  holdWatch?(kind: KindRef, options: HeldWatchOptions): Promise<HeldWatchEnd>;
   /**
    * Resizes a Pod in place: PUT of its `resize` subresource with `object` (its
    * `metadata.resourceVersion` set), of which the server takes only the container resources.

@@ -10,7 +10,6 @@
  *
  * Every request has a bounded timeout (30 s by default), every failure is a typed ClusterError.
  */
-import { readFileSync } from 'node:fs';
 import { HttpMethod, type KubeConfig } from '@kubernetes/client-node';
 import { isRecord } from '../../common/index.js';
 import {
@@ -19,6 +18,8 @@ import {
   ClusterErrorReason,
   type DeleteOptions,
   type DeletePreconditions,
+  type HeldWatchEnd,
+  type HeldWatchOptions,
   type IssuedToken,
   isClusterError,
   type KindRef,
@@ -31,8 +32,9 @@ import {
   type WatchOptions,
   type WatchOutcome,
 } from '../../ports/index.js';
-import { loadKubeconfig } from '../kubeconfig/load.js';
+import { certificateAuthorityOf, loadKubeconfig } from '../kubeconfig/load.js';
 import { DiscoveryCache } from './discovery.js';
+import { holdWatch } from './held-watch.js';
 import { KubeHttp, type RequestSpec } from './http.js';
 import { hearContinue } from './list-head.js';
 import {
@@ -44,20 +46,6 @@ import {
   statusPath,
 } from './rest-paths.js';
 import { watchChanges } from './watch.js';
-
-/** The PEM CA of the kubeconfig's current cluster (inline or from its file), when it names one. */
-function certificateAuthorityOf(kubeConfig: KubeConfig): string | undefined {
-  const cluster = kubeConfig.getCurrentCluster();
-  if (cluster?.caData) return Buffer.from(cluster.caData, 'base64').toString('utf8');
-  if (cluster?.caFile) {
-    try {
-      return readFileSync(cluster.caFile, 'utf8');
-    } catch {
-      return undefined; // the client fails on its own when it cannot read it
-    }
-  }
-  return undefined;
-}
 
 /** Default per-request timeout. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -172,6 +160,16 @@ class KubeClusterClient implements KubeClusterApi {
   async watchChanges(kind: KindRef, options: WatchOptions): Promise<WatchOutcome> {
     const resource = await this.discovery.resource(kind);
     return watchChanges(this.http, collectionPath(kind, resource, undefined, true), kind, options);
+  }
+
+  async holdWatch(kind: KindRef, options: HeldWatchOptions): Promise<HeldWatchEnd> {
+    const resource = await this.discovery.resource(kind);
+    return holdWatch(
+      this.http,
+      collectionPath(kind, resource, options.namespace, true),
+      kind,
+      options,
+    );
   }
 
   async get(

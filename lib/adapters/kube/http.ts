@@ -29,11 +29,9 @@ import { bodyChunks, heard, readText } from './body.js';
 import { clusterErrorFromResponse, clusterErrorFromTransport, STALLED } from './errors.js';
 import { type QueryValues, queryParams } from './rest-paths.js';
 
-/** How every request of a {@link KubeHttp} is sent. */
+/** How every request of a {@link KubeHttp} is sent: per-request timeout (ms), User-Agent. */
 export interface HttpSettings {
-  /** Per-request timeout in milliseconds. */
   timeoutMs: number;
-  /** User-Agent header. */
   userAgent: string;
 }
 
@@ -139,20 +137,23 @@ export class KubeHttp {
   /**
    * A streamed GET (a WATCH): calls `onLine` with each line of the body until it returns true
    * (then the request is aborted) or the body ends. An error status throws like {@link request};
-   * a timeout before `onLine` said stop throws a Transport error with `timedOut`.
+   * a timeout before `onLine` said stop throws a Transport error with `timedOut`. A `held` stream
+   * (follow mode) outlives the per-request timeout, and ends quietly when `held` aborts.
    */
   async streamLines(
     spec: RequestSpec,
     timeoutMs: number,
     onLine: (line: string) => boolean,
+    held?: AbortSignal,
   ): Promise<void> {
     let bound = this.timeoutFor(spec);
     const ctx = await this.prepare(spec);
     bound = this.timeoutFor(spec);
     // A stalled server: a stream the caller's deadline cut short, not one that ran to its limit.
-    const limit = timeoutMs < bound.timeoutMs ? { timeoutMs } : bound;
+    const limit = timeoutMs < bound.timeoutMs || (held && !bound.deadline) ? { timeoutMs } : bound;
     this.shareDispatcher(ctx);
     const abort = new AbortController();
+    held?.addEventListener('abort', () => abort.abort(), { once: true });
     try {
       const response = await this.send(ctx, limit.timeoutMs, abort.signal);
       const status = response.httpStatusCode;

@@ -180,8 +180,8 @@ export async function watchChanges(
   return { resumed: true, changes, resourceVersion: last.bookmark };
 }
 
-/** The resourceVersion of a consistent one-item LIST: the cluster's current one. */
-async function currentResourceVersion(http: KubeHttp, path: string): Promise<string> {
+/** The resourceVersion of a consistent one-item LIST at `path`: the cluster's current one. */
+export async function currentResourceVersion(http: KubeHttp, path: string): Promise<string> {
   const body = await http.request({ method: HttpMethod.GET, path, query: { limit: 1 } });
   const metadata = isRecord(body) && isRecord(body.metadata) ? body.metadata : {};
   const rv = metadata.resourceVersion;

@@ -4,6 +4,7 @@
  * whose cluster has a server URL and whose user is defined. Every failure is a
  * {@link KubeconfigError} whose message never quotes the content.
  */
+import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { load, YAMLException } from 'js-yaml';
 import { isRecord } from '../../common/index.js';
@@ -151,4 +152,18 @@ export function loadKubeconfig(kubeconfig: KubeconfigText, context?: string): Lo
     throw new KubeconfigError(origin, `context ${q} could not be loaded`);
   }
   return { kubeConfig, context: chosen, server: server.trim().replace(/\/+$/, '') };
+}
+
+/** The PEM CA of the kubeconfig's current cluster (inline or from its file), when it names one. */
+export function certificateAuthorityOf(kubeConfig: KubeConfig): string | undefined {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (cluster?.caData) return Buffer.from(cluster.caData, 'base64').toString('utf8');
+  if (cluster?.caFile) {
+    try {
+      return readFileSync(cluster.caFile, 'utf8');
+    } catch {
+      return undefined; // the client fails on its own when it cannot read it
+    }
+  }
+  return undefined;
 }

@@ -94,6 +94,7 @@ const ENGINE_ORDER = [
   'events',
   'report',
   'pass',
+  'follow',
   'index.ts',
 ] as const;
 
