@@ -15,7 +15,13 @@
  * went on the TenantCluster (`follow-status.ts`), as every pass recorded its own.
  */
 import { errorMessage } from '../../common/index.js';
-import { type PassResult, systemClock, TENANT_CLUSTER } from '../../ports/index.js';
+import {
+  type Decision,
+  type DecisionSink,
+  type PassResult,
+  systemClock,
+  TENANT_CLUSTER,
+} from '../../ports/index.js';
 import { InSyncMemo } from '../context/in-sync-memo.js';
 import { TenantClusterNotFoundError } from '../errors.js';
 import type { PassOptions } from '../pass/options.js';
@@ -93,7 +99,8 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
   }
 
   const guarded = leaseGuarded(hostApi, lease, tenant);
-  const wakeups = new Wakeups(clock);
+  const deletes = new OwnDeletes();
+  const wakeups = new Wakeups(clock, (namespace, name) => deletes.took(namespace, name));
   const watch = async () => {
     const { generation } = read.tenantCluster.metadata;
     const triggers = followTriggers(tenant, read.policy, Number(generation ?? 0));
@@ -137,10 +144,11 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
       try {
         const result = await runPass({
           ...options,
+          sinks: [...(options.sinks ?? []), deletes],
           hostApi: guarded,
           lease: false,
           memo,
-          path: 'auto',
+          path: batch.full ? 'full' : 'auto',
           budget: { ...options.budget, deadline },
         });
         await record.passed(result, batch.arrivals, batch.gaps.length);
@@ -165,6 +173,24 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
     await lease.release();
   }
   return record.result();
+}
+
+/** The host objects the follow's passes deleted, until their deletion is seen (bounded). */
+class OwnDeletes implements DecisionSink {
+  private readonly names = new Set<string>();
+
+  decision(decision: Decision): void {
+    if (decision.action !== 'Delete' || decision.dryRun) return;
+    if (this.names.size >= 10_000) this.names.clear(); // a missed one costs one full pass
+    this.names.add(`${decision.hostRef.namespace}/${decision.hostRef.name}`);
+  }
+
+  async passFinished(): Promise<void> {}
+
+  /** Whether a pass deleted `namespace/name` (forgotten once asked). */
+  took(namespace: string, name: string): boolean {
+    return this.names.delete(`${namespace}/${name}`);
+  }
 }
 
 /** The TenantCluster and its policy, as the follow's watches are opened for them. */

@@ -19,7 +19,6 @@ import {
   type ClusterApi,
   EVENT,
   type KindRef,
-  type KubeObject,
   TENANT_CLUSTER,
   type WatchChange,
 } from '../../ports/index.js';
@@ -44,6 +43,11 @@ export interface Trigger {
   fieldSelector?: string;
   /** Whether a change is one the follow converges (echoes of its own status writes are not). */
   wakes?: (change: WatchChange) => boolean;
+  /**
+   * A deletion asks for a full pass: a resumed pass reads the host copies that changed, not
+   * those that went (a host Pod the host deleted ends its tenant Pod only on a full pass).
+   */
+  fullOnDelete?: boolean;
 }
 
 /** The watches that follow `tenant` under `policy` (see the module doc). */
@@ -64,6 +68,7 @@ export function followTriggers(tenant: string, policy: SyncPolicy, generation: n
       kind,
       namespace: hostNamespace,
       labelSelector: copySelector(tenant, rule.kind),
+      fullOnDelete: true,
     });
   }
   if (eventsBack) {
@@ -93,7 +98,7 @@ export function followTriggers(tenant: string, policy: SyncPolicy, generation: n
 /** What the held watches tell the follow. */
 export interface TriggerListener {
   /** A change that wakes the follow, as it arrived. */
-  changed(trigger: Trigger, object: KubeObject): void;
+  changed(trigger: Trigger, change: WatchChange): void;
   /** A watch failed and may have missed a change (`reason` in plain words). */
   gap(trigger: Trigger, reason: string): void;
 }
@@ -162,7 +167,7 @@ export class TriggerWatches {
         timeoutSeconds: HELD_WATCH_SECONDS,
         signal,
         onChange: (change) => {
-          if (trigger.wakes?.(change) ?? true) this.listener.changed(trigger, change.object);
+          if (trigger.wakes?.(change) ?? true) this.listener.changed(trigger, change);
         },
       });
       if (end.ended !== 'failed') {

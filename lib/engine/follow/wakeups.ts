@@ -1,9 +1,10 @@
 /**
  * What woke a follow since its last pass: the arrival time of each change (its latency is
  * measured from there to the end of the pass that converged it), the watches that reported a gap,
- * and whether the TenantCluster itself changed (a policy edit, a deletion).
+ * whether a host copy went (the pass then lists in full), and whether the TenantCluster itself
+ * changed (a policy edit, a deletion).
  */
-import type { Clock, KubeObject } from '../../ports/index.js';
+import type { Clock, WatchChange } from '../../ports/index.js';
 import { TENANT_CLUSTER } from '../../ports/index.js';
 import { sameKind } from '../names/resource-key.js';
 import type { Trigger, TriggerListener } from './triggers.js';
@@ -16,6 +17,8 @@ export interface WakeBatch {
   gaps: string[];
   policyChanged: boolean;
   deleted: boolean;
+  /** A host copy went: the pass lists in full (`Trigger.fullOnDelete`). */
+  full: boolean;
 }
 
 /** The wake-ups of one follow (see the module doc). */
@@ -23,13 +26,24 @@ export class Wakeups implements TriggerListener {
   private batch: WakeBatch = Wakeups.empty();
   private waiter: (() => void) | undefined;
 
-  constructor(private readonly clock: Clock) {}
+  /**
+   * @param ownDelete whether the follow's own passes deleted that host object: their deletions
+   * need no full pass.
+   */
+  constructor(
+    private readonly clock: Clock,
+    private readonly ownDelete: (namespace: string, name: string) => boolean = () => false,
+  ) {}
 
   private static empty(): WakeBatch {
-    return { arrivals: [], gaps: [], policyChanged: false, deleted: false };
+    return { arrivals: [], gaps: [], policyChanged: false, deleted: false, full: false };
   }
 
-  changed(trigger: Trigger, object: KubeObject): void {
+  changed(trigger: Trigger, { type, object }: WatchChange): void {
+    const { namespace = '', name } = object.metadata;
+    if (trigger.fullOnDelete && type === 'DELETED' && !this.ownDelete(namespace, name)) {
+      this.batch.full = true;
+    }
     if (sameKind(trigger.kind, TENANT_CLUSTER)) {
       if (object.metadata.deletionTimestamp !== undefined) this.batch.deleted = true;
       else this.batch.policyChanged = true;
