@@ -23,26 +23,22 @@ export function etcdArgs(stateDir: string, etcdPort: number, peerPort: number): 
   ];
 }
 
+/** The service range of every local apiserver, tenant and host alike (see apiServerArgs). */
+export const SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/16';
+
 /** Where and as what one kube-apiserver runs. */
 export interface ApiServerSpec {
   stateDir: string;
   pki: Pki;
   name: 'tenant' | 'host';
-  /** The cluster's position, which gives it its own service IP range. */
+  /** The cluster's position among the local clusters. */
   index: number;
   port: number;
   etcdPort: number;
 }
 
 /** One kube-apiserver of the local control plane. */
-export function apiServerArgs({
-  stateDir,
-  pki,
-  name,
-  index,
-  port,
-  etcdPort,
-}: ApiServerSpec): string[] {
+export function apiServerArgs({ stateDir, pki, name, port, etcdPort }: ApiServerSpec): string[] {
   return [
     `--etcd-servers=http://127.0.0.1:${etcdPort}`,
     `--etcd-prefix=/${name}`,
@@ -57,7 +53,9 @@ export function apiServerArgs({
     `--service-account-key-file=${pki.serviceAccounts[name].pub}`,
     `--service-account-signing-key-file=${pki.serviceAccounts[name].key}`,
     '--authorization-mode=RBAC',
-    `--service-cluster-ip-range=10.${96 + index}.0.0/16`,
+    // One range for tenant and host: a tenant Service's cluster IP is then one its host copy can
+    // have (docs/names-and-addresses.md), which tenants that run workloads require.
+    `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
     '--disable-admission-plugins=ServiceAccount',
     '--allow-privileged=true',
     '--profiling=false',

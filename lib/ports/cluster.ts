@@ -113,6 +113,16 @@ export type WatchOutcome =
   | { resumed: true; changes: WatchChange[]; resourceVersion: string }
   | { resumed: false; reason: string; bounded?: true };
 
+/** How a create is made. */
+export interface CreateOptions {
+  /**
+   * Validated and admitted as a create would be, never stored (`dryRun=All`): what the server
+   * would answer. The server checks an asked cluster IP against its range this way, but not
+   * whether another Service holds it.
+   */
+  dryRun?: boolean;
+}
+
 /** Preconditions of a delete: the server refuses it when the object's uid changed. */
 export interface DeletePreconditions {
   uid: string;
@@ -158,7 +168,7 @@ export interface ClusterApi {
   /** GET; `undefined` when the object does not exist. */
   get(kind: KindRef, namespace: string | undefined, name: string): Promise<KubeObject | undefined>;
   /** Create-only: throws `AlreadyExists` rather than overwrite. */
-  create(object: KubeObject): Promise<KubeObject>;
+  create(object: KubeObject, options?: CreateOptions): Promise<KubeObject>;
   /** Update (PUT); `object.metadata.resourceVersion` must be set, a stale one throws `Conflict`. */
   update(object: KubeObject): Promise<KubeObject>;
   /** Delete with a uid precondition. A missing object throws `NotFound`. */

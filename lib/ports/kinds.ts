@@ -28,3 +28,5 @@ export const ENDPOINT_SLICE = core('discovery.k8s.io/v1', 'EndpointSlice');
 export const INGRESS = core('networking.k8s.io/v1', 'Ingress');
 export const NETWORK_POLICY = core('networking.k8s.io/v1', 'NetworkPolicy');
 export const POD_DISRUPTION_BUDGET = core('policy/v1', 'PodDisruptionBudget');
+/** The host's service ranges (cluster-scoped; read, never written). */
+export const SERVICE_CIDR = core('networking.k8s.io/v1', 'ServiceCIDR');

@@ -6,9 +6,8 @@
  * API discovery (`rest-paths.ts`, `discovery.ts`). It does not use `KubernetesObjectApi` because
  * that class deserializes known kinds into model classes (timestamps become `Date`s), has no
  * subresource calls (`/status`) and cannot send a `DeleteOptions` with preconditions next to
- * nothing else; the engine needs the objects exactly as the server sent them.
- *
- * Every request has a bounded timeout (30 s by default), every failure is a typed ClusterError.
+ * nothing else; the engine needs the objects exactly as the server sent them. Every request has
+ * a bounded timeout (30 s by default), every failure is a typed ClusterError.
  */
 import { HttpMethod, type KubeConfig } from '@kubernetes/client-node';
 import { isRecord } from '../../common/index.js';
@@ -187,11 +186,12 @@ class KubeClusterClient implements KubeClusterApi {
     }
   }
 
-  async create(object: KubeObject): Promise<KubeObject> {
+  async create(object: KubeObject, options: { dryRun?: boolean } = {}): Promise<KubeObject> {
     const kind = kindOf(object);
     const resource = await this.discovery.resource(kind);
     const path = collectionPath(kind, resource, object.metadata.namespace);
-    return this.write(kind, { method: HttpMethod.POST, path, body: object });
+    const query = options.dryRun ? { dryRun: 'All' } : {}; // dryRun: answered, never stored
+    return this.write(kind, { method: HttpMethod.POST, path, body: object, query });
   }
 
   async update(object: KubeObject): Promise<KubeObject> {
@@ -280,9 +280,9 @@ class KubeClusterClient implements KubeClusterApi {
     return { token, expirationTimestamp };
   }
 
-  private async write(kind: KindRef, spec: Omit<RequestSpec, 'query'>): Promise<KubeObject> {
-    const body = await this.http.request({ ...spec, query: { fieldManager: this.fieldManager } });
-    return this.asObject(body, kind);
+  private async write(kind: KindRef, spec: RequestSpec): Promise<KubeObject> {
+    const query = { ...spec.query, fieldManager: this.fieldManager };
+    return this.asObject(await this.http.request({ ...spec, query }), kind);
   }
 
   private asObject(body: unknown, kind: KindRef): KubeObject {

@@ -237,7 +237,7 @@ export class KindWriter {
       const missing = current ? undefined : await createRefusal(ctx, item);
       const outcome: ApplyOutcome = missing
         ? { result: 'decided', action: 'Skip', reason: missing }
-        : await applyObject(applyContext, desired, current, source, hints);
+        : await applyObject(applyContext, desired, current, source, hints, item.ask);
       this.record(item, outcome, refs);
     });
     // A read (the race re-read, the whole copy) or a plan that cannot be made: the object stays

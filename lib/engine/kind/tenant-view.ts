@@ -20,6 +20,7 @@ import {
 import { hostName } from '../names/naming.js';
 import { sourceKey } from '../names/provenance.js';
 import type { TenantSource } from '../names/reverse-mapping.js';
+import type { CreateAsk } from '../object/kind-traits.js';
 import { type CompiledKindRule, isExcluded } from '../policy/scope.js';
 import type { WorkloadPolicy } from '../policy/workloads.js';
 
@@ -53,6 +54,8 @@ export interface ApplyItem {
   noRecreate?: string;
   /** The tenant object's uid and resourceVersion, which the in-sync memo records. */
   version?: ObjectVersion;
+  /** What its create asks of the host beyond `desired` (a Service's cluster IPs). */
+  ask?: CreateAsk;
 }
 
 /** The in-sync memo of a full path, with the kind's host listing by name to check it against. */
@@ -179,6 +182,7 @@ export class TenantView {
           ...(requires.length > 0 ? { requires } : {}),
           ...(noRecreate === undefined ? {} : { noRecreate }),
           ...(version === undefined ? {} : { version }),
+          ...(translation.ask ? { ask: translation.ask } : {}),
         });
         this.observe?.(object);
       } catch (error) {

@@ -18,7 +18,7 @@ import { POD_MODULE } from './pod/module.js';
 import { PDB_MODULE } from './pod-disruption-budget.js';
 import { ENDPOINT_SLICE_MODULE, ENDPOINTS_MODULE, SERVICE_MODULE } from './service/module.js';
 import { SERVICE_ACCOUNT_MODULE } from './service-account.js';
-import type { HostFacts, ObjectReference, TranslateTarget } from './translator.js';
+import type { CreateAsk, HostFacts, ObjectReference, TranslateTarget } from './translator.js';
 
 export type { KindModule, KindOutcome, KindTurn } from './kind-module.js';
 export type {
@@ -75,8 +75,11 @@ export const EVENTS_BACK_KINDS: ReadonlySet<string> = new Set(
   KINDS.filter((module) => module.eventsBack).map((module) => module.kind.kind),
 );
 
-/** A tenant object translated: its host object, or why it must not go to the host. */
-export type Translation = { host: KubeObject } | { refused: string };
+/**
+ * A tenant object translated: its host object (and what its create asks of the host beyond it),
+ * or why it must not go to the host.
+ */
+export type Translation = { host: KubeObject; ask?: CreateAsk } | { refused: string };
 
 /**
  * The host object for a tenant object: the generic transform (the kind's host-owned fields
@@ -106,7 +109,9 @@ export function translate(source: KubeObject, target: TransformTarget & HostFact
   const host = translator.toHost(generic, full);
   const hostRefused = translator.hostRefusal?.(host, full);
   if (hostRefused !== undefined) return { refused: hostRefused };
-  if (!translator.updateBody) return { host: withSpecHash(host) };
+  const ask = translator.createAsk?.(source, full);
+  if (!translator.updateBody)
+    return ask ? { host: withSpecHash(host), ask } : { host: withSpecHash(host) };
   // Only what may change is compared on update, so a digest of the whole spec would make a change
   // the host cannot take (a Pod's command) an annotation write for nothing.
   const { [Annotations.SpecHash]: _spec, ...annotations } = host.metadata.annotations ?? {};

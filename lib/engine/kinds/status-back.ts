@@ -3,8 +3,9 @@
  * writes, each tenant object the kind read whose host copy exists shows that copy's status
  * (`status-patch.ts`), written through the tenant object's `/status` subresource (a
  * JSON merge patch of what differs), apart from every spec or metadata write, so a refused spec
- * write never holds the status back. A rule may also record something on the tenant object (a
- * Service's host cluster IP: an update, with the resourceVersion it was read at).
+ * write never holds the status back. A kind's turn may add a step of its own on the tenant
+ * objects with copies before their status ({@link TenantStep}: a Service realigned to its copy's
+ * cluster IP).
  *
  * What the tenant shows is known only from what the kind read: on the full path every tenant
  * object, on the resumed path only the changed ones. So a host-only change (a load balancer
@@ -175,6 +176,19 @@ export async function writeStatuses(
   );
 }
 
+/** A tenant object the kind read, with its host copy. */
+export interface CopyPair {
+  readonly host: KubeObject;
+  readonly tenant: KubeObject;
+}
+
+/**
+ * A kind's own step on the tenant objects with copies, before their status (a Service realigned
+ * to its copy's address: `service/realign.ts`): the tenant objects it replaced, whose status
+ * waits for the next pass (the object read is gone).
+ */
+export type TenantStep = (pairs: readonly CopyPair[]) => Promise<ReadonlySet<KubeObject>>;
+
 /** The tenant objects of one kind the pass read, and their status written back from the host. */
 export class StatusBack {
   private readonly seen: NotedObjects;
@@ -185,6 +199,7 @@ export class StatusBack {
     private readonly ctx: PassContext,
     private readonly rule: KindRef,
     private readonly statusRule: StatusBackRule,
+    private readonly step?: TenantStep,
   ) {
     this.seen = new NotedObjects({ tenant: ctx.scope.tenant, kind: rule.kind });
   }
@@ -203,21 +218,18 @@ export class StatusBack {
    */
   async write(copies: readonly KubeObject[]): Promise<void> {
     const { clock } = this.ctx.scope;
-    const due: StatusDue[] = [];
+    const pairs: CopyPair[] = [];
     for (const host of copies) {
       if (host.metadata.deletionTimestamp) continue;
-      const object = this.seen.of(host);
-      if (!object) continue;
+      const tenant = this.seen.of(host);
+      if (tenant) pairs.push({ host, tenant });
+    }
+    const replaced = (await this.step?.(pairs)) ?? new Set();
+    const due: StatusDue[] = [];
+    for (const { host, tenant: object } of pairs) {
+      if (replaced.has(object)) continue;
       const patch = statusBackPatch(this.statusRule, host, object);
-      const update = this.statusRule.recordOnTenant?.(host, object);
-      if (patch || update) {
-        due.push({
-          host,
-          tenant: object,
-          ...(patch ? { patch } : {}),
-          ...(update ? { update } : {}),
-        });
-      }
+      if (patch) due.push({ host, tenant: object, patch });
       const created = Date.parse(String(host.metadata.creationTimestamp ?? ''));
       const young = Number.isFinite(created) && clock.now() - created < STARTING_MS;
       if (young && !this.statusRule.settled(host)) this.unsettled += 1;
@@ -237,9 +249,10 @@ export function statusBackTurn(
   ctx: PassContext,
   compiled: CompiledKindRule,
   statusRule: StatusBackRule,
+  step?: TenantStep,
 ): KindTurn {
   const { rule } = compiled;
-  const status = new StatusBack(ctx, rule, statusRule);
+  const status = new StatusBack(ctx, rule, statusRule, step);
   let listed: readonly KubeObject[] | undefined;
   return {
     observe: status.note,

@@ -5,9 +5,8 @@
  * (so a steady state writes nothing in the tenant).
  *
  * - **Service**: `status.loadBalancer` (the host's load balancer ingress: the address a tenant's
- *   clients reach), and `status.conditions`. The host's cluster IP is not a status field: it is
- *   recorded on the tenant Service as the annotation {@link HOST_CLUSTER_IP_ANNOTATION}
- *   ({@link hostClusterIpAnnotation}), where a tenant DNS can read it.
+ *   clients reach), and `status.conditions`. The host's cluster IP is not a status field: the
+ *   tenant Service has the same one (`service/cluster-ip.ts`, `service/realign.ts`).
  * - **Ingress**: `status.loadBalancer`.
  * - **PersistentVolumeClaim**: `phase`, `capacity`, `accessModes`, `conditions`, and the resize
  *   state (`allocatedResources`, `allocatedResourceStatuses`). `spec.volumeName` is not carried: the
@@ -27,11 +26,6 @@ export interface StatusBackRule {
    * (`status-back.ts`). A load balancer address is not waited for: it may never come.
    */
   settled(host: KubeObject): boolean;
-  /**
-   * The tenant object updated with what it records of its host copy outside `status` (a
-   * Service's host cluster IP annotation), or `undefined` when it records it already.
-   */
-  recordOnTenant?(host: KubeObject, tenant: KubeObject): KubeObject | undefined;
 }
 
 /** The status of an object, `{}` when it has none. */

@@ -4,10 +4,13 @@
  * listed in `registry.ts`; they never import the registry, so no import circle forms.
  */
 import type { KindRef, KubeObject } from '../../ports/index.js';
-import type { TranslatedUpdate } from '../object/kind-traits.js';
+import type { CreateAsk, TranslatedUpdate } from '../object/kind-traits.js';
 import type { TransformTarget } from '../object/transform.js';
 
-export type { TranslatedUpdate };
+export type { CreateAsk, TranslatedUpdate };
+
+/** What is known of the host's service ranges (its ServiceCIDRs), when a create needs them. */
+export type ServiceRanges = { cidrs: readonly string[] } | { unreadable: string };
 
 /**
  * What a kind's turn read for this pass's translations (`KindTurn.hostFacts` in
@@ -35,6 +38,12 @@ export interface HostFacts {
    * host namespace, which the peer would never reach.
    */
   tenantNamespaces?: ReadonlySet<string>;
+  /**
+   * The host's service ranges, read when a Service without a host copy is taken in: its create
+   * asks for the tenant's cluster IP only inside them and outside their static band
+   * (`service/cluster-ip.ts`).
+   */
+  serviceRanges?: ServiceRanges;
 }
 
 /**
@@ -127,4 +136,9 @@ export interface KindTranslator {
    * whose host copy is missing keeps the object off the host, with a Decision naming it.
    */
   references?(source: KubeObject): ObjectReference[];
+  /**
+   * What the copy's create asks of the host beyond the translated object (a Service's cluster
+   * IPs, the tenant's own), or `undefined` for nothing.
+   */
+  createAsk?(source: KubeObject, target: TranslateTarget): CreateAsk | undefined;
 }

@@ -63,11 +63,6 @@ export const Annotations = {
    * the apiserver copies to the Pod.
    */
   BoundHostPod: 'tenantplane.io/bound-host-pod',
-  /**
-   * On a tenant Service: its host copy's cluster IP(s), comma-separated (`None` when headless),
-   * for a tenant DNS to answer with (`kinds/service/cluster-ip.ts`).
-   */
-  HostClusterIp: 'tenantplane.io/host-cluster-ip',
 } as const;
 
 /**

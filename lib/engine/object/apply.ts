@@ -11,7 +11,7 @@ import { attempt } from '../errors.js';
 import { deleteAsRead } from '../names/preconditions.js';
 import { describeOccupant, provenance } from '../names/provenance.js';
 import type { TenantSource } from '../names/reverse-mapping.js';
-import { GENERIC_WRITES, type WriteTraits } from './kind-traits.js';
+import { type CreateAsk, GENERIC_WRITES, type WriteTraits } from './kind-traits.js';
 import {
   immutableFields,
   predictedImmutableFields,
@@ -240,17 +240,22 @@ export async function applyObject(
   observed: KubeObject | undefined,
   source: TenantSource,
   hints: ApplyHints = {},
+  ask?: CreateAsk,
 ): Promise<ApplyOutcome> {
   const plan = planApply(desired, observed, source, hints, ctx.traits);
   if (plan.action !== 'Create') return settle(ctx, plan, desired, observed as KubeObject, source);
-  const reason = `no host copy of tenant ${source.kind} ${source.virtualNamespace}/${source.virtualName} yet`;
-  const created = await write(
-    ctx,
-    'Create',
-    reason,
-    () => ctx.hostApi.create(createBody(desired, ctx.traits)),
-    desired,
-  );
+  const why = ask?.why === undefined ? '' : `; the host allocates its address: ${ask.why}`;
+  const reason = `no host copy of tenant ${source.kind} ${source.virtualNamespace}/${source.virtualName} yet${why}`;
+  const body = createBody(desired, ctx.traits);
+  const asked = ask?.spec ? { ...body, spec: { ...(body.spec as object), ...ask.spec } } : body;
+  let created = await write(ctx, 'Create', reason, () => ctx.hostApi.create(asked), desired);
+  const refused = created.result === 'decided' ? ask?.refused(created.error) : undefined;
+  if (ask?.spec && refused !== undefined) {
+    // The host holds the asked address (or cannot): it allocates its own, and the tenant is
+    // realigned to it after the path (the kind's turn).
+    const again = `${reason}; the host refused the tenant's address (${refused}), so it allocated its own`;
+    created = await write(ctx, 'Create', again, () => ctx.hostApi.create(body), desired);
+  }
   if (created.result !== 'decided' || !isClusterError(created.error, 'AlreadyExists'))
     return created;
   // The name was taken after the listing: whoever holds it now decides.

@@ -77,5 +77,19 @@ export interface WriteTraits {
   immutableDigest?(desired: KubeObject): string;
 }
 
+/**
+ * What a create asks of the host beyond the desired object: fields the host allocates that the
+ * tenant already has (a Service's cluster IPs), sent with the create only, never compared or
+ * updated afterwards. When the host refuses them, the copy is created without them.
+ */
+export interface CreateAsk {
+  /** Spec fields sent with the create; absent: nothing asked (`why` says why, if anything). */
+  readonly spec?: Record<string, unknown>;
+  /** Why nothing is asked, for the Create's Decision. */
+  readonly why?: string;
+  /** The host's refusal of the ask in its words, when `error` is one; else the error stands. */
+  refused(error: unknown): string | undefined;
+}
+
 /** The traits of a kind that adds nothing to the generic write path. */
 export const GENERIC_WRITES: WriteTraits = {};

@@ -8,6 +8,7 @@
  */
 import {
   type ClusterApi,
+  type CreateOptions,
   type KindRef,
   type KubeObject,
   type RequestCount,
@@ -47,9 +48,9 @@ export function leaseGuarded(hostApi: ClusterApi, lease: TenantLease, tenant: st
       }
       return object;
     },
-    async create(object: KubeObject) {
+    async create(object: KubeObject, options?: CreateOptions) {
       await gate(object, object.metadata.namespace);
-      return hostApi.create(object);
+      return hostApi.create(object, options);
     },
     async update(object: KubeObject) {
       await gate(object, object.metadata.namespace);

@@ -50,6 +50,7 @@ const INGRESS: KindRef = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' }
 const NETWORK_POLICY: KindRef = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' };
 const PDB: KindRef = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' };
 const NODE: KindRef = { apiVersion: 'v1', kind: 'Node' };
+const SERVICE_CIDR: KindRef = { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR' };
 const CLUSTER_ROLE: KindRef = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' };
 const CLUSTER_ROLE_BINDING: KindRef = {
   apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -569,6 +570,7 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
       for (const kind of WORKLOAD_KINDS) await w.host.list(kind, { namespace: W_HOST_NS });
       for (const kind of CLASS_KINDS) await w.host.list(kind);
       await w.host.list(NODE, { limit: 1 });
+      await w.host.list(SERVICE_CIDR);
       await w.host.get({ apiVersion: 'v1', kind: 'Event' }, 'default', 'none');
     });
   });
@@ -831,7 +833,7 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     );
   });
 
-  it('status back: the host Ingress’s load balancer and the host Service’s cluster IP reach the tenant (ingresses/status patch, services update)', async () => {
+  it('status back: the host Ingress’s load balancer reaches the tenant (ingresses/status patch); the tenant Service has its host copy’s cluster IP', async () => {
     const hostIngressName = hostName('web', W_VNS, W_TENANT);
     const lb = { ingress: [{ ip: '203.0.113.9' }] };
     await admin.host.patchStatus(INGRESS, W_HOST_NS, hostIngressName, { loadBalancer: lb });
@@ -848,13 +850,43 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     expect(run.result.complete).toBe(true);
     expect((await admin.tenant.get(INGRESS, W_VNS, 'web'))?.status).toEqual({ loadBalancer: lb });
     const tenantService = await admin.tenant.get(SERVICE, W_VNS, 'ext');
-    expect(tenantService?.metadata.annotations?.['tenantplane.io/host-cluster-ip']).toBe(clusterIp);
-    // Recorded on the tenant objects only: the host copies do not change.
+    expect((tenantService?.spec as { clusterIP?: string } | undefined)?.clusterIP).toBe(clusterIp);
+    // Written on the tenant objects only: the host copies do not change.
     expect(run.result.requests.host.writes).toBe(0);
     await expectForbidden('update an Ingress on the tenant', async () => {
       const ingress = (await admin.tenant.get(INGRESS, W_VNS, 'web')) as KubeObject;
       await w.tenant.update(ingress);
     });
+  });
+
+  it('a tenant Service whose address the host holds is recreated with its host copy’s (services create, delete)', async () => {
+    const held = await admin.tenant.create(
+      object(SERVICE, 'held', { spec: { ports: [{ port: 81 }] } }),
+    );
+    const ip = (held.spec as { clusterIP: string }).clusterIP;
+    // The same address held on the host by a Service of another namespace.
+    const holder = {
+      ...SERVICE,
+      metadata: { name: `held-${RUN}`, namespace: OTHER_NS },
+      spec: { ports: [{ port: 81 }], clusterIP: ip, clusterIPs: [ip] },
+    };
+    const hostHolder = await admin.host.create(holder);
+    try {
+      const run = await pass(W_TENANT, w);
+      expect(run.result.errors).toEqual([]);
+      const mine = run.result.decisions.filter((d) => d.tenantRef.name === 'held');
+      expect(mine.map((d) => d.action)).toEqual(['Create', 'Update']);
+      const copy = await admin.host.get(SERVICE, W_HOST_NS, hostName('held', W_VNS, W_TENANT));
+      const now = (await admin.tenant.get(SERVICE, W_VNS, 'held')) as KubeObject;
+      const copyIp = (copy?.spec as { clusterIP?: string } | undefined)?.clusterIP;
+      expect(copyIp).not.toBe(ip);
+      expect((now.spec as { clusterIP: string }).clusterIP).toBe(copyIp);
+      expect(now.metadata.uid).not.toBe(held.metadata.uid);
+    } finally {
+      await admin.host.delete(SERVICE, OTHER_NS, holder.metadata.name, {
+        uid: hostHolder.metadata.uid as string,
+      });
+    }
   });
 
   it('a tenant Pod deleted with a grace period: its host copy goes with it and a pass ends the tenant Pod (pods delete)', async () => {
@@ -931,11 +963,11 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
   });
 
   it('each workload resource: exactly the verbs the engine uses, nothing more (SubjectAccessReview)', async () => {
-    // Tenant: list and watch, cluster-wide; the only writes are Pod endings and the cluster IP
-    // recorded on a Service. Host: the five verbs in its host namespace, nothing elsewhere.
+    // Tenant: list and watch, cluster-wide; the only writes are Pod endings and a Service
+    // recreated with its host copy's address. Host: the five verbs in its host namespace.
     const tenantExtra: Readonly<Record<string, string[]>> = {
       pods: ['delete'],
-      services: ['update'],
+      services: ['create', 'delete'],
     };
     const granted = async (kind: KindRef) => {
       const attributes = resourceOf(kind);
@@ -984,6 +1016,10 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
       { subresource: 'log', host: ['get'], other: [], cluster: [] },
       ...streams.map((s) => ({ subresource: s, host: ['get', 'create'], other: [], cluster: [] })),
     ]);
+    // The host's service ranges: list, cluster-scoped, on the host only.
+    const cidrs = { group: 'networking.k8s.io', resource: 'servicecidrs' };
+    expect(await grantedVerbs(admin.host, W_USER, cidrs)).toEqual(['list']);
+    expect(await grantedVerbs(admin.tenant, 'tenantplane-sync', cidrs)).toEqual([]);
     // The tenant's namespaces: list (NetworkPolicy peers naming one), and get of kube-system only.
     const namespaces = { group: '', resource: 'namespaces' };
     expect(await grantedVerbs(admin.tenant, 'tenantplane-sync', namespaces)).toEqual(['list']);

@@ -12,6 +12,7 @@ import {
 import {
   type ClusterApi,
   ClusterError,
+  type CreateOptions,
   type DeleteOptions,
   type DeletePreconditions,
   type IssuedToken,
@@ -31,6 +32,8 @@ export type FakeMethod =
   | 'list'
   | 'get'
   | 'create'
+  /** A create with `dryRun`: answered, never stored. */
+  | 'createDryRun'
   | 'update'
   | 'delete'
   | 'patchStatus'
@@ -395,9 +398,16 @@ export class MemoryCluster implements ClusterApi {
     return this.peek(kind, namespace, name);
   }
 
-  async create(object: KubeObject): Promise<KubeObject> {
+  async create(object: KubeObject, options: CreateOptions = {}): Promise<KubeObject> {
     const { apiVersion, kind, metadata } = object;
-    await this.enter(objectCall('create', object, metadata.namespace, metadata.name));
+    const method = options.dryRun ? 'createDryRun' : 'create';
+    await this.enter(objectCall(method, object, metadata.namespace, metadata.name));
+    // A dry run's generated name, as the apiserver would make one.
+    if (options.dryRun && !metadata.name && metadata.generateName)
+      return structuredClone({
+        ...object,
+        metadata: { ...metadata, name: `${metadata.generateName}dry` },
+      });
     if (!metadata.name)
       throw new ClusterError('Invalid', 'metadata.name: Required value', { status: 422 });
     const key = keyOf(apiVersion, kind, metadata.namespace, metadata.name);

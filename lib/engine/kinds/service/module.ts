@@ -1,18 +1,18 @@
 /**
- * The Service room's modules: Services (selectors scoped, allocations left to the host, status
- * and the host cluster IP back), and the endpoints a selector-less Service is given by hand
+ * The Service room's modules: Services (selectors scoped, allocations left to the host, the
+ * tenant's cluster IPs asked for and the tenant realigned when the host gives others, status
+ * back), and the endpoints a selector-less Service is given by hand
  * (checked against the tenant's own Pod IPs, which the EndpointSlice turn reads: `own-pod-ips.ts`).
  */
 import { isRecord } from '../../../common/index.js';
 import { type HostOwnedFields, simpleSpecFields } from '../../object/kind-traits.js';
 import type { KindModule } from '../kind-module.js';
-import { statusBackTurn } from '../status-back.js';
 import type { StatusBackRule } from '../status-patch.js';
-import { recordHostClusterIp } from './cluster-ip.js';
 import { ENDPOINT_SLICE_TRANSLATOR } from './endpoint-slice.js';
 import { ENDPOINTS_TRANSLATOR } from './endpoints.js';
 import { endpointSliceTurn } from './own-pod-ips.js';
 import { SERVICE_TRANSLATOR } from './service.js';
+import { serviceTurn } from './service-turn.js';
 
 type Json = Record<string, unknown>;
 
@@ -57,7 +57,6 @@ const SERVICE_STATUS: StatusBackRule = {
   // A load balancer may never come (no controller on the host): its address waits for a full
   // pass rather than holding the kind on full passes.
   settled: () => true,
-  recordOnTenant: recordHostClusterIp,
 };
 
 /** Services. */
@@ -68,7 +67,7 @@ export const SERVICE_MODULE: KindModule = {
   statusBack: SERVICE_STATUS,
   eventsBack: true,
   hostView: 'status',
-  startKind: (ctx, compiled) => statusBackTurn(ctx, compiled, SERVICE_STATUS),
+  startKind: (ctx, compiled) => serviceTurn(ctx, compiled, SERVICE_STATUS),
 };
 
 /** EndpointSlices: the translator, and the turn that reads the tenant's own Pod IPs for it. */

@@ -12,7 +12,8 @@
 import { isRecord } from '../../../common/index.js';
 import { type KubeObject, SERVICE } from '../../../ports/index.js';
 import { scopeSelectorMap } from '../selectors.js';
-import type { KindTranslator, TranslateTarget } from '../translator.js';
+import type { CreateAsk, KindTranslator, TranslateTarget } from '../translator.js';
+import { askRefusal, clusterIpAsk } from './cluster-ip.js';
 import { serviceRefusal } from './service-limits.js';
 
 /** The cluster IP that asks for a headless Service. */
@@ -37,11 +38,25 @@ export function serviceToHost(object: KubeObject, target: TranslateTarget): Kube
 }
 
 /**
- * Services: selectors scoped, headless kept, allocations left to the host, what reaches beyond the
- * tenant refused.
+ * What a Service's host copy asks for at create: the tenant's cluster IPs, when the host's ranges
+ * were read for it (`HostFacts.serviceRanges`) and they hold them outside their static band.
+ */
+export function serviceCreateAsk(
+  source: KubeObject,
+  target: TranslateTarget,
+): CreateAsk | undefined {
+  const decided = clusterIpAsk(source, target.serviceRanges);
+  if ('ask' in decided) return { spec: decided.ask, refused: askRefusal };
+  return decided.why === undefined ? undefined : { why: decided.why, refused: () => undefined };
+}
+
+/**
+ * Services: selectors scoped, headless kept, allocations left to the host (the tenant's cluster
+ * IPs asked for at create), what reaches beyond the tenant refused.
  */
 export const SERVICE_TRANSLATOR: KindTranslator = {
   kind: SERVICE,
   refusal: serviceRefusal,
   toHost: serviceToHost,
+  createAsk: serviceCreateAsk,
 };

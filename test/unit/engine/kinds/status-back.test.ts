@@ -1,6 +1,6 @@
 /**
  * Status back for Services, Ingresses and claims, pass after pass: the tenant object shows its host
- * copy's status through `/status`, only when it changed; a Service records its host cluster IP; a
+ * copy's status through `/status`, only when it changed; a
  * refused write is an error of the object and the next pass is full; a steady state writes nothing.
  */
 import { describe, expect, it } from '@jest/globals';
@@ -92,7 +92,7 @@ function hostRun(
 }
 
 describe('status back of Services, Ingresses and claims', () => {
-  it('a full pass shows the host copies’ status in the tenant and records the cluster IP; then nothing is written', async () => {
+  it('a full pass shows the host copies’ status in the tenant; then nothing is written', async () => {
     const { tenantApi, hostApi, run, host } = setup();
     expect((await run()).errors).toEqual([]);
     hostRun(host, hostApi);
@@ -101,30 +101,23 @@ describe('status back of Services, Ingresses and claims', () => {
     expect(back.errors).toEqual([]);
     expect(back.decisions).toEqual([]);
     expect(back.requests.host.writes).toBe(0);
-    // Three status patches and the Service's annotation.
+    // Three status patches; the Service itself is not written (it has no address to align).
     expect(
       tenantApi
         .callsOf('patchStatus')
         .map((c) => c.kind)
         .sort(),
     ).toEqual(['Ingress', 'PersistentVolumeClaim', 'Service']);
-    expect(tenantApi.callsOf('update').map((c) => c.kind)).toEqual(['Service']);
-    expect(back.requests.tenant.writes).toBe(4);
+    expect(tenantApi.callsOf('update')).toEqual([]);
+    expect(back.requests.tenant.writes).toBe(3);
     const svc = tenantApi.peek(SERVICE, 'shop', 'web');
     expect(svc?.status).toEqual({ loadBalancer: LB });
-    expect(svc?.metadata.annotations?.['tenantplane.io/host-cluster-ip']).toBe('10.96.0.9');
     expect(tenantApi.peek(CLAIM, 'shop', 'data')?.status).toEqual({
       phase: 'Bound',
       capacity: { storage: '1Gi' },
       accessModes: ['ReadWriteOnce'],
     });
     expect(tenantApi.peek(INGRESS, 'shop', 'web')?.status).toEqual({ loadBalancer: LB });
-    // The annotation is the engine's: never copied to the host Service.
-    expect(
-      hostApi.peek(SERVICE, HOST_NS, hn('shop', 'web'))?.metadata.annotations?.[
-        'tenantplane.io/host-cluster-ip'
-      ],
-    ).toBeUndefined();
 
     // The next pass sees the tenant writes as changes, compares, writes nothing; so do later ones.
     for (const path of [undefined, undefined, 'full' as const]) {

@@ -1,6 +1,6 @@
 /**
  * Status back for Services, Ingresses and claims, pure: the merge patch that makes the tenant
- * object show its host copy's status, only what differs; the host cluster IP recorded on a Service.
+ * object show its host copy's status, only what differs.
  */
 import { describe, expect, it } from '@jest/globals';
 import { kindModule } from '../../../../lib/engine/kinds/registry.js';
@@ -8,10 +8,6 @@ import { kindModule } from '../../../../lib/engine/kinds/registry.js';
 /** The status-back rule a kind's module names, if any. */
 const statusBackRule = (kind: { apiVersion: string; kind: string }) => kindModule(kind).statusBack;
 
-import {
-  hostClusterIpAnnotation,
-  recordHostClusterIp,
-} from '../../../../lib/engine/kinds/service/cluster-ip.js';
 import { type StatusBackRule, statusBackPatch } from '../../../../lib/engine/kinds/status-patch.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
 
@@ -126,35 +122,5 @@ describe('statusBackPatch', () => {
     const lb = { type: 'LoadBalancer' };
     expect(rule(SERVICE).settled(object(SERVICE, { loadBalancer: {} }, lb))).toBe(true);
     expect(rule(INGRESS).settled(object(INGRESS, { loadBalancer: {} }))).toBe(true);
-  });
-});
-
-describe('the host cluster IP on the tenant Service', () => {
-  it.each([
-    [
-      'dual-stack',
-      { clusterIP: '10.96.0.9', clusterIPs: ['10.96.0.9', 'fd00::9'] },
-      '10.96.0.9,fd00::9',
-    ],
-    ['single', { clusterIP: '10.96.0.9' }, '10.96.0.9'],
-    ['headless', { clusterIP: 'None', clusterIPs: ['None'] }, 'None'],
-    ['none assigned yet', {}, undefined],
-  ])('%s', (_name, spec, value) => {
-    expect(hostClusterIpAnnotation(object(SERVICE, undefined, spec))).toBe(value);
-  });
-
-  it('is recorded once: an update only when the annotation differs, other annotations kept', () => {
-    const host = object(SERVICE, undefined, { clusterIP: '10.96.0.9' });
-    const tenant = {
-      ...object(SERVICE),
-      metadata: { name: 'web', namespace: 'shop', annotations: { team: 'shop' } },
-    };
-    const updated = recordHostClusterIp(host, tenant);
-    expect(updated?.metadata.annotations).toEqual({
-      team: 'shop',
-      'tenantplane.io/host-cluster-ip': '10.96.0.9',
-    });
-    expect(recordHostClusterIp(host, updated as KubeObject)).toBeUndefined();
-    expect(recordHostClusterIp(object(SERVICE, undefined, {}), tenant)).toBeUndefined();
   });
 });

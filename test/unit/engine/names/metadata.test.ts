@@ -78,7 +78,6 @@ describe('metadata constants', () => {
       SpecHash: 'tenantplane.io/spec-hash',
       AppliedHash: 'tenantplane.io/applied-hash',
       BoundHostPod: 'tenantplane.io/bound-host-pod',
-      HostClusterIp: 'tenantplane.io/host-cluster-ip',
       StoredHash: 'tenantplane.io/stored-hash',
       ImmutableHash: 'tenantplane.io/immutable-hash',
       ServiceAccountName: 'tenantplane.io/service-account-name',

@@ -336,7 +336,7 @@ describe('metadata on the host', () => {
       kind: 'Service',
       metadata: { namespace: 'default', name: 'web', uid: 'uid-web' },
       spec: {
-        clusterIP: '10.0.0.5',
+        clusterIP: '10.96.0.9', // aligned: the host copy has it too
         ports: [{ port: 80, protocol: 'TCP' }],
         selector: { app: 'web' },
       },
@@ -380,7 +380,7 @@ describe('metadata on the host', () => {
     // A field the tenant removes from spec is noticed although the host keeps server defaults.
     tenantApi.replace({
       ...service,
-      spec: { clusterIP: '10.0.0.5', ports: [{ port: 80, protocol: 'TCP' }] },
+      spec: { clusterIP: '10.96.0.9', ports: [{ port: 80, protocol: 'TCP' }] },
     });
     const removed = await runPass({ tenant: 'dev', tenantApi, hostApi });
     expect(decisionLines(removed.decisions)).toEqual([
