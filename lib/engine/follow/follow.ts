@@ -62,6 +62,8 @@ export interface FollowOptions extends Omit<PassOptions, 'lease' | 'dryRun' | 'p
   /** Hears, once, that the lease is held by another and the follow waits. */
   onHeld?: (error: LeaseHeldError) => void;
   batchMs?: number;
+  /** How long the server holds each watch before the next is opened (default 60). */
+  watchSeconds?: number;
 }
 
 /**
@@ -104,7 +106,8 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
   const watch = async () => {
     const { generation } = read.tenantCluster.metadata;
     const triggers = followTriggers(tenant, read.policy, Number(generation ?? 0));
-    const watches = new TriggerWatches({ tenantApi, hostApi }, triggers, wakeups);
+    const apis = { tenantApi, hostApi };
+    const watches = new TriggerWatches(apis, triggers, wakeups, options.watchSeconds);
     await watches.open();
     return watches;
   };

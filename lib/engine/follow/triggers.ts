@@ -112,6 +112,8 @@ export class TriggerWatches {
     private readonly apis: { tenantApi: ClusterApi; hostApi: ClusterApi },
     private readonly triggers: readonly Trigger[],
     private readonly listener: TriggerListener,
+    /** How long the server holds each watch (default {@link HELD_WATCH_SECONDS}). */
+    private readonly watchSeconds = HELD_WATCH_SECONDS,
   ) {}
 
   /**
@@ -164,7 +166,7 @@ export class TriggerWatches {
         ...(trigger.namespace === undefined ? {} : { namespace: trigger.namespace }),
         ...(trigger.labelSelector === undefined ? {} : { labelSelector: trigger.labelSelector }),
         ...(trigger.fieldSelector === undefined ? {} : { fieldSelector: trigger.fieldSelector }),
-        timeoutSeconds: HELD_WATCH_SECONDS,
+        timeoutSeconds: this.watchSeconds,
         signal,
         onChange: (change) => {
           if (trigger.wakes?.(change) ?? true) this.listener.changed(trigger, change);
