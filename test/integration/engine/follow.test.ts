@@ -160,5 +160,19 @@ describe('follow mode', () => {
     expect(quiet.endReason).toBe(FollowEnd.Quiet);
     expect(quiet.passes).toBe(1);
     expect((await followStatus(t))?.endReason).toBe('quiet');
+
+    // A deadline (a Lambda's remaining time) ends it cleanly, before the deadline itself.
+    const untilMs = Date.now() + 5_000;
+    const bounded = await runFollow({
+      tenant: t.name,
+      tenantApi: t.tenantApi,
+      hostApi: t.hostApi,
+      untilMs,
+    });
+    expect(bounded.endReason).toBe(FollowEnd.Deadline);
+    expect(Date.parse(bounded.endedAt)).toBeLessThanOrEqual(untilMs);
+    expect(await followStatus(t)).toMatchObject({ active: false, endReason: 'deadline' });
+    const leases = await t.hostApi.list(LEASE, { namespace: t.hostNamespace });
+    expect(leases.items).toEqual([]);
   }, 60_000);
 });
