@@ -2,7 +2,7 @@
  * The pinned Kubernetes release of the local control plane. Changing it rebuilds the binaries
  * into a new cache directory; the old one is left for `cluster:clean` or the operator.
  */
-export const KUBERNETES_VERSION = '1.36.3';
+export const KUBERNETES_VERSION = '1.37.2';
 
 /** Staging modules are published as `v0.<minor>.<patch>` twins of the release. */
 export const STAGING_VERSION = `v0.${KUBERNETES_VERSION.split('.').slice(1).join('.')}`;
