@@ -41,6 +41,7 @@ import { errorLine, messageOf } from './errors.js';
 import { exitCodeForPass } from './exit-codes.js';
 import { painter, passReport, requestsText, withProgressLine } from './format.js';
 import { colorsEnabled, localLog, processIo } from './io.js';
+import { tenantDnsLines } from './start-dns.js';
 import { startLocalGateway } from './start-gateway.js';
 
 const io = processIo();
@@ -201,6 +202,10 @@ async function main(): Promise<number> {
         );
       }
     }
+
+    heading('The tenant DNS: the sample Service by its tenant name');
+    for (const line of await tenantDnsLines(state.clusters.tenant.dns, tenantApi, hostApi))
+      say(line);
 
     const [logged] = workload && local ? await workloadPods(tenantApi, WORKLOAD_NAMESPACE) : [];
     if (logged && local) {

@@ -2,17 +2,21 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { LocalClusterError } from './errors.js';
 import { checkGo, goBuild, goEnv, isExecutable, prepareWrapperModule } from './go-build.js';
-import { binaryDir, kwokBinaryDir } from './paths.js';
+import { binaryDir, corednsBinaryDir, kwokBinaryDir } from './paths.js';
 import { runCommand } from './run.js';
 import {
   BINARY_PACKAGES,
   type BinaryName,
+  COREDNS_MODULE,
+  COREDNS_PACKAGE,
+  COREDNS_VERSION,
   KUBERNETES_VERSION,
   type KubernetesBinaryName,
   KWOK_MODULE,
   KWOK_PACKAGE,
   KWOK_VERSION,
   STAGING_VERSION,
+  type StandaloneBinaryName,
 } from './versions.js';
 
 export type BinaryPaths = Record<BinaryName, string>;
@@ -23,13 +27,17 @@ export interface EnsureBinariesOptions {
   log?: (line: string) => void;
 }
 
-/** Paths the binaries of `version` (and the pinned kwok) have, or will have, in the cache. */
+/** Paths the binaries of `version` (and the pinned kwok and CoreDNS) have, or will have, in the cache. */
 export function binaryPaths(version: string = KUBERNETES_VERSION): BinaryPaths {
   const dir = binaryDir(version);
   const kube = Object.fromEntries(
     Object.keys(BINARY_PACKAGES).map((name) => [name, join(dir, name)]),
   ) as Record<KubernetesBinaryName, string>;
-  return { ...kube, kwok: join(kwokBinaryDir(), 'kwok') };
+  return {
+    ...kube,
+    kwok: join(kwokBinaryDir(), 'kwok'),
+    coredns: join(corednsBinaryDir(), 'coredns'),
+  };
 }
 
 /** True when every binary of `version` is already in the cache. */
@@ -130,28 +138,42 @@ async function buildKubernetes(
   }
 }
 
-/** Builds kwok in its own wrapper module, since it needs newer shared modules than the release. */
-async function buildKwok(paths: BinaryPaths, log: (l: string) => void): Promise<void> {
-  if (await isExecutable(paths.kwok)) return;
-  const buildDir = join(dirname(kwokBinaryDir()), 'build');
+/** A binary built in a wrapper module of its own: its module, version and main package. */
+const STANDALONE: Record<StandaloneBinaryName, { module: string; version: string; pkg: string }> = {
+  kwok: { module: KWOK_MODULE, version: KWOK_VERSION, pkg: KWOK_PACKAGE },
+  coredns: { module: COREDNS_MODULE, version: COREDNS_VERSION, pkg: COREDNS_PACKAGE },
+};
+
+/**
+ * Builds kwok or CoreDNS in a wrapper module of its own (beside the binary's cache directory),
+ * since each needs newer shared modules than the Kubernetes release pins.
+ */
+async function buildStandalone(
+  name: StandaloneBinaryName,
+  paths: BinaryPaths,
+  log: (l: string) => void,
+): Promise<void> {
+  if (await isExecutable(paths[name])) return;
+  const { module, version, pkg } = STANDALONE[name];
+  const buildDir = join(dirname(dirname(paths[name])), 'build');
   const goMod = [
-    'module tenantplane.local/kwok-binaries',
+    `module tenantplane.local/${name}-binaries`,
     '',
     'go 1.26.0',
     '',
-    `require ${KWOK_MODULE} v${KWOK_VERSION}`,
+    `require ${module} v${version}`,
     '',
   ].join('\n');
-  log(`go mod tidy for kwok v${KWOK_VERSION}`);
-  await prepareWrapperModule({ dir: buildDir, goMod, packages: [KWOK_PACKAGE] });
-  log(`go build kwok (${KWOK_PACKAGE})`);
-  const ms = await goBuild(buildDir, KWOK_PACKAGE, paths.kwok, '-s -w');
-  log(`built kwok in ${Math.round(ms / 1000)} s`);
+  log(`go mod tidy for ${name} v${version}`);
+  await prepareWrapperModule({ dir: buildDir, goMod, packages: [pkg] });
+  log(`go build ${name} (${pkg})`);
+  const ms = await goBuild(buildDir, pkg, paths[name], '-s -w');
+  log(`built ${name} in ${Math.round(ms / 1000)} s`);
 }
 
 /**
  * Builds the pinned release's kube-apiserver, kubectl, etcd, kube-scheduler and
- * kube-controller-manager, and the pinned kwok, from Go modules into the cache, or returns the
+ * kube-controller-manager, and the pinned kwok and CoreDNS, from Go modules into the cache, or returns the
  * cached ones. Only missing binaries are built, so adding one to the list builds just that one.
  */
 export async function ensureBinaries(options: EnsureBinariesOptions = {}): Promise<BinaryPaths> {
@@ -167,7 +189,8 @@ export async function ensureBinaries(options: EnsureBinariesOptions = {}): Promi
   );
   for (const p of Object.values(paths)) await mkdir(dirname(p), { recursive: true });
   await buildKubernetes(version, paths, log);
-  await buildKwok(paths, log);
+  await buildStandalone('kwok', paths, log);
+  await buildStandalone('coredns', paths, log);
   log(`Kubernetes v${version} binaries ready in ${Math.round((Date.now() - started) / 1000)} s`);
   return paths;
 }

@@ -31,6 +31,11 @@ async function main(command: string | undefined): Promise<number> {
       console.log(
         `  host cluster:   ${state.clusters.host.server}  kubeconfig ${state.clusters.host.kubeconfig}`,
       );
+      if (state.clusters.tenant.dns) {
+        console.log(
+          `  tenant DNS:     ${state.clusters.tenant.dns} (CoreDNS, the Corefile of deploy/tenant-dns; UDP and TCP)`,
+        );
+      }
       if (state.components.length > 0) {
         console.log(
           `  the host schedules Pods onto simulated nodes (${kwokNodeNames().join(', ')}); the tenant has a controller manager and no scheduler`,

@@ -1,8 +1,8 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { type BinaryPaths, ensureBinaries } from './binaries.js';
 import { ensureComponentCerts } from './component-kubeconfigs.js';
+import { TENANT_CLUSTER_CRD, waitEstablished } from './crd.js';
 import { apiServerArgs, etcdArgs } from './daemons.js';
 import { LocalClusterError } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
@@ -11,6 +11,7 @@ import { ensurePki } from './pki.js';
 import { freePort, isOurProcess, startDaemon, startReaper, stopProcess } from './process.js';
 import { adminTls, get, waitUntil } from './readiness.js';
 import { runCommand } from './run.js';
+import { dnsAddress } from './tenant-dns.js';
 import { KUBERNETES_VERSION } from './versions.js';
 import { type ComponentProcess, startWorkloads } from './workloads.js';
 
@@ -23,6 +24,11 @@ export interface LocalApiServer {
   port: number;
   server: string;
   kubeconfig: string;
+  /**
+   * The tenant's DNS (`127.0.0.1:<port>`, UDP and TCP): the local stand-in of deploy/tenant-dns
+   * (`tenant-dns.ts`). Tenant only, and only with the workload components.
+   */
+  dns?: string;
 }
 
 /** What `state.json` records of a running control plane. */
@@ -55,13 +61,6 @@ export interface StartOptions {
   workloads?: boolean;
 }
 
-const here = dirname(fileURLToPath(import.meta.url));
-/** The CRD manifest operators apply to real clusters; the local host gets the same file. */
-export const TENANT_CLUSTER_CRD = resolve(
-  here,
-  '../../deploy/crds/tenantclusters.tenantplane.io.yaml',
-);
-
 const stateFile = (stateDir: string) => join(stateDir, 'state.json');
 
 /**
@@ -77,8 +76,10 @@ export async function readRunningControlPlane(
   } catch {
     return undefined;
   }
-  // A state written before the components existed has none: restart it, so it gets them.
-  if (!Array.isArray(state.components)) return undefined;
+  // A state written before the components existed has none: restart it, so it gets them. The
+  // same for a plane of another release, or one with components but no tenant DNS (older code).
+  if (!Array.isArray(state.components) || state.version !== KUBERNETES_VERSION) return undefined;
+  if (state.components.length > 0 && !state.clusters.tenant.dns) return undefined;
   const checks = [
     isOurProcess(state.etcd.pid, state.binaries.etcd),
     ...state.components.map((c) => isOurProcess(c.pid, c.binary)),
@@ -239,6 +240,8 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
     if (crdResult.status === 'rejected') throw crdResult.reason;
     if (workloadResult.status === 'rejected') throw workloadResult.reason;
     const components = workloadResult.value;
+    const dns = components.find((c) => c.name === 'coredns');
+    if (dns?.port !== undefined) clusters.tenant.dns = dnsAddress(dns.port);
 
     const state: ControlPlaneState = {
       version: KUBERNETES_VERSION,
@@ -269,30 +272,4 @@ export async function ensureControlPlane(options: StartOptions): Promise<Control
   const running = await readRunningControlPlane(options.stateDir);
   if (running) return running;
   return startControlPlane(options);
-}
-
-/**
- * Waits (up to 60 s) for the TenantCluster CRD to be Established. `kubectl wait` fails at once,
- * rather than waiting, when it reads the CRD before the apiserver gave it any condition
- * (".status.conditions accessor error: <nil>"): that answer is asked again.
- */
-export async function waitEstablished(
-  kubectl: (...args: string[]) => Promise<string>,
-): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      await kubectl(
-        'wait',
-        '--for=condition=Established',
-        'crd/tenantclusters.tenantplane.io',
-        '--timeout=60s',
-      );
-      return;
-    } catch (error) {
-      const early = error instanceof Error && error.message.includes('accessor error');
-      if (!early || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
 }

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { KUBERNETES_VERSION, KWOK_VERSION } from './versions.js';
+import { COREDNS_VERSION, KUBERNETES_VERSION, KWOK_VERSION } from './versions.js';
 
 /** Root of tenantplane's caches, outside any repository: `$XDG_CACHE_HOME/tenantplane`. */
 export function cacheRoot(): string {
@@ -16,6 +16,11 @@ export function binaryDir(version: string = KUBERNETES_VERSION): string {
 /** Directory holding the kwok binary, keyed by kwok's own version (it moves independently). */
 export function kwokBinaryDir(version: string = KWOK_VERSION): string {
   return join(cacheRoot(), `kwok-v${version}`, 'bin');
+}
+
+/** Directory holding the CoreDNS binary, keyed by CoreDNS's own version. */
+export function corednsBinaryDir(version: string = COREDNS_VERSION): string {
+  return join(cacheRoot(), `coredns-v${version}`, 'bin');
 }
 
 /**

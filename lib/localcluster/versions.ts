@@ -2,7 +2,7 @@
  * The pinned Kubernetes release of the local control plane. Changing it rebuilds the binaries
  * into a new cache directory; the old one is left for `cluster:clean` or the operator.
  */
-export const KUBERNETES_VERSION = '1.36.3';
+export const KUBERNETES_VERSION = '1.37.2';
 
 /** Staging modules are published as `v0.<minor>.<patch>` twins of the release. */
 export const STAGING_VERSION = `v0.${KUBERNETES_VERSION.split('.').slice(1).join('.')}`;
@@ -28,5 +28,18 @@ export const KWOK_VERSION = '0.8.0';
 export const KWOK_MODULE = 'sigs.k8s.io/kwok';
 export const KWOK_PACKAGE = 'sigs.k8s.io/kwok/cmd/kwok';
 
+/**
+ * CoreDNS, the local stand-in of the tenant DNS Pod (docs/tenant-dns.md): the newest release the
+ * Go of this machine builds, in a module of its own for the same reason as kwok. The Deployment
+ * of deploy/tenant-dns runs the image kubeadm 1.37 installs (1.14.6); the Corefile uses only
+ * plugins both have.
+ */
+export const COREDNS_VERSION = '1.15.0';
+export const COREDNS_MODULE = 'github.com/coredns/coredns';
+/** The module's root package is CoreDNS's `main`, with the plugins of its plugin.cfg compiled in. */
+export const COREDNS_PACKAGE = 'github.com/coredns/coredns';
+
 export type KubernetesBinaryName = keyof typeof BINARY_PACKAGES;
-export type BinaryName = KubernetesBinaryName | 'kwok';
+/** The binaries built in wrapper modules of their own, each keyed by its own version. */
+export type StandaloneBinaryName = 'kwok' | 'coredns';
+export type BinaryName = KubernetesBinaryName | StandaloneBinaryName;

@@ -1,10 +1,10 @@
 /**
  * Starts the workload components of the local control plane, all at once: on the host
  * kube-scheduler, kube-controller-manager and kwok (with its Nodes, and a StorageClass),
- * in the tenant a kube-controller-manager. Then waits, in parallel, until each does its job:
+ * in the tenant a kube-controller-manager and the local tenant DNS (`tenant-dns.ts`). Then waits, in parallel, until each does its job:
  * every kwok node Ready (kwok) and untainted (the host's node lifecycle controller), each
  * controller manager serving and making the `default` service account (and, in the tenant,
- * publishing `kube-root-ca.crt`), the scheduler ready. A component that exits or does not get
+ * publishing `kube-root-ca.crt`), the scheduler ready, CoreDNS synced with the tenant. A component that exits or does not get
  * there fails the start with its log's last lines.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -19,6 +19,7 @@ import { LocalClusterError } from './errors.js';
 import type { Pki } from './pki.js';
 import { freePort, startDaemon } from './process.js';
 import { type AdminTls, adminTls, get, SELF_SIGNED, send, waitUntil } from './readiness.js';
+import { startTenantDns } from './tenant-dns.js';
 import {
   type ComponentSpec,
   controllerManagerArgs,
@@ -36,7 +37,8 @@ const KWOK_LOG_LINES = '2025-01-01T00:00:00.000000000Z stdout F kwok: the contai
 
 /** One running workload component, as `state.json` records it. */
 export interface ComponentProcess {
-  name: ComponentName;
+  /** `coredns`: the local tenant DNS (`tenant-dns.ts`), whose `port` is its DNS port. */
+  name: ComponentName | 'coredns';
   cluster: 'tenant' | 'host';
   pid: number;
   /** Its health port on loopback; kwok's kubelet API port. */
@@ -183,6 +185,11 @@ export async function startWorkloads(
     start(ctx, 'kwok', 'host', started),
     start(ctx, 'kube-controller-manager', 'tenant', started),
   ]);
+  // Starts and waits on its own; settled to a value so a failure is never unhandled.
+  const dns = startTenantDns(ctx, started).then(
+    (process) => ({ process }),
+    (error: unknown) => ({ error }),
+  );
   const createError = await created;
   if (createError !== undefined) throw createError;
   const t0 = Date.now();
@@ -192,5 +199,8 @@ export async function startWorkloads(
       ctx.log(`${c.name} of the ${c.cluster} cluster ready after ${Date.now() - t0} ms`);
     }),
   );
-  return components;
+  const dnsResult = await dns;
+  if ('error' in dnsResult) throw dnsResult.error;
+  ctx.log(`coredns of the tenant cluster ready after ${Date.now() - t0} ms`);
+  return [...components, dnsResult.process];
 }

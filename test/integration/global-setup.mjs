@@ -26,4 +26,6 @@ export default async function globalSetup() {
   process.env.TENANTPLANE_HOST_KUBECONFIG = state.clusters.host.kubeconfig;
   process.env.TENANTPLANE_KUBECTL = state.binaries.kubectl;
   process.env.TENANTPLANE_KUBERNETES_VERSION = state.version;
+  // The local tenant DNS (CoreDNS); test/integration/support/dns.ts fails the tests without it.
+  process.env.TENANTPLANE_TENANT_DNS = state.clusters.tenant.dns ?? '';
 }

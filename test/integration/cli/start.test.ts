@@ -136,6 +136,12 @@ describe('npm start', () => {
     expect(out).toContain('Never synced: ConfigMap kube-system/tenant-internal-settings');
     expect(out).toContain('no host copy exists');
 
+    // The sample Service's name, asked of the local tenant DNS (a real CoreDNS): the tenant IP.
+    const dns = section(out, '== The tenant DNS');
+    const answered = dns.match(/^ {2}web\.shop\.svc\.cluster\.local -> (\d+\.\d+\.\d+\.\d+)$/m);
+    expect(dns).toMatch(new RegExp(`tenant Service shop/web: cluster IP ${answered?.[1]}$`, 'm'));
+    expect(dns).toMatch(/^ {2}host copy tenant-dev\/web-x-shop-x-dev: cluster IP \d/m);
+
     // kubectl logs of a tenant Pod, through the kubelet gateway npm start runs meanwhile.
     const logs = section(out, '== kubectl logs of a tenant Pod, through the kubelet gateway');
     expect(logs).toMatch(/\$ kubectl logs -n shop web-\S+ --tail=5\n/);

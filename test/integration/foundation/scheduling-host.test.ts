@@ -234,8 +234,12 @@ describe('the workload components', () => {
       'host/kube-controller-manager',
       'host/kube-scheduler',
       'host/kwok',
+      'tenant/coredns',
       'tenant/kube-controller-manager',
     ]);
+    // The status JSON gives the tenant DNS's address: CoreDNS's own port, on loopback.
+    const dns = state.components.find((c) => c.name === 'coredns');
+    expect(state.clusters.tenant.dns).toBe(`127.0.0.1:${dns?.port}`);
     const reaperArgs = readFileSync(`/proc/${state.reaperPid}/cmdline`, 'utf8').split('\0');
     for (const c of state.components) expect(reaperArgs).toContain(String(c.pid));
   });

@@ -1,6 +1,6 @@
 /** The CRD wait asks again when kubectl reads the CRD before it has any condition. */
 import { describe, expect, it } from '@jest/globals';
-import { waitEstablished } from '../../../lib/localcluster/control-plane.js';
+import { waitEstablished } from '../../../lib/localcluster/crd.js';
 
 describe('waitEstablished', () => {
   it('asks again after the early "accessor error", then succeeds', async () => {

@@ -1,0 +1,208 @@
+/**
+ * The tenant DNS of the local plane, a real CoreDNS running the Corefile of deploy/tenant-dns with
+ * only the deployed ClusterRole on the tenant (docs/tenant-dns.md), answers tenant names with
+ * tenant addresses, over UDP and TCP, and never answers `kubernetes.default.svc` at all.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { hostName } from '../../../lib/engine/index.js';
+import { TENANT_DNS_DIR } from '../../../lib/localcluster/tenant-dns-corefile.js';
+import type { KubeObject } from '../../../lib/ports/index.js';
+import {
+  clusters,
+  createTenant,
+  listAll,
+  pass,
+  RUN,
+  SERVICE,
+  type Tenant,
+  tenantObject,
+  useApis,
+  waitFor,
+} from '../engine/support.js';
+import {
+  type Answer,
+  resolveA,
+  resolveAAAA,
+  resolveATcp,
+  resolveSrv,
+  tenantDnsServer,
+} from '../support/dns.js';
+
+const dns = tenantDnsServer();
+const apis = useApis();
+const POD = { apiVersion: 'v1', kind: 'Pod' };
+const NODE = { apiVersion: 'v1', kind: 'Node' };
+const ENDPOINT_SLICE = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice' };
+const LONG_NAME = 'orders-api-with-a-name-long-enough-that-the-host-name-is-hashed';
+
+const clusterIpOf = (service: KubeObject | undefined): string => {
+  const spec = service?.spec as { clusterIP?: string } | undefined;
+  if (!spec?.clusterIP) throw new Error(`no cluster IP: ${JSON.stringify(service)}`);
+  return spec.clusterIP;
+};
+
+/** Asks until the answer is `expected` (the plugin learns objects through its watch). */
+async function answersEventually(ask: () => Promise<Answer>, expected: Answer): Promise<void> {
+  let last: Answer | undefined;
+  await waitFor(
+    `the answer ${JSON.stringify(expected)}`,
+    async () => {
+      last = await ask();
+      return JSON.stringify(last) === JSON.stringify(expected) ? true : undefined;
+    },
+    15_000,
+  ).catch(() => {
+    throw new Error(`still answered ${JSON.stringify(last)}, not ${JSON.stringify(expected)}`);
+  });
+}
+
+describe('the tenant DNS (CoreDNS with the Corefile of deploy/tenant-dns)', () => {
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    tenant = await createTenant(apis(), 'dns', { toHost: [SERVICE] });
+  });
+  afterAll(async () => {
+    const node = await tenant.tenantApi.get(NODE, undefined, `dns-node-${RUN}`);
+    if (node)
+      await tenant.tenantApi.delete(NODE, undefined, node.metadata.name, {
+        uid: node.metadata.uid as string,
+      });
+  });
+
+  async function createService(namespace: string, name: string, spec: Record<string, unknown>) {
+    return tenant.tenantApi.create(tenantObject(tenant, SERVICE, namespace, name, { spec }));
+  }
+  const ports = [{ name: 'http', port: 80, targetPort: 8080 }];
+
+  it('answers <svc>.<ns>.svc.cluster.local with the tenant Service cluster IP, over UDP and TCP', async () => {
+    const ns = tenant.vns.a;
+    const ip = clusterIpOf(await createService(ns, 'web', { selector: { app: 'web' }, ports }));
+    const name = `web.${ns}.svc.cluster.local`;
+    await answersEventually(() => resolveA(dns, name), { addresses: [ip] });
+    expect(await resolveATcp(dns, name)).toEqual({ addresses: [ip] });
+    expect(await resolveA(dns, `nothing-here.${ns}.svc.cluster.local`)).toEqual({
+      code: 'ENOTFOUND',
+    });
+  });
+
+  it('answers a Service whose host copy has a hashed name by its tenant name, the same way', async () => {
+    const ns = tenant.vns.a;
+    const ip = clusterIpOf(await createService(ns, LONG_NAME, { selector: { app: 'x' }, ports }));
+    const copy = hostName(LONG_NAME, ns, tenant.name);
+    expect(copy).not.toBe(`${LONG_NAME}-x-${ns}-x-${tenant.name}`);
+    await pass(tenant);
+    const hosted = await tenant.hostApi.get(SERVICE, tenant.hostNamespace, copy);
+    expect(hosted).toBeDefined();
+    await answersEventually(() => resolveA(dns, `${LONG_NAME}.${ns}.svc.cluster.local`), {
+      addresses: [ip],
+    });
+    // The tenant DNS knows tenant names only: the host copy's name means nothing there.
+    const hostFqdn = `${copy}.${tenant.hostNamespace}.svc.cluster.local`;
+    expect(await resolveA(dns, hostFqdn)).toEqual({ code: 'ENOTFOUND' });
+  });
+
+  it('never answers kubernetes.default.svc.cluster.local: NXDOMAIN, whatever the type or transport', async () => {
+    const tenantKubernetes = await tenant.tenantApi.get(SERVICE, 'default', 'kubernetes');
+    const hostKubernetes = await tenant.hostApi.get(SERVICE, 'default', 'kubernetes');
+    const forbidden = [clusterIpOf(tenantKubernetes), clusterIpOf(hostKubernetes)];
+    const name = 'kubernetes.default.svc.cluster.local';
+    const answers = [
+      await resolveA(dns, name),
+      await resolveATcp(dns, name),
+      await resolveAAAA(dns, name),
+      await resolveSrv(dns, `_https._tcp.${name}`),
+    ];
+    for (const a of answers) expect(a).toEqual({ code: 'ENOTFOUND' });
+    expect(JSON.stringify(answers)).not.toMatch(
+      new RegExp(forbidden.join('|').replace(/\./g, '\\.')),
+    );
+    // Only that name: a tenant Service called `kubernetes` in another namespace answers as usual.
+    const ns = tenant.vns.b;
+    const own = clusterIpOf(
+      await createService(ns, 'kubernetes', { selector: { app: 'k' }, ports }),
+    );
+    await answersEventually(() => resolveA(dns, `kubernetes.${ns}.svc.cluster.local`), {
+      addresses: [own],
+    });
+  });
+
+  it('answers <pod>.<headless svc>.<ns>.svc.cluster.local with the tenant EndpointSlice address', async () => {
+    const ns = tenant.vns.b;
+    await createService(ns, 'db', { clusterIP: 'None', selector: { app: 'db' }, ports });
+    const ips = { 'db-0': '10.244.1.10', 'db-1': '10.244.2.11' };
+    // The EndpointSlice controller skips a Pod whose Node it does not know: the tenant Node a
+    // pass makes for a host node, here one of this test's own.
+    const nodeName = `dns-node-${RUN}`;
+    await tenant.tenantApi.create({ ...NODE, metadata: { name: nodeName } });
+    for (const [pod, ip] of Object.entries(ips)) {
+      const spec = {
+        hostname: pod,
+        subdomain: 'db',
+        nodeName,
+        containers: [{ name: 'db', image: 'registry.k8s.io/pause:3.10' }],
+      };
+      await tenant.tenantApi.create(
+        tenantObject(tenant, POD, ns, pod, { spec }, { labels: { app: 'db' } }),
+      );
+      // The tenant has no kubelet: its Pods get the status a pass brings back from the host.
+      const ready = { type: 'Ready', status: 'True', lastTransitionTime: new Date().toISOString() };
+      await tenant.tenantApi.patchStatus(POD, ns, pod, {
+        phase: 'Running',
+        podIP: ip,
+        podIPs: [{ ip }],
+        conditions: [ready],
+      });
+    }
+    // The tenant's EndpointSlice controller names each endpoint by its Pod's hostname.
+    const sliced = await waitFor('the tenant EndpointSlice with both hostnames', async () => {
+      const slices = await listAll(tenant.tenantApi, ENDPOINT_SLICE, ns);
+      const endpoints = slices
+        .filter((s) => s.metadata.labels?.['kubernetes.io/service-name'] === 'db')
+        .flatMap((s) => (s.endpoints as { hostname?: string; addresses: string[] }[]) ?? []);
+      return endpoints.filter((e) => e.hostname).length === 2 ? endpoints : undefined;
+    });
+    for (const [pod, ip] of Object.entries(ips)) {
+      expect(sliced.find((e) => e.hostname === pod)?.addresses).toEqual([ip]);
+      await answersEventually(() => resolveA(dns, `${pod}.db.${ns}.svc.cluster.local`), {
+        addresses: [ip],
+      });
+    }
+    expect(await resolveA(dns, `db.${ns}.svc.cluster.local`)).toEqual({
+      addresses: Object.values(ips).sort(),
+    });
+  });
+
+  it('deploy/tenant-dns applies to a tenant as it is, with no Pod Security warning', async () => {
+    const run = promisify(execFile);
+    const args = ['--kubeconfig', clusters.tenantKubeconfigPath, 'apply', '-f', TENANT_DNS_DIR];
+    const applied = await run(clusters.kubectl, args);
+    expect(applied.stdout).toMatch(/^namespace\/tenant-dns (created|unchanged|configured)$/m);
+    expect(applied.stdout).toMatch(/^deployment\.apps\/coredns (created|unchanged|configured)$/m);
+    expect(applied.stdout).toMatch(/^service\/coredns (created|unchanged|configured)$/m);
+    // (kubectl warns that the ClusterRole the local plane created lacks its last-applied note.)
+    expect(applied.stderr).not.toMatch(/PodSecurity|would violate/i);
+    // The ClusterRole the local CoreDNS answered every test above with is this very one.
+    const role = await tenant.tenantApi.get(
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
+      undefined,
+      'tenant-dns',
+    );
+    expect(role?.rules).toEqual([
+      { apiGroups: [''], resources: ['services', 'namespaces'], verbs: ['list', 'watch'] },
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
+    ]);
+    // Gone again (its ConfigMap would meet tests that sync a whole shared tenant); the ClusterRole
+    // stays, since the local CoreDNS is bound to it.
+    await run(clusters.kubectl, [
+      ...args.slice(0, 2),
+      'delete',
+      'namespace/tenant-dns',
+      'clusterrolebinding/tenant-dns',
+      '--wait=true',
+      '--timeout=60s',
+    ]);
+  });
+});
