@@ -1,6 +1,6 @@
 /**
  * The baseline checks of the Pod Security Standards, each the latest version of upstream's
- * `k8s.io/pod-security-admission/policy/check_<id>.go` (v0.36.3), with its own allowed values:
+ * `k8s.io/pod-security-admission/policy/check_<id>.go` (v0.37.2), with its own allowed values:
  * what keeps a Pod from the node's namespaces, devices, kernel and security modules. The
  * restricted level runs these too, except the ones its own checks override
  * (`pod-security-restricted.ts`).
@@ -44,7 +44,7 @@ const SELINUX_TYPES: ReadonlySet<string> = new Set([
   'container_engine_t',
 ]);
 
-/** Sysctls that are namespaced and isolated from other Pods on the node (1.32+). */
+/** Sysctls that are namespaced and isolated from other Pods on the node (1.37+). */
 const SAFE_SYSCTLS: ReadonlySet<string> = new Set([
   'kernel.shm_rmid_forced',
   'net.ipv4.ip_local_port_range',
@@ -58,6 +58,8 @@ const SAFE_SYSCTLS: ReadonlySet<string> = new Set([
   'net.ipv4.tcp_keepalive_probes',
   'net.ipv4.tcp_rmem',
   'net.ipv4.tcp_wmem',
+  'net.ipv4.tcp_slow_start_after_idle',
+  'net.ipv4.tcp_notsent_lowat',
 ]);
 
 /** Profile types allowed for seccomp and AppArmor: the runtime's default or a node-local one. */

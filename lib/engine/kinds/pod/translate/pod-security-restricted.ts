@@ -1,6 +1,6 @@
 /**
  * The restricted checks of the Pod Security Standards, each the latest version of upstream's
- * `k8s.io/pod-security-admission/policy/check_<id>.go` (v0.36.3): what a Pod must set to run
+ * `k8s.io/pod-security-admission/policy/check_<id>.go` (v0.37.2): what a Pod must set to run
  * hardened (no root, no privilege escalation, every capability dropped, a confined seccomp
  * profile) and the volume types it may use. Each names the baseline checks it replaces.
  */

@@ -6,7 +6,7 @@
  * The engine writes to the host with its own identity, so what a copy carries the tenant
  * effectively has: a capability, an unconfined profile or an unsafe sysctl copied as written is a
  * way from the tenant's container to the node, which holds other tenants' Pods and Secrets. The
- * checks are upstream's own (`k8s.io/pod-security-admission` v0.36.3, `policy/check_*.go`, the
+ * checks are upstream's own (`k8s.io/pod-security-admission` v0.37.2, `policy/check_*.go`, the
  * latest version of each; `pod-security-baseline.ts`, `pod-security-restricted.ts`), proven
  * against its pass/fail fixtures (`test/unit/.../pod-security-fixtures.test.ts`), and assembled
  * as its registry assembles them: the restricted level runs every baseline check but the ones a
