@@ -4,10 +4,9 @@
  * sample tenant objects the first time, runs one pass, and shows the Decisions, the Events as
  * `kubectl describe tenantcluster dev` shows them, `kubectl logs` of a tenant Pod through a kubelet
  * gateway it runs beside the clusters meanwhile (docs/kubelet-gateway.md), and what to try next.
+ * With `-- --follow` it then follows the tenant until Ctrl-C (`start-follow.ts`).
  */
-import { execFile } from 'node:child_process';
 import { relative } from 'node:path';
-import { promisify } from 'node:util';
 import { KubernetesEventsSink } from '../adapters/events/index.js';
 import { createClusterApi } from '../adapters/kube/cluster-client.js';
 import { plural } from '../common/index.js';
@@ -37,11 +36,12 @@ import {
   WORKLOAD_REPLICAS,
   workloadPods,
 } from './demo-workload.js';
-import { errorLine, messageOf } from './errors.js';
+import { errorLine } from './errors.js';
 import { exitCodeForPass } from './exit-codes.js';
 import { painter, passReport, requestsText, withProgressLine } from './format.js';
 import { colorsEnabled, localLog, processIo } from './io.js';
 import { tenantDnsLines } from './start-dns.js';
+import { followAsked, followDemo, kubectlShow } from './start-follow.js';
 import { startLocalGateway } from './start-gateway.js';
 
 const io = processIo();
@@ -146,18 +146,7 @@ async function main(): Promise<number> {
       `Never synced: ConfigMap ${SYSTEM_SAMPLE.namespace}/${SYSTEM_SAMPLE.name}: ${SYSTEM_SAMPLE.namespace} belongs to the tenant's control plane, so no Decision is made and ${systemOnHost ? paint('red', 'yet a host copy exists!') : 'no host copy exists'}.`,
     );
 
-    /** Runs the built kubectl and prints what it prints (or why it failed). */
-    const show = async (kc: string, ...args: string[]) => {
-      say(paint('dim', `$ kubectl ${args.join(' ')}`));
-      try {
-        const { stdout } = await promisify(execFile)(kubectl, ['--kubeconfig', kc, ...args], {
-          maxBuffer: 16 * 1024 * 1024,
-        });
-        io.out(stdout.endsWith('\n') || stdout === '' ? stdout : `${stdout}\n`);
-      } catch (error) {
-        say(`(kubectl ${args[0]} failed: ${messageOf(error)})`);
-      }
-    };
+    const show = kubectlShow(kubectl, say, paint);
 
     if (workload) {
       const hostService = demoHostName(WORKLOAD_NAMESPACE, WORKLOAD_NAME);
@@ -272,10 +261,22 @@ async function main(): Promise<number> {
         `8. Ask about a host Pod (its tenant Pod's status too): ${npx(`explain --kind Pod ${DEMO_HOST_NAMESPACE}/${shown.metadata.name}`)}`,
       );
     }
-    say(`${shown ? 9 : 8}. Stop the local clusters (data is kept):   npm run cluster:down`);
+    say(`${shown ? 9 : 8}. Follow the tenant: changes converge in seconds: npm start -- --follow`);
+    say(`${shown ? 10 : 9}. Stop the local clusters (data is kept):   npm run cluster:down`);
     say(
       `\n(Local cluster state: ${rel.startsWith('..') ? state.stateDir : rel}; took ${((Date.now() - t0) / 1000).toFixed(1)} s.)`,
     );
+    if (followAsked()) {
+      heading(
+        `Following tenant cluster ${DEMO_TENANT} (what "npx tenantplane sync ${DEMO_TENANT} --follow" does)`,
+      );
+      return await followDemo(
+        { tenantApi, hostApi },
+        DEMO_TENANT,
+        { kubectl, tenantKc },
+        { say, paint },
+      );
+    }
     return exitCodeForPass(second ?? result);
   } finally {
     await Promise.allSettled([tenantApi.close(), hostApi.close(), local?.gateway.close()]);
