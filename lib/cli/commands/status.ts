@@ -44,8 +44,36 @@ export interface LastPass {
   pathReason?: string;
 }
 
+/** `status.follow` as the CRD stores it (the latest follow: `tenantplane sync --follow`). */
+export interface FollowStatus {
+  active?: boolean;
+  holder?: string;
+  since?: string;
+  passes?: number;
+  changes?: number;
+  latencyP50Ms?: number;
+  latencyP99Ms?: number;
+  endedAt?: string;
+  endReason?: string;
+}
+
+/** One line about the latest follow: who, since when, what it did, and how it ended. */
+export function followText(follow: FollowStatus, paint = painter(false)): string {
+  const latency =
+    follow.latencyP50Ms === undefined
+      ? ''
+      : `, latency p50 ${follow.latencyP50Ms} ms, p99 ${follow.latencyP99Ms ?? '?'} ms`;
+  const did = `${follow.passes ?? 0} passes, ${follow.changes ?? 0} changes${latency}`;
+  if (follow.active) {
+    return `${paint('green', 'yes')}, by ${follow.holder ?? '<unknown>'} since ${follow.since ?? '<unknown>'} (${did})`;
+  }
+  return `no; the last follow ran from ${follow.since ?? '<unknown>'} to ${follow.endedAt ?? '<unknown>'}, ended: ${follow.endReason ?? '<unknown>'} (${did})`;
+}
+
 export interface TenantStatusReport {
   tenant: string;
+  /** `status.follow`, when the tenant was ever followed. */
+  follow?: FollowStatus;
   spec: unknown;
   policy?: SyncPolicy;
   policyError?: string;
@@ -93,6 +121,7 @@ export function statusText(
     ]);
   }
   rows.push(...conditionRows(report.conditions ?? [], paint));
+  if (report.follow) rows.push(['Followed:', followText(report.follow, paint)]);
   const lp = report.lastPass;
   if (!lp) {
     rows.push(['Last pass:', `none yet (run: tenantplane sync ${report.tenant})`]);
@@ -153,6 +182,8 @@ export async function statusCommand(
     }
     const lastPass = lastPassOf(object);
     if (lastPass) report.lastPass = lastPass;
+    const follow = isRecord(object.status) ? object.status.follow : undefined;
+    if (isRecord(follow)) report.follow = follow as FollowStatus;
     if (object.metadata.deletionTimestamp) {
       const cleanup = isRecord(object.status) ? object.status.cleanup : undefined;
       const left = isRecord(cleanup) ? cleanup.copiesLeft : undefined;

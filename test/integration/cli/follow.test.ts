@@ -2,7 +2,7 @@
  * `tenantplane sync <tenant> --follow` as an operator runs it, a real child process against the
  * real clusters: it converges a tenant change made while it runs, printing the Decision as a JSON
  * record the moment its pass ends; SIGTERM stops it within a few seconds with exit 0 and
- * `status.follow` recorded; `--quiet-seconds` ends it by itself.
+ * `status.follow` recorded; `--quiet-seconds` ends it by itself, and `tenantplane status` says so.
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -116,6 +116,11 @@ describe('tenantplane sync --follow', () => {
     ]);
     expectExit(run, 0);
     expect(run.stderr).toContain('(ended: quiet)');
+    const status = await tenantplane(['status', tenant, ...kubeconfigFlags]);
+    expectExit(status, 0);
+    expect(status.stdout).toMatch(
+      /Followed: +no; the last follow ran from .* ended: quiet \(1 passes, 0 changes\)/,
+    );
     const usage = await tenantplane(['sync', tenant, '--quiet-seconds', '2', ...kubeconfigFlags]);
     expectExit(usage, 2);
     expect(usage.stderr).toContain('--quiet-seconds is a setting of --follow');
