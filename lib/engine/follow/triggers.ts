@@ -61,7 +61,7 @@ export function followTriggers(tenant: string, policy: SyncPolicy, generation: n
   for (const rule of policy.toHost) {
     const module = kindModule(rule);
     eventsBack ||= module.eventsBack === true;
-    if (module.statusBack === undefined) continue;
+    if (module.statusBack === undefined && module.hostChanges !== true) continue;
     const kind = { apiVersion: rule.apiVersion, kind: rule.kind };
     triggers.push({
       side: 'host',

@@ -56,6 +56,12 @@ export interface KindModule {
   readonly hostOwned?: HostOwnedFields;
   /** How the host copy's status comes back to the tenant object (`status-back.ts`). */
   readonly statusBack?: StatusBackRule;
+  /**
+   * Whether the kind's host copies change on their own in ways a pass brings back (their status,
+   * the node they run on, their end): a follow watches them (`follow/triggers.ts`). Implied by
+   * `statusBack`.
+   */
+  readonly hostChanges?: boolean;
   /** Whether host Events about the kind's copies come back to the tenant (`events/`). */
   readonly eventsBack?: boolean;
   /** What a pass keeps of a listed host copy (`listing/host-view.ts`); `compact` by default. */

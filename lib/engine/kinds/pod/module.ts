@@ -33,6 +33,8 @@ export const POD_MODULE: KindModule = {
   // The node a Pod runs on is the host scheduler's choice.
   hostOwned: simpleSpecFields(['nodeName']),
   eventsBack: true,
+  // Its status, node and end come back from the host copy (the turn's, not a statusBack rule).
+  hostChanges: true,
   // Its update is built from the host's spec and its status comes back: held whole.
   hostView: 'whole',
   ending: gracePeriodOf,
