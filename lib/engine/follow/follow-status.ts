@@ -7,7 +7,7 @@
  */
 import { errorMessage } from '../../common/index.js';
 import type { Clock, ClusterApi, PassResult } from '../../ports/index.js';
-import { TENANT_CLUSTER } from '../../ports/index.js';
+import { type FollowStatusPatch, patchTenantClusterStatus } from '../tenant/status.js';
 import type { LeaseHeldError, LeaseHolding } from '../tenant/tenant-lease.js';
 
 /** How often a busy follow refreshes `status.follow`. */
@@ -170,7 +170,7 @@ export class FollowRecord {
   /** `status.follow` as a merge patch; a status the server refuses is a failure of its own. */
   private async write(active: boolean): Promise<void> {
     const result = this.result();
-    const follow = {
+    const follow: FollowStatusPatch = {
       active,
       holder: this.holder,
       since: result.startedAt,
@@ -183,7 +183,7 @@ export class FollowRecord {
     };
     this.writtenMs = this.clock.now();
     try {
-      await this.hostApi.patchStatus(TENANT_CLUSTER, undefined, this.tenant, { follow });
+      await patchTenantClusterStatus(this.hostApi, this.tenant, { follow });
     } catch (error) {
       this.failures = [...this.failures, `status.follow not written: ${errorMessage(error)}`].slice(
         -10,

@@ -136,7 +136,24 @@ export type TenantClusterStatusPatch = {
   observedGeneration?: number;
   conditions?: Condition[];
   lastPass?: LastPassStatus;
+  follow?: FollowStatusPatch;
 };
+
+/**
+ * `status.follow`, the latest follow of the tenant (owner: `follow/follow-status.ts`); `null`
+ * removes a field (an active follow has no end yet).
+ */
+export interface FollowStatusPatch {
+  active: boolean;
+  holder: string;
+  since: string;
+  passes: number;
+  changes: number;
+  latencyP50Ms: number | null;
+  latencyP99Ms: number | null;
+  endedAt: string | null;
+  endReason: string | null;
+}
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isCount = (value: unknown): value is number =>
