@@ -1,6 +1,6 @@
 /**
- * The rules of `config/tenants.yaml` across tenants (`config.ts` checks each field): unique names,
- * and each tenant's own host credentials.
+ * The rules of `config/tenants.yaml` across tenants and across fields (`config.ts` checks each
+ * field): unique names, each tenant's own host credentials, and a follow that fits its timeout.
  */
 import { isRecord } from '../lib/common/index.js';
 
@@ -67,6 +67,40 @@ export function crossTenantProblems(doc: unknown): Problem[] {
           message: `is already the host secret of ${tenantLabel(tenants[owner], owner)}: each tenant needs its own host credentials`,
         });
     }
+  });
+  return found;
+}
+
+/** The function timeout of a followed tenant that sets none: room to follow a burst of changes. */
+export const DEFAULT_FOLLOW_TIMEOUT_SECONDS = 900;
+
+/**
+ * Time an invocation keeps for its first pass and its end, beyond `follow.quietSeconds`: a quiet
+ * that does not fit in the timeout with this much to spare would never end a follow, which would
+ * always run to its deadline instead (paying for it).
+ */
+export const FOLLOW_SPARE_SECONDS = 30;
+
+/**
+ * Each followed tenant's quiet must fit its function timeout (`budget.timeoutSeconds`, else
+ * {@link DEFAULT_FOLLOW_TIMEOUT_SECONDS}) with {@link FOLLOW_SPARE_SECONDS} to spare. Fields of
+ * the wrong type are left to the schema, which reports them.
+ */
+export function followProblems(doc: unknown): Problem[] {
+  if (!isRecord(doc) || !Array.isArray(doc.tenants)) return [];
+  const found: Problem[] = [];
+  doc.tenants.forEach((raw: unknown, index) => {
+    if (!isRecord(raw) || !isRecord(raw.follow)) return;
+    const quiet = raw.follow.quietSeconds;
+    const budget = isRecord(raw.budget) ? raw.budget : {};
+    const timeout =
+      budget.timeoutSeconds === undefined ? DEFAULT_FOLLOW_TIMEOUT_SECONDS : budget.timeoutSeconds;
+    if (!Number.isInteger(quiet) || !Number.isInteger(timeout)) return;
+    if ((quiet as number) + FOLLOW_SPARE_SECONDS > (timeout as number))
+      found.push({
+        path: ['tenants', index, 'follow', 'quietSeconds'],
+        message: `must leave at least ${FOLLOW_SPARE_SECONDS} s of the function timeout (budget.timeoutSeconds ${String(timeout)}) for the pass and the end of the follow, got ${String(quiet)}`,
+      });
   });
   return found;
 }

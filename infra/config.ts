@@ -7,13 +7,16 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { isRecord, tenantNameProblem } from '../lib/common/index.js';
-import { crossTenantProblems, type Problem, tenantLabel } from './config-rules.js';
+import { crossTenantProblems, followProblems, type Problem, tenantLabel } from './config-rules.js';
 
 /** CloudWatch Logs accepts only these retention periods. */
 export const LOG_RETENTION_DAYS = [
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288,
   3653,
 ] as const;
+
+/** The longest quiet a follow may wait for: under the longest function timeout (900 s). */
+export const MAX_FOLLOW_QUIET_SECONDS = 600;
 
 const RATE = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;
 
@@ -106,10 +109,19 @@ const tenantSchema = mapping(
       },
       'must be a mapping',
     ).optional(),
+    /**
+     * Follow mode (docs/follow-mode.md): an invocation whose pass converged something keeps
+     * following the tenant until `quietSeconds` pass without a change, or its deadline. A
+     * `quietSeconds` shorter than the function timeout, checked with the timeout below.
+     */
+    follow: mapping(
+      { quietSeconds: int(1, MAX_FOLLOW_QUIET_SECONDS) },
+      'must be a mapping with quietSeconds (e.g. {quietSeconds: 30})',
+    ).optional(),
   },
   'must be a mapping with name, schedule, tenantSecretId and hostSecretId',
   // The order the fields are written in; the shape's order is the order problems are reported.
-  ['name', 'schedule', 'tenantSecretId', 'hostSecretId', 'budget', 'memoryMiB'],
+  ['name', 'schedule', 'tenantSecretId', 'hostSecretId', 'budget', 'memoryMiB', 'follow'],
 );
 
 const alarmsSchema = mapping(
@@ -224,7 +236,7 @@ export function parseTenantsConfig(text: string, origin = 'config/tenants.yaml')
       ? issue.keys.map((key) => ({ path: [...issue.path, key], message: issue.message }))
       : [issue],
   );
-  problems.push(...crossTenantProblems(doc));
+  problems.push(...crossTenantProblems(doc), ...followProblems(doc));
   if (result.success && problems.length === 0) return result.data;
   // Array sort is stable, so one tenant's problems keep the order its fields are checked in.
   problems.sort((a, b) => tenantIndex(a) - tenantIndex(b));

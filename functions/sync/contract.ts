@@ -12,6 +12,8 @@ export const SyncEnv = {
   Concurrency: 'CONCURRENCY',
   SafetyMarginMs: 'SAFETY_MARGIN_MS',
   SecretsMaxAgeSeconds: 'SECRETS_MAX_AGE_SECONDS',
+  /** Set for a followed tenant (`follow.quietSeconds` in config/tenants.yaml). */
+  FollowQuietSeconds: 'FOLLOW_QUIET_SECONDS',
 } as const;
 
 export const SERVICE_NAME = 'tenantplane-sync';
@@ -35,6 +37,23 @@ export const SyncMetric = {
   PassIncomplete: 'PassIncomplete',
   /** 1 when the pass resumed every kind, else 0 (full, resync, none): its Average is the hit rate. */
   ResumeHit: 'ResumeHit',
+  /**
+   * Seconds an invocation of a followed tenant spent following after its pass (0 when the pass
+   * found the tenant idle): its Sum is the followed time the function is billed for.
+   */
+  FollowedSeconds: 'FollowedSeconds',
+  /** Changes a follow converged (each watch event that woke one of its passes). */
+  FollowChanges: 'FollowChanges',
+  /** Passes a follow ran (each also publishes the pass metrics above). */
+  FollowPasses: 'FollowPasses',
+  /** Per invocation: the median latency of its follow's changes, arrival to converged. */
+  ChangeLatencyP50: 'ChangeLatencyP50',
+  /** Per invocation: the 99th percentile latency of its follow's changes. */
+  ChangeLatencyP99: 'ChangeLatencyP99',
+  /** Passes of a follow that failed as a whole (the follow went on; the invocation did not fail). */
+  FollowFailures: 'FollowFailures',
+  /** 1 for a tick dropped because another process held the tenant's lease (it follows it). */
+  TicksDropped: 'TicksDropped',
 } as const;
 
 /** The EventBridge detail-type of a manual sync request. */

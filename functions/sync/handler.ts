@@ -1,5 +1,7 @@
 /**
- * The sync function: one bounded convergence pass of one tenant cluster per invocation.
+ * The sync function: one bounded convergence pass of one tenant cluster per invocation; for a
+ * followed tenant whose pass found it active, followed by a follow until it is quiet or the
+ * deadline comes (`follow.ts`).
  *
  * Thin by design: validate the event, load the two kubeconfigs from Secrets Manager, build the
  * cluster clients, run the engine's pass with a deadline taken from the Lambda context, and
@@ -20,7 +22,14 @@ import { KubernetesEventsSink } from '../../lib/adapters/events/index.js';
 import { createClusterApi } from '../../lib/adapters/kube/cluster-client.js';
 import { SecretsManagerKubeconfigSource } from '../../lib/adapters/kubeconfig/secrets-manager-source.js';
 import { LogSink } from '../../lib/adapters/log-sink.js';
-import { InSyncMemo, type PassOptions, runPass } from '../../lib/engine/index.js';
+import {
+  type FollowOptions,
+  type FollowResult,
+  InSyncMemo,
+  type PassOptions,
+  runFollow,
+  runPass,
+} from '../../lib/engine/index.js';
 import {
   type Clock,
   type ClusterApi,
@@ -33,7 +42,8 @@ import {
 import { connectClusters } from './clusters.js';
 import { METRICS_NAMESPACE, SERVICE_NAME, TENANT_DIMENSION } from './contract.js';
 import { parseSyncEvent, TenantMismatchError } from './event.js';
-import { objectsSeen, recordPass, safeError } from './report.js';
+import { decideFollow, followOptions, followReport, type InvocationFollow } from './follow.js';
+import { objectsSeen, recordDroppedTick, recordFollow, recordPass, safeError } from './report.js';
 import { readSettings, type SyncSettings } from './settings.js';
 
 export { KubeconfigLoadError } from './clusters.js';
@@ -58,6 +68,8 @@ export interface SyncResult {
   /** Which path the pass took (resumed, full, resync), and why a kind did not resume. */
   path?: PassResult['path'];
   pathReason?: string;
+  /** A followed tenant's invocation: whether it followed after the pass, and how that went. */
+  follow?: InvocationFollow;
 }
 
 export interface SyncHandlerDeps {
@@ -67,6 +79,7 @@ export interface SyncHandlerDeps {
   kubeconfigSource?: (settings: SyncSettings) => KubeconfigSource;
   createClusterApi?: (kubeconfig: KubeconfigText) => ClusterApi;
   runPass?: (options: PassOptions) => Promise<PassResult>;
+  runFollow?: (options: FollowOptions) => Promise<FollowResult>;
   /** Extra sinks after the LogSink (default: the Kubernetes Events sink on the host). */
   createSinks?: (hostApi: ClusterApi, tenant: string) => DecisionSink[];
   logger?: Logger;
@@ -90,6 +103,7 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
   const clock = deps.clock ?? systemClock;
   const connect = deps.createClusterApi ?? ((kubeconfig) => createClusterApi(kubeconfig));
   const pass = deps.runPass ?? runPass;
+  const follow = deps.runFollow ?? runFollow;
   const newPassId = deps.newPassId ?? randomUUID;
   const createSinks =
     deps.createSinks ??
@@ -171,7 +185,7 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
     // runPass bounds every request (its failure report's included) by the deadline plus that
     // reserve, and holds the tenant's lease: one pass per tenant, a laptop's `tenantplane sync`
     // included.
-    const result = await pass({
+    const passOptions: PassOptions = {
       tenant: s.tenant,
       tenantApi,
       hostApi,
@@ -183,8 +197,33 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       path: requested.full ? 'full' : 'auto',
       passId,
       memo,
-    });
+    };
+    const result = await pass(passOptions);
     recordPass(metrics, logger, result);
+    recordDroppedTick(metrics, logger, result.leaseHeld);
+    let followed: InvocationFollow | undefined;
+    if (s.followQuietSeconds !== undefined) {
+      const untilMs = budget.deadline;
+      const decision = decideFollow({
+        quietSeconds: s.followQuietSeconds,
+        dryRun: requested.dryRun,
+        pass: result,
+        ...(untilMs === undefined ? {} : { untilMs }),
+        now: clock.now(),
+      });
+      followed =
+        decision.follow && untilMs !== undefined
+          ? followReport(
+              await follow({
+                ...followOptions(passOptions, s.followQuietSeconds, untilMs),
+                // Each pass's metrics and object errors as it ends; its Decisions reach the logs
+                // and Events through the sinks, as any pass's do.
+                onPass: (each) => recordPass(metrics, logger, each),
+              }),
+            )
+          : { followed: false, reason: decision.follow ? 'no deadline' : decision.reason };
+      recordFollow(metrics, logger, followed);
+    }
 
     const summary: SyncResult = {
       passId: result.passId,
@@ -203,6 +242,7 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
     if (result.leaseHeld) summary.leaseHeld = result.leaseHeld;
     if (result.path !== undefined) summary.path = result.path;
     if (result.pathReason !== undefined) summary.pathReason = result.pathReason;
+    if (followed) summary.follow = followed;
     return summary;
   }
 

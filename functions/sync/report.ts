@@ -1,11 +1,12 @@
 /**
- * What an invocation reports besides the decision logs: EMF metrics of the pass, one warning log
- * line per object error, and errors made safe to log.
+ * What an invocation reports besides the decision logs: EMF metrics of the pass and of the follow
+ * after it, one warning log line per object error, and errors made safe to log.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { PassResult } from '../../lib/ports/index.js';
 import { SyncMetric } from './contract.js';
+import type { InvocationFollow } from './follow.js';
 
 /** The error, safe to log: name and message only (no `cause` chain: a cause may quote input). */
 export function safeError(error: unknown): Error {
@@ -60,4 +61,49 @@ export function recordPass(metrics: Metrics, logger: Logger, result: PassResult)
       error: error.message,
     });
   }
+}
+
+/**
+ * Adds a followed tenant's follow metrics and logs how the follow ended. An invocation that did
+ * not follow publishes `FollowedSeconds` 0, so the Sum of every followed tenant's series is its
+ * followed (billed) time and an idle one still shows; latencies only when a change converged.
+ */
+export function recordFollow(metrics: Metrics, logger: Logger, follow: InvocationFollow): void {
+  if (!follow.followed) {
+    metrics.addMetric(SyncMetric.FollowedSeconds, MetricUnit.Seconds, 0);
+    logger.info({ message: 'not following', reason: follow.reason });
+    return;
+  }
+  metrics.addMetric(SyncMetric.FollowedSeconds, MetricUnit.Seconds, follow.seconds);
+  metrics.addMetric(SyncMetric.FollowPasses, MetricUnit.Count, follow.passes);
+  metrics.addMetric(SyncMetric.FollowChanges, MetricUnit.Count, follow.changes);
+  metrics.addMetric(SyncMetric.FollowFailures, MetricUnit.Count, follow.failures);
+  if (follow.latency) {
+    metrics.addMetric(SyncMetric.ChangeLatencyP50, MetricUnit.Milliseconds, follow.latency.p50Ms);
+    metrics.addMetric(SyncMetric.ChangeLatencyP99, MetricUnit.Milliseconds, follow.latency.p99Ms);
+  }
+  // Another process took the lease between the pass and the follow: it follows the tenant now.
+  const held = follow.heldBy ? { heldBy: follow.heldBy.holder } : {};
+  const line = { message: 'follow ended', ...follow, ...held };
+  if (follow.failures > 0) logger.warn(line);
+  else logger.info(line);
+}
+
+/**
+ * A tick that found the tenant's lease held wrote nothing: another process (a follower, a
+ * laptop's `tenantplane sync`) converges the tenant. Dropped, not failed: no error, no retry.
+ */
+export function recordDroppedTick(
+  metrics: Metrics,
+  logger: Logger,
+  leaseHeld: PassResult['leaseHeld'],
+): void {
+  metrics.addMetric(SyncMetric.TicksDropped, MetricUnit.Count, leaseHeld ? 1 : 0);
+  if (leaseHeld)
+    logger.info({
+      message: 'tick dropped: the tenant lease is held',
+      holder: leaseHeld.holder,
+      lease: leaseHeld.lease,
+      expires: leaseHeld.expires,
+    });
 }

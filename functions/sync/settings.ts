@@ -11,6 +11,8 @@ export interface SyncSettings {
   concurrency?: number;
   safetyMarginMs: number;
   secretsMaxAgeSeconds: number;
+  /** Set for a followed tenant: end a follow after this many seconds without a change. */
+  followQuietSeconds?: number;
 }
 
 export class SettingsError extends Error {
@@ -39,6 +41,10 @@ function int(env: Env, name: string, min: number): number | undefined {
   return n;
 }
 
+/**
+ * Reads and checks the settings.
+ * @throws SettingsError naming the variable that is missing or wrong.
+ */
 export function readSettings(env: Env): SyncSettings {
   const settings: SyncSettings = {
     tenant: required(env, SyncEnv.Tenant),
@@ -54,5 +60,7 @@ export function readSettings(env: Env): SyncSettings {
   if (maxWrites !== undefined) settings.maxWrites = maxWrites;
   if (pageSize !== undefined) settings.pageSize = pageSize;
   if (concurrency !== undefined) settings.concurrency = concurrency;
+  const quietSeconds = int(env, SyncEnv.FollowQuietSeconds, 1);
+  if (quietSeconds !== undefined) settings.followQuietSeconds = quietSeconds;
   return settings;
 }

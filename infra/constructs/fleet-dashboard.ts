@@ -50,6 +50,53 @@ const total = (metric: SyncMetricName, label: string, color?: string) =>
 const topBySum = (search: string, dimension: string) =>
   expression(`SORT(${search}, SUM, DESC, ${TOP_TENANTS})`, dimensionLabel(dimension));
 
+/**
+ * Follow mode (docs/follow-mode.md): the time followed tenants were followed (what they are
+ * billed for beyond their passes), the changes their follows converged and how fast, per
+ * invocation (each publishes its own p50 and p99), and the ticks dropped behind another follower.
+ */
+function followRow(): cloudwatch.IWidget[] {
+  return [
+    new cloudwatch.GraphWidget({
+      title: 'Followed time and changes converged by follows',
+      width: 8,
+      height: 6,
+      left: [total(SyncMetric.FollowedSeconds, 'seconds followed (all tenants)')],
+      right: [
+        total(SyncMetric.FollowChanges, 'changes converged by follows'),
+        total(SyncMetric.TicksDropped, 'ticks dropped (lease held by another follower)'),
+      ],
+      leftYAxis: { min: 0, label: 'seconds per 5 minutes', showUnits: false },
+      rightYAxis: { min: 0, label: 'per 5 minutes', showUnits: false },
+    }),
+    new cloudwatch.GraphWidget({
+      title: 'Change latency of follows (ms): per-invocation p50 and p99',
+      width: 8,
+      height: 6,
+      left: [
+        expression(
+          `AVG(${tenantSearch(SyncMetric.ChangeLatencyP50, 'Average')})`,
+          'p50 (mean of tenants)',
+        ),
+        expression(
+          `MAX(${tenantSearch(SyncMetric.ChangeLatencyP99, 'Maximum')})`,
+          'p99 (highest invocation)',
+          '#d62728',
+        ),
+      ],
+      leftYAxis: { min: 0, label: 'ms', showUnits: false },
+    }),
+    new cloudwatch.TableWidget({
+      title: `Top ${TOP_TENANTS} tenants by seconds followed`,
+      width: 8,
+      height: 6,
+      metrics: [topBySum(tenantSearch(SyncMetric.FollowedSeconds, 'Sum'), TENANT_DIMENSION)],
+      layout: cloudwatch.TableLayout.HORIZONTAL,
+      summary: { columns: [cloudwatch.TableSummaryColumn.SUM], hideNonSummaryColumns: true },
+    }),
+  ];
+}
+
 export interface FleetDashboardProps {
   /** Default {@link FLEET_DASHBOARD_NAME}. */
   dashboardName?: string;
@@ -179,6 +226,7 @@ export class FleetDashboard extends Construct {
             leftYAxis: { min: 0, max: 1, label: 'hit rate', showUnits: false },
           }),
         ],
+        followRow(),
       ],
     });
   }

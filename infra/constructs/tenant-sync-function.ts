@@ -1,6 +1,6 @@
 /**
  * Everything one tenant cluster needs to be synced: the function (one bounded pass per
- * invocation), its log group, its schedule, its manual-trigger rule, read access to exactly its
+ * invocation; for a followed tenant, a follow after a pass that found it active), its log group, its schedule, its manual-trigger rule, read access to exactly its
  * two kubeconfig secrets (its tenant cluster's and its own host identity's), saved log queries and
  * alarms.
  */
@@ -26,11 +26,14 @@ import {
 } from '../../functions/sync/contract.js';
 import { BUNDLE_HANDLER } from '../bundle.js';
 import type { GlobalConfig, TenantConfig } from '../config.js';
+import { DEFAULT_FOLLOW_TIMEOUT_SECONDS } from '../config-rules.js';
 import { alarmNameFor, functionNameFor, logGroupNameFor, queryNameFor } from '../names.js';
 import { tenantQueries } from '../queries.js';
 
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 export const DEFAULT_MEMORY_MIB = 512;
+/** The shortest maximum event age Lambda accepts for asynchronous invocations. */
+export const MIN_MAX_EVENT_AGE_SECONDS = 60;
 
 /** `nodejs24.x`, also on an aws-cdk-lib that predates the constant. */
 export const NODEJS_24: lambda.Runtime =
@@ -78,7 +81,9 @@ export class TenantSyncFunction extends Construct {
   constructor(scope: Construct, id: string, props: TenantSyncFunctionProps) {
     super(scope, id);
     const { tenant, global } = props;
-    const timeoutSeconds = tenant.budget?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+    const timeoutSeconds =
+      tenant.budget?.timeoutSeconds ??
+      (tenant.follow ? DEFAULT_FOLLOW_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS);
 
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       logGroupName: logGroupNameFor(tenant.name),
@@ -124,10 +129,13 @@ export class TenantSyncFunction extends Construct {
     if (budget.pageSize !== undefined) environment[SyncEnv.PageSize] = String(budget.pageSize);
     if (budget.concurrency !== undefined)
       environment[SyncEnv.Concurrency] = String(budget.concurrency);
+    if (tenant.follow) environment[SyncEnv.FollowQuietSeconds] = String(tenant.follow.quietSeconds);
 
     const common = {
       functionName: functionNameFor(tenant.name),
-      description: `tenantplane: one bounded sync pass of tenant cluster ${tenant.name}`,
+      description: tenant.follow
+        ? `tenantplane: a sync pass of tenant cluster ${tenant.name}, followed while it is active`
+        : `tenantplane: one bounded sync pass of tenant cluster ${tenant.name}`,
       runtime: NODEJS_24,
       architecture: lambda.Architecture.ARM_64,
       memorySize: tenant.memoryMiB ?? DEFAULT_MEMORY_MIB,
@@ -139,9 +147,15 @@ export class TenantSyncFunction extends Construct {
       // Passes of one tenant never overlap.
       reservedConcurrentExecutions: 1,
       // No automatic retry: the next schedule is the retry. A scheduled event queued behind a
-      // running pass (concurrency 1) expires rather than pile up.
+      // running pass (concurrency 1) expires rather than pile up. A followed tenant's tick that
+      // arrives while an invocation follows it is dropped after the shortest age Lambda allows
+      // (60 s): the follow converges it already, and the next tick starts a new one if needed.
       retryAttempts: 0,
-      maxEventAge: Duration.seconds(Math.min(6 * 3600, Math.max(60, timeoutSeconds * 2))),
+      maxEventAge: Duration.seconds(
+        tenant.follow
+          ? MIN_MAX_EVENT_AGE_SECONDS
+          : Math.min(6 * 3600, Math.max(MIN_MAX_EVENT_AGE_SECONDS, timeoutSeconds * 2)),
+      ),
     } satisfies Partial<lambda.FunctionProps>;
 
     this.function = new lambda.Function(this, 'Function', {

@@ -56,6 +56,7 @@ describe('the CDK app', () => {
     );
     expect(functions.map((f) => f.Properties!.FunctionName).sort()).toEqual([
       'tenantplane-sync-dev',
+      'tenantplane-sync-prod',
       'tenantplane-sync-staging',
     ]);
     const dashboards = Object.values(read(outdir, 'TenantplaneShared.template.json').Resources)

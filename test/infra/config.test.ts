@@ -23,13 +23,20 @@ describe('tenants config', () => {
     const config = parseTenantsConfig(
       readFileSync(join(REPO_ROOT, 'config', 'tenants.yaml'), 'utf8'),
     );
-    expect(config.tenants.map((t) => t.name)).toEqual(['dev', 'staging']);
+    expect(config.tenants.map((t) => t.name)).toEqual(['dev', 'staging', 'prod']);
     expect(config.global.eventBusName).toBe('tenantplane');
     // Each tenant its own host identity.
     expect(config.tenants.map((t) => t.hostSecretId)).toEqual([
       'tenantplane/host/dev/kubeconfig',
       'tenantplane/host/staging/kubeconfig',
+      'tenantplane/host/prod/kubeconfig',
     ]);
+    // The followed tenant of the sample: every minute, quiet after 30 s.
+    expect(config.tenants[2]).toMatchObject({
+      schedule: 'rate(1 minute)',
+      follow: { quietSeconds: 30 },
+    });
+    expect(config.tenants[0]!.follow).toBeUndefined();
     expect(config.tenants[0]!.budget).toEqual({
       maxWrites: 500,
       pageSize: 250,
@@ -72,7 +79,7 @@ describe('tenants config', () => {
       'tenants[2] (qa): budget.maxWrites: must be an integer from 1 to 1000000, got -1',
       'tenants[2] (qa): budget.concurrency: must be an integer from 1 to 64, got 1000',
       'tenants[3] (dev): hostSecretId: is required',
-      'tenants[3] (dev): colour: unknown field (known: name, schedule, tenantSecretId, hostSecretId, budget, memoryMiB)',
+      'tenants[3] (dev): colour: unknown field (known: name, schedule, tenantSecretId, hostSecretId, budget, memoryMiB, follow)',
       'tenants[3] (dev): name: duplicate of tenants[0]',
     ]);
   });
@@ -120,6 +127,38 @@ describe('tenants config', () => {
     ).toEqual([
       'tenants[2] (c): hostSecretId: is already the host secret of tenants[0] (a): each tenant needs its own host credentials',
       'tenants[3] (d): hostSecretId: is already the host secret of tenants[1] (b): each tenant needs its own host credentials',
+    ]);
+  });
+
+  it('reads follow.quietSeconds and refuses a follow that is malformed or outlasts its timeout', () => {
+    const ok = parseTenantsConfig(
+      'tenants:\n  - {name: a, schedule: rate(1 minute), tenantSecretId: a, hostSecretId: ha, follow: {quietSeconds: 45}, budget: {timeoutSeconds: 300}}\n',
+    );
+    expect(ok.tenants[0]!.follow).toEqual({ quietSeconds: 45 });
+    expect(
+      problems(
+        [
+          'tenants:',
+          '  - {name: a, schedule: rate(1 minute), tenantSecretId: a, hostSecretId: ha, follow: {}}',
+          '  - {name: b, schedule: rate(1 minute), tenantSecretId: b, hostSecretId: hb, follow: {quietSeconds: 0}}',
+          '  - {name: c, schedule: rate(1 minute), tenantSecretId: c, hostSecretId: hc, follow: {quietSeconds: 2.5, idle: 3}}',
+          '  - {name: d, schedule: rate(1 minute), tenantSecretId: d, hostSecretId: hd, follow: 30}',
+          // The quiet must fit in the timeout, with room for the pass and the end of the follow.
+          '  - {name: e, schedule: rate(1 minute), tenantSecretId: e, hostSecretId: he, follow: {quietSeconds: 100}, budget: {timeoutSeconds: 120}}',
+          '  - {name: f, schedule: rate(1 minute), tenantSecretId: f, hostSecretId: hf, follow: {quietSeconds: 601}}',
+          // Without budget.timeoutSeconds a followed tenant gets 900 s: 600 fits.
+          '  - {name: g, schedule: rate(1 minute), tenantSecretId: g, hostSecretId: hg, follow: {quietSeconds: 600}}',
+          '',
+        ].join('\n'),
+      ),
+    ).toEqual([
+      'tenants[0] (a): follow.quietSeconds: is required',
+      'tenants[1] (b): follow.quietSeconds: must be an integer from 1 to 600, got 0',
+      'tenants[2] (c): follow.quietSeconds: must be an integer from 1 to 600, got 2.5',
+      'tenants[2] (c): follow.idle: unknown field (known: quietSeconds)',
+      'tenants[3] (d): follow: must be a mapping with quietSeconds (e.g. {quietSeconds: 30})',
+      'tenants[4] (e): follow.quietSeconds: must leave at least 30 s of the function timeout (budget.timeoutSeconds 120) for the pass and the end of the follow, got 100',
+      'tenants[5] (f): follow.quietSeconds: must be an integer from 1 to 600, got 601',
     ]);
   });
 

@@ -195,6 +195,6 @@ describe('fleet dashboard', () => {
     expect(widgets[0]).toMatchObject({ type: 'text', x: 0, y: 0, width: 24 });
     expect(widgets[0]!.properties.markdown).toContain('# tenantplane fleet');
     for (const w of widgets) expect(w.x + w.width).toBeLessThanOrEqual(24);
-    expect(widgets).toHaveLength(9);
+    expect(widgets).toHaveLength(12);
   });
 });

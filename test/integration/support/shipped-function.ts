@@ -33,11 +33,17 @@ export function shippedFunction(options: {
   tenantSecretId: string;
   hostSecretId: string;
   bundleDir: string;
+  /** A followed tenant (`follow` and `budget.timeoutSeconds` in config/tenants.yaml). */
+  follow?: { quietSeconds: number; timeoutSeconds: number };
 }): ShippedFunction {
+  const { follow } = options;
+  const followed = follow
+    ? `, schedule: "rate(1 minute)", follow: {quietSeconds: ${follow.quietSeconds}}, budget: {timeoutSeconds: ${follow.timeoutSeconds}}`
+    : ', schedule: "rate(5 minutes)"';
   const config = parseTenantsConfig(
     [
       'tenants:',
-      `  - {name: ${options.tenant}, schedule: "rate(5 minutes)", tenantSecretId: ${JSON.stringify(options.tenantSecretId)}, hostSecretId: ${JSON.stringify(options.hostSecretId)}}`,
+      `  - {name: ${options.tenant}${followed}, tenantSecretId: ${JSON.stringify(options.tenantSecretId)}, hostSecretId: ${JSON.stringify(options.hostSecretId)}}`,
       '',
     ].join('\n'),
   );
