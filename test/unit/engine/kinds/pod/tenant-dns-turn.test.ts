@@ -106,6 +106,24 @@ describe('the Pod turn’s tenant DNS Service', () => {
     );
   });
 
+  it('on a resumed pass too: the DNS Service deleted, a new Pod waits and the running one stays', async () => {
+    const w = world([pod('web'), dnsService]);
+    expect((await pass(w)).errors).toEqual([]);
+    const web = w.hostApi.peek(POD, HOST_NS, hn('shop', 'web'));
+    w.tenantApi.remove(SERVICE, 'dns', 'dns');
+    await w.tenantApi.create(pod('late'));
+    const resumed = await pass(w);
+    expect(resumed.errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/^the tenant DNS Service dns\/dns .* has no host copy yet/),
+    ]);
+    expect(podWrites(resumed)).toEqual([]);
+    expect(w.hostApi.peek(SERVICE, HOST_NS, hn('dns', 'dns'))).toBeUndefined();
+    expect(w.hostApi.peek(POD, HOST_NS, hn('shop', 'web'))).toEqual(web);
+    expect(w.hostApi.peek(POD, HOST_NS, hn('shop', 'late'))).toBeUndefined();
+    // The Service kind reads its copy to delete it; the Pod turn reads it once.
+    expect(dnsGets(w.hostApi)).toBe(3);
+  });
+
   it('a copy that cannot be read is the Service’s error; no Pod is written or collected', async () => {
     const running = hostCopyOf(pod('web'));
     const w = world([pod('web'), pod('new'), dnsService], [running]);
