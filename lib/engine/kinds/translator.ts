@@ -44,6 +44,12 @@ export interface HostFacts {
    * (`service/cluster-ip.ts`).
    */
   serviceRanges?: ServiceRanges;
+  /**
+   * The cluster IP of the host copy of the tenant DNS Service (`spec.workloads.tenantDns.service`),
+   * read by the Pod kind's turn (`pod/tenant-dns.ts`): the nameserver of every host Pod that asks
+   * for cluster DNS.
+   */
+  tenantDnsAddress?: string;
 }
 
 /**
@@ -88,8 +94,9 @@ export interface KindTranslator {
   /** The kind translated (its resource key is the registry's key). */
   readonly kind: KindRef;
   /**
-   * The kinds {@link references} can name: a pass applies them before this kind, whatever the
-   * policy order, so a reference made in the same pass is found.
+   * The kinds {@link references} can name, and those the kind's turn reads for its translation (a
+   * Pod's tenant DNS Service): a pass applies them before this kind, whatever the policy order, so
+   * a reference made in the same pass is found.
    */
   readonly referencedKinds?: readonly KindRef[];
   /**

@@ -8,6 +8,7 @@ import { groupKind } from '../names/resource-key.js';
 import { type FromHostPolicy, parseFromHostPolicy } from './from-host.js';
 import { parseKeyExclusions } from './key-exclusions.js';
 import { LabelSelectorError, parseLabelSelector } from './label-selector.js';
+import { tenantDnsRuleProblem } from './tenant-dns.js';
 import { parseWorkloadPolicy, type WorkloadPolicy } from './workloads.js';
 
 /** Per-kind exclusions: a tenant object matching any of them is silently not synced. */
@@ -223,6 +224,8 @@ export function parseSyncPolicy(tenant: string, spec: unknown): SyncPolicy {
       });
     }
   }
+  const dnsProblem = tenantDnsRuleProblem(workloads?.tenantDns, rules);
+  if (dnsProblem) problems.push(dnsProblem);
   if (problems.length > 0) throw new InvalidPolicyError(tenant, problems);
   const policy: SyncPolicy = {
     hostNamespace: hostNamespace as string,

@@ -8,13 +8,9 @@ import type { KubeObject } from '../../ports/index.js';
 import { compileKeyExclusions, type KeyExclusions } from './key-exclusions.js';
 import { type LabelSelector, matchesLabelSelector, parseLabelSelector } from './label-selector.js';
 import type { KindRule } from './policy.js';
+import { TENANT_SYSTEM_NAMESPACES } from './system-namespaces.js';
 
-/** Tenant namespaces that belong to the tenant's control plane; never synced. */
-export const TENANT_SYSTEM_NAMESPACES: readonly string[] = Object.freeze([
-  'kube-system',
-  'kube-public',
-  'kube-node-lease',
-]);
+export { TENANT_SYSTEM_NAMESPACES };
 
 /** A KindRule prepared for matching many objects (the selector parsed once). */
 export interface CompiledKindRule {

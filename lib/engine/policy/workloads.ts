@@ -11,6 +11,7 @@ import {
   parseIsolation,
 } from './isolation.js';
 import { type KubeletGateway, withKubeletGateway } from './kubelet-gateway.js';
+import { parseTenantDns, type TenantDns } from './tenant-dns.js';
 import {
   isDnsSubdomain,
   parseClassMap,
@@ -19,6 +20,7 @@ import {
   type Toleration,
 } from './workload-scheduling.js';
 
+export type { TenantDns, TenantServiceRef } from './tenant-dns.js';
 export type { Toleration } from './workload-scheduling.js';
 
 /** What tenant Pods may have on the host. Absent fields mean the hardened default. */
@@ -35,7 +37,10 @@ export interface WorkloadPolicy {
    * `KUBERNETES_SERVICE_HOST`/`PORT`. Default: the server of the tenant kubeconfig.
    */
   tenantApiEndpoint?: string;
-  /** The tenant's DNS for host Pods; absent: host Pods use the host's DNS. */
+  /**
+   * The tenant's DNS for host Pods (`tenant-dns.ts`): a nameserver, or the tenant DNS Service whose
+   * host copy's cluster IP host Pods get; absent: host Pods use the host's DNS.
+   */
   tenantDns?: TenantDns;
   /**
    * The host priority class of every host Pod that {@link priorityClasses} does not map. Absent
@@ -79,14 +84,6 @@ export function isolationOf(policy: WorkloadPolicy | undefined): IsolationPolicy
 export const EventsBack = { Warning: 'Warning', All: 'All', None: 'None' } as const;
 export type EventsBack = (typeof EventsBack)[keyof typeof EventsBack];
 
-/** A DNS server that answers for the tenant's Services, and the tenant's cluster domain. */
-export interface TenantDns {
-  /** An IP address. */
-  nameserver: string;
-  /** Default `cluster.local`. */
-  clusterDomain: string;
-}
-
 /** Where a Pod reaches an apiserver: `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT`. */
 export interface ApiEndpoint {
   host: string;
@@ -117,21 +114,6 @@ function parseEndpointText(text: string): ApiEndpoint | undefined {
   // A URL keeps IPv6 brackets; the variable takes the bare address, as a kubelet writes it.
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
   return { host, port: parsed.port === '' ? '443' : parsed.port };
-}
-
-const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
-
-function parseTenantDns(value: unknown, problems: string[]): TenantDns | undefined {
-  if (!isRecord(value)) {
-    problems.push('spec.workloads.tenantDns must be an object');
-    return undefined;
-  }
-  const { nameserver, clusterDomain = 'cluster.local' } = value;
-  const ip = typeof nameserver === 'string' && (IPV4.test(nameserver) || nameserver.includes(':'));
-  if (!ip) problems.push('spec.workloads.tenantDns.nameserver must be an IP address');
-  const domain = typeof clusterDomain === 'string' && isDnsSubdomain(clusterDomain);
-  if (!domain) problems.push('spec.workloads.tenantDns.clusterDomain must be a DNS domain');
-  return ip && domain ? { nameserver, clusterDomain } : undefined;
 }
 
 /** Parses `spec.workloads`; every problem goes to `problems`. */

@@ -27,6 +27,7 @@ import type { KindOutcome, KindTurn } from '../kind-module.js';
 import { dropNodeReads, prefetchNodeReads } from '../node/node-reads.js';
 import { ownCopies } from '../status-back.js';
 import { listHostPods, PodStatusBack } from './status-back.js';
+import { tenantDnsFacts } from './tenant-dns.js';
 import { syncPodTokens } from './tokens.js';
 
 /**
@@ -75,7 +76,8 @@ function takeHostPods(
 
 /**
  * The Pod kind's turn (see the module doc): before the path, the host Pods read ahead with a
- * resumed watch; while it runs, the tenant Pods it reads and, on a full path, its host listing
+ * resumed watch; while it runs, the tenant Pods it reads, the host address of the tenant DNS
+ * Service when the policy names one (`tenant-dns.ts`) and, on a full path, its host listing
  * (which starts the tenant Nodes step's reads); after it, tokens, Nodes, bindings, endings and
  * statuses.
  */
@@ -89,8 +91,11 @@ export function podTurn(ctx: PassContext, compiled: CompiledKindRule): KindTurn 
   const early =
     'resume' in plan && since !== undefined ? takeHostPods(ctx, rule, plan.resume) : undefined;
   let listed: readonly KubeObject[] | undefined;
+  // Only with a tenant DNS Service: facts keep a kind's objects off the in-sync memo.
+  const hostFacts = tenantDnsFacts(ctx);
   return {
     observe: status.note,
+    ...(hostFacts ? { hostFacts } : {}),
     listedHost: (hostObjects) => {
       listed = hostObjects;
       // The tenant Nodes step's reads, while the kind takes in its tenant pages (`node-reads.ts`).

@@ -204,6 +204,11 @@ describe('applyOrder', () => {
       expected: ['PersistentVolumeClaim', 'Secret', 'ConfigMap', 'Pod'],
     },
     {
+      name: 'Pods after Services (the tenant DNS Service whose copy the Pod turn reads)',
+      rules: [POD, { apiVersion: 'v1', kind: 'Service' }],
+      expected: ['Service', 'Pod'],
+    },
+    {
       name: 'a kind not referred to keeps its place',
       rules: [{ apiVersion: 'example.com/v1', kind: 'Widget' }, POD, CONFIGMAP],
       expected: ['Widget', 'ConfigMap', 'Pod'],

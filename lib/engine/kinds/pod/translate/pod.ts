@@ -15,7 +15,7 @@
  * touches only what a running Pod lets change (`pod-update.ts`).
  */
 import { isRecord } from '../../../../common/index.js';
-import { type KubeObject, POD } from '../../../../ports/index.js';
+import { type KubeObject, POD, SERVICE } from '../../../../ports/index.js';
 import { Annotations, POD_NODE_LABELS } from '../../../names/metadata.js';
 import { hostName, tokenSecretName } from '../../../names/naming.js';
 import { parseApiEndpoint } from '../../../policy/workloads.js';
@@ -57,7 +57,8 @@ function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, h
   mountTokenSecret(spec, tokens, tokenSecretName(host));
   const endpoint = workloads?.tenantApiEndpoint && parseApiEndpoint(workloads.tenantApiEndpoint);
   if (endpoint) tenantApiEnv(spec, endpoint);
-  if (workloads?.tenantDns) tenantDnsConfig(spec, workloads.tenantDns, vns);
+  const dns = workloads?.tenantDns;
+  if (dns) tenantDnsConfig(spec, dns, vns, target.tenantDnsAddress);
   // The Pod's DNS name is `<hostname>.<subdomain>`: the subdomain is a headless Service of the
   // virtual namespace, whose host copy has the host name.
   if (typeof spec.subdomain === 'string' && spec.subdomain !== '') {
@@ -79,7 +80,9 @@ function withOwnProjection(volume: unknown): unknown {
 /** Pods: see the module doc. */
 export const POD_TRANSLATOR: KindTranslator = {
   kind: POD,
-  referencedKinds: POD_REFERENCED_KINDS,
+  // Services too: a tenant DNS Service's copy (`spec.workloads.tenantDns.service`) made in the
+  // pass is read by the Pod kind's turn after it, for the host Pods' nameserver.
+  referencedKinds: [...POD_REFERENCED_KINDS, SERVICE],
   // The tenant apiserver's binding copies these from the tenant Node (PodTopologyLabels admission,
   // on by default since 1.35), the host's from the host node: the host Pod has its own.
   ignoredLabels: POD_NODE_LABELS,

@@ -199,20 +199,40 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
+/** Whether a Pod spec asks for cluster DNS: `ClusterFirst` (the default) or `ClusterFirstWithHostNet`. */
+export function asksClusterDns(spec: unknown): boolean {
+  const policy = isRecord(spec) ? spec.dnsPolicy : undefined;
+  return policy !== 'None' && policy !== 'Default';
+}
+
 /**
  * The tenant's DNS for a Pod that asks for cluster DNS (`ClusterFirst`, the default, or
  * `ClusterFirstWithHostNet`): `dnsPolicy: None` with the tenant nameserver and the searches a
  * kubelet would write in the virtual namespace, the tenant's own `dnsConfig` after them. A Pod
- * asking for `Default` (the node's) or `None` (its own) keeps what it asked.
+ * asking for `Default` (the node's) or `None` (its own) keeps what it asked. With a tenant DNS
+ * Service, the nameserver is its host copy's cluster IP, `serviceAddress`, which the Pod kind's
+ * turn read.
+ * @throws Error when the policy names a DNS Service and `serviceAddress` was not read: the Pod's
+ * error, never a refusal (a refused Pod's running copy would be collected).
  */
-export function tenantDnsConfig(spec: Json, dns: TenantDns, virtualNamespace: string): void {
-  const policy = spec.dnsPolicy;
-  if (policy === 'None' || policy === 'Default') return;
+export function tenantDnsConfig(
+  spec: Json,
+  dns: TenantDns,
+  virtualNamespace: string,
+  serviceAddress: string | undefined,
+): void {
+  if (!asksClusterDns(spec)) return;
+  const nameserver = 'nameserver' in dns ? dns.nameserver : serviceAddress;
+  if (nameserver === undefined) {
+    throw new Error(
+      'the host address of the tenant DNS Service (spec.workloads.tenantDns.service) was not read, so the Pod was not synced',
+    );
+  }
   const own = isRecord(spec.dnsConfig) ? spec.dnsConfig : {};
   const domain = dns.clusterDomain;
   const searches = [`${virtualNamespace}.svc.${domain}`, `svc.${domain}`, domain];
   const config: Json = {
-    nameservers: [dns.nameserver, ...strings(own.nameservers).filter((n) => n !== dns.nameserver)],
+    nameservers: [nameserver, ...strings(own.nameservers).filter((n) => n !== nameserver)],
     searches: [...searches, ...strings(own.searches).filter((s) => !searches.includes(s))],
     // ndots 5 is what a kubelet writes for cluster DNS, so `web.shop` is tried as a Service first.
     options: Array.isArray(own.options) ? own.options : [{ name: 'ndots', value: '5' }],
