@@ -7,7 +7,8 @@
  */
 import { errorMessage } from '../../common/index.js';
 import type { Clock, ClusterApi, PassResult } from '../../ports/index.js';
-import { type FollowStatusPatch, patchTenantClusterStatus } from '../tenant/status.js';
+import { patchTenantClusterStatus } from '../tenant/status.js';
+import type { FollowStatusPatch } from '../tenant/status-follow.js';
 import type { LeaseHeldError, LeaseHolding } from '../tenant/tenant-lease.js';
 
 /** How often a busy follow refreshes `status.follow`. */

@@ -17,6 +17,7 @@ import {
 } from '../../ports/index.js';
 import { type RetryEntry, readRetryEntries } from '../bounds/retry-backoff.js';
 import { type RetryGroup, readRetryGroups } from '../bounds/retry-overflow.js';
+import type { FollowStatusPatch } from './status-follow.js';
 
 /** One kind's resume point in `status.resume` (owner: `resume-point.ts`). */
 export interface ResumePoint {
@@ -138,22 +139,6 @@ export type TenantClusterStatusPatch = {
   lastPass?: LastPassStatus;
   follow?: FollowStatusPatch;
 };
-
-/**
- * `status.follow`, the latest follow of the tenant (owner: `follow/follow-status.ts`); `null`
- * removes a field (an active follow has no end yet).
- */
-export interface FollowStatusPatch {
-  active: boolean;
-  holder: string;
-  since: string;
-  passes: number;
-  changes: number;
-  latencyP50Ms: number | null;
-  latencyP99Ms: number | null;
-  endedAt: string | null;
-  endReason: string | null;
-}
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isCount = (value: unknown): value is number =>

@@ -42,17 +42,24 @@ describe('follow mode with the deploy/rbac grants', () => {
     });
     try {
       await waitFor('the first pass', async () => (passes.length > 0 ? true : undefined));
-      const spec = { automountServiceAccountToken: false, containers: [{ name: 'c', image: 'nginx:1' }] };
+      const spec = {
+        automountServiceAccountToken: false,
+        containers: [{ name: 'c', image: 'nginx:1' }],
+      };
       await t.tenantApi.create(tenantObject(t, POD, t.vns.a, 'web', { spec }));
       await waitFor(
         'the tenant Pod Running',
         async () => {
           const pod = await t.tenantApi.get(POD, t.vns.a, 'web');
-          return (pod?.status as { phase?: string } | undefined)?.phase === 'Running' ? true : undefined;
+          return (pod?.status as { phase?: string } | undefined)?.phase === 'Running'
+            ? true
+            : undefined;
         },
         60_000,
       );
-      expect(await t.hostApi.get(POD, t.hostNamespace, hostName('web', t.vns.a, t.name))).toBeDefined();
+      expect(
+        await t.hostApi.get(POD, t.hostNamespace, hostName('web', t.vns.a, t.name)),
+      ).toBeDefined();
     } finally {
       abort.abort();
     }
