@@ -147,6 +147,7 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
       try {
         const result = await runPass({
           ...options,
+          passId: undefined, // each pass its own
           sinks: [...(options.sinks ?? []), deletes],
           hostApi: guarded,
           lease: false,
