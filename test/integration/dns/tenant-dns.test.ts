@@ -82,6 +82,14 @@ describe('the tenant DNS (CoreDNS with the Corefile of deploy/tenant-dns)', () =
     const ip = clusterIpOf(await createService(ns, 'web', { selector: { app: 'web' }, ports }));
     const name = `web.${ns}.svc.cluster.local`;
     await answersEventually(() => resolveA(dns, name), { addresses: [ip] });
+    // Aligned: the address the tenant DNS answers is the host copy's, which the host serves.
+    expect((await pass(tenant)).result.errors).toEqual([]);
+    const copy = await tenant.hostApi.get(
+      SERVICE,
+      tenant.hostNamespace,
+      hostName('web', ns, tenant.name),
+    );
+    expect(clusterIpOf(copy)).toBe(ip);
     expect(await resolveATcp(dns, name)).toEqual({ addresses: [ip] });
     expect(await resolveA(dns, `nothing-here.${ns}.svc.cluster.local`)).toEqual({
       code: 'ENOTFOUND',
@@ -95,7 +103,7 @@ describe('the tenant DNS (CoreDNS with the Corefile of deploy/tenant-dns)', () =
     expect(copy).not.toBe(`${LONG_NAME}-x-${ns}-x-${tenant.name}`);
     await pass(tenant);
     const hosted = await tenant.hostApi.get(SERVICE, tenant.hostNamespace, copy);
-    expect(hosted).toBeDefined();
+    expect(clusterIpOf(hosted)).toBe(ip);
     await answersEventually(() => resolveA(dns, `${LONG_NAME}.${ns}.svc.cluster.local`), {
       addresses: [ip],
     });

@@ -6,11 +6,13 @@
  * passes until the tenant StatefulSet has 3 Ready. The tenant's own EndpointSlice of the headless
  * Service, made by the tenant's controller manager from the tenant Pods, then lists each Pod's
  * HOST address with its hostname: what a DNS reading the tenant answers for
- * `db-1.db.<ns>.svc.cluster.local`. The headless Service stays headless on both sides.
+ * `db-1.db.<ns>.svc.cluster.local`, and what the real tenant DNS does answer. The headless Service
+ * stays headless on both sides.
  */
 import { describe, expect, it } from '@jest/globals';
 import { hostName } from '../../../lib/engine/index.js';
 import type { KindRef, KubeObject } from '../../../lib/ports/index.js';
+import { resolveA, tenantDnsServer } from '../support/dns.js';
 import {
   createTenant,
   LABEL,
@@ -119,6 +121,16 @@ describe('StatefulSet identities', () => {
       'db-1': [hostIps.get('db-1')],
       'db-2': [hostIps.get('db-2')],
     });
+    // The tenant DNS (the real CoreDNS of deploy/tenant-dns, reading the tenant) answers each
+    // Pod's stable name with the host address of that Pod's copy.
+    const dns = tenantDnsServer();
+    for (const name of ['db-0', 'db-1', 'db-2']) {
+      const fqdn = `${name}.db.${ns}.svc.cluster.local`;
+      const expected = { addresses: [hostIps.get(name)] };
+      await waitFor(`${fqdn} answering its host address`, async () =>
+        JSON.stringify(await resolveA(dns, fqdn)) === JSON.stringify(expected) ? true : undefined,
+      );
+    }
     // Headless on both sides.
     const copy = await hostApi.get(SERVICE, t.hostNamespace, hostName('db', ns, t.name));
     expect((copy?.spec as { clusterIP?: string } | undefined)?.clusterIP).toBe('None');
