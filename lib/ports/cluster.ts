@@ -94,6 +94,8 @@ export interface HeldWatchOptions {
   signal: AbortSignal;
   /** Hears each change, in order, as it arrives. */
   onChange: (change: WatchChange) => void;
+  /** Hears each bookmark: every change up to its resourceVersion was delivered. */
+  onBookmark?: (resourceVersion: string) => void;
 }
 
 /**

@@ -54,7 +54,10 @@ export async function holdWatch(
           failed = { reason: parsed.failed, expired: / 410 /.test(`${parsed.failed} `) };
           return true;
         }
-        if ('bookmark' in parsed) resourceVersion = parsed.bookmark;
+        if ('bookmark' in parsed) {
+          resourceVersion = parsed.bookmark;
+          options.onBookmark?.(parsed.bookmark);
+        }
         if ('change' in parsed) {
           resourceVersion = parsed.change.object.metadata.resourceVersion ?? resourceVersion;
           options.onChange(parsed.change);

@@ -54,6 +54,11 @@ export interface FollowResult {
   failures: string[];
   /** Watches that failed and were answered by a pass. */
   gaps: number;
+  /**
+   * The passes' resumed watches: answered from the follow's own watches (no bookmark wait), and
+   * those the apiserver answered (`followed-changes.ts`).
+   */
+  resumedWatches: { fromFollow: number; fromApiserver: number };
 }
 
 /** The `p`th percentile (0..1) of ascending `sorted`, nearest rank. */
@@ -76,6 +81,8 @@ export class FollowRecord {
   private endedMs: number | undefined;
   private consecutiveFailures = 0;
   endReason: FollowEnd | undefined;
+  /** Counted by `FollowedChanges`, as the passes ask. */
+  readonly served = { buffered: 0, delegated: 0 };
   /** When the last change arrived or the follow started (epoch ms): quiet is measured from it. */
   lastActivityMs: number;
 
@@ -165,6 +172,7 @@ export class FollowRecord {
           }),
       failures: this.failures,
       gaps: this.gaps,
+      resumedWatches: { fromFollow: this.served.buffered, fromApiserver: this.served.delegated },
     };
   }
 

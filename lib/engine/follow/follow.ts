@@ -28,8 +28,10 @@ import type { PassOptions } from '../pass/options.js';
 import { runPass } from '../pass/pass.js';
 import { parseSyncPolicy } from '../policy/policy.js';
 import { leaseGuarded } from '../tenant/lease-guard.js';
+import { readTenantClusterStatus } from '../tenant/status.js';
 import { LeaseHeldError, leaseNamespaceOf, TenantLease } from '../tenant/tenant-lease.js';
 import { FollowEnd, FollowRecord, type FollowResult } from './follow-status.js';
+import { FollowedChanges } from './followed-changes.js';
 import { followTriggers, pause, TriggerWatches } from './triggers.js';
 import { Wakeups } from './wakeups.js';
 
@@ -103,11 +105,13 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
   const guarded = leaseGuarded(hostApi, lease, tenant);
   const deletes = new OwnDeletes();
   const wakeups = new Wakeups(clock, (namespace, name) => deletes.took(namespace, name));
+  const followed = new FollowedChanges(record.served);
   const watch = async () => {
     const { generation } = read.tenantCluster.metadata;
-    const triggers = followTriggers(tenant, read.policy, Number(generation ?? 0));
+    const { resume } = readTenantClusterStatus(read.tenantCluster);
+    const triggers = followTriggers(tenant, read.policy, Number(generation ?? 0), resume);
     const apis = { tenantApi, hostApi };
-    const watches = new TriggerWatches(apis, triggers, wakeups, options.watchSeconds);
+    const watches = new TriggerWatches(apis, triggers, wakeups, options.watchSeconds, followed);
     await watches.open();
     return watches;
   };
@@ -148,6 +152,7 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
         const result = await runPass({
           ...options,
           passId: undefined, // each pass its own
+          tenantApi: followed.wrap(tenantApi),
           sinks: [...(options.sinks ?? []), deletes],
           hostApi: guarded,
           lease: false,

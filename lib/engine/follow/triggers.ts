@@ -26,7 +26,9 @@ import { involvedObjectOf } from '../events/event-copy.js';
 import { kindModule } from '../kinds/registry.js';
 import { copySelector } from '../kinds/status-back.js';
 import { mayBeHostName } from '../names/naming.js';
+import { resourceKey } from '../names/resource-key.js';
 import type { SyncPolicy } from '../policy/policy.js';
+import type { FollowedChanges } from './followed-changes.js';
 
 /** How long the server holds each watch before the follow opens the next one. */
 export const HELD_WATCH_SECONDS = 60;
@@ -38,6 +40,8 @@ const BACKOFF_MS = { first: 500, last: 30_000 } as const;
 export interface Trigger {
   side: 'tenant' | 'host';
   kind: KindRef;
+  /** Where the watch starts (the kind's recorded resume point); absent: a one-item LIST says. */
+  startAt?: string;
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
@@ -51,12 +55,19 @@ export interface Trigger {
 }
 
 /** The watches that follow `tenant` under `policy` (see the module doc). */
-export function followTriggers(tenant: string, policy: SyncPolicy, generation: number): Trigger[] {
+export function followTriggers(
+  tenant: string,
+  policy: SyncPolicy,
+  generation: number,
+  resume: Readonly<Record<string, { resourceVersion: string } | undefined>> = {},
+): Trigger[] {
   const { hostNamespace } = policy;
-  const triggers: Trigger[] = policy.toHost.map((rule) => ({
-    side: 'tenant',
-    kind: { apiVersion: rule.apiVersion, kind: rule.kind },
-  }));
+  const triggers: Trigger[] = policy.toHost.map((rule) => {
+    const startAt = resume[resourceKey(rule)]?.resourceVersion;
+    const kind = { apiVersion: rule.apiVersion, kind: rule.kind };
+    // From the recorded point: the passes resume from it, and the watch proves their changes.
+    return { side: 'tenant', kind, ...(startAt === undefined ? {} : { startAt }) };
+  });
   let eventsBack = false;
   for (const rule of policy.toHost) {
     const module = kindModule(rule);
@@ -114,6 +125,8 @@ export class TriggerWatches {
     private readonly listener: TriggerListener,
     /** How long the server holds each watch (default {@link HELD_WATCH_SECONDS}). */
     private readonly watchSeconds = HELD_WATCH_SECONDS,
+    /** Hears what the tenant watches deliver, as the proof of the passes' resumed watches. */
+    private readonly followed?: FollowedChanges,
   ) {}
 
   /**
@@ -139,6 +152,7 @@ export class TriggerWatches {
   }
 
   private async startOf(trigger: Trigger): Promise<string> {
+    if (trigger.startAt !== undefined) return trigger.startAt;
     const page = await this.api(trigger).list(trigger.kind, {
       limit: 1,
       ...(trigger.namespace === undefined ? {} : { namespace: trigger.namespace }),
@@ -156,6 +170,8 @@ export class TriggerWatches {
     const { signal } = this.abort;
     let resourceVersion = from;
     let backoffMs: number = BACKOFF_MS.first;
+    const proof = trigger.side === 'tenant' ? this.followed : undefined;
+    proof?.opened(trigger.kind, from);
     while (!signal.aborted) {
       if (!api.holdWatch) {
         this.listener.gap(trigger, `the ${trigger.side} client cannot hold a watch`);
@@ -169,8 +185,10 @@ export class TriggerWatches {
         timeoutSeconds: this.watchSeconds,
         signal,
         onChange: (change) => {
+          proof?.changed(trigger.kind, change);
           if (trigger.wakes?.(change) ?? true) this.listener.changed(trigger, change);
         },
+        onBookmark: (at) => proof?.bookmarked(trigger.kind, at),
       });
       if (end.ended !== 'failed') {
         resourceVersion = end.resourceVersion;
@@ -178,7 +196,9 @@ export class TriggerWatches {
         continue;
       }
       if (signal.aborted) return;
+      proof?.broken(trigger.kind);
       resourceVersion = await this.reopen(trigger, end.reason, backoffMs);
+      proof?.opened(trigger.kind, resourceVersion);
       backoffMs = Math.min(backoffMs * 2, BACKOFF_MS.last);
     }
   }
@@ -195,7 +215,7 @@ export class TriggerWatches {
       await pause(backoffMs, signal);
       if (signal.aborted) return '';
       try {
-        const start = await this.startOf(trigger);
+        const start = await this.startOf({ ...trigger, startAt: undefined });
         this.listener.gap(trigger, reason);
         return start;
       } catch {

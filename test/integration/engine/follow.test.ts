@@ -116,8 +116,10 @@ describe('follow mode', () => {
     expect(result.changes).toBeGreaterThanOrEqual(3);
     expect(result.latency?.p99Ms).toBeGreaterThan(0);
     expect(following.passes.every((p) => p.errors.length === 0)).toBe(true);
-    // Every pass after the first resumed: only what changed was read.
+    // Every pass after the first resumed: only what changed was read, and what changed was
+    // proven by the follow's own watch, with no bookmark wait.
     expect(following.passes.slice(1).map((p) => p.path)).not.toContain('full');
+    expect(result.resumedWatches.fromFollow).toBeGreaterThan(0);
     expect(await followStatus(t)).toMatchObject({
       active: false,
       endReason: 'signal',

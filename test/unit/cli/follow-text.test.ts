@@ -52,6 +52,7 @@ describe('followSummary', () => {
     changes: 4,
     failures: [],
     gaps: 0,
+    resumedWatches: { fromFollow: 0, fromApiserver: 0 },
   };
   it('says how the follow ended, what it did and its latency', () => {
     const text = followSummary({

@@ -86,6 +86,7 @@ const FOLLOWED: FollowResult = {
   latency: { p50Ms: 180, p99Ms: 640, maxMs: 700 },
   failures: [],
   gaps: 1,
+  resumedWatches: { fromFollow: 3, fromApiserver: 1 },
 };
 
 let output: string[];
