@@ -59,6 +59,8 @@ export interface StartOptions {
    * Deployments make no ReplicaSets and namespaces never finish deleting.
    */
   workloads?: boolean;
+  /** The tenant apiserver's service range, when a test wants it not to be the host's. */
+  tenantServiceRange?: string;
 }
 
 const stateFile = (stateDir: string) => join(stateDir, 'state.json');
@@ -186,7 +188,12 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       log(`starting kube-apiserver '${name}' on https://127.0.0.1:${port}`);
       const child = startDaemon(
         binaries['kube-apiserver'],
-        apiServerArgs({ stateDir, pki, name, index: i, port, etcdPort }),
+        apiServerArgs({
+          ...{ stateDir, pki, name, index: i, port, etcdPort },
+          ...(name === 'tenant' && options.tenantServiceRange
+            ? { serviceRange: options.tenantServiceRange }
+            : {}),
+        }),
         logFile,
       );
       if (child.pid === undefined)

@@ -35,10 +35,13 @@ export interface ApiServerSpec {
   index: number;
   port: number;
   etcdPort: number;
+  /** Its service range, when not {@link SERVICE_CLUSTER_IP_RANGE} (a test's mismatched tenant). */
+  serviceRange?: string;
 }
 
 /** One kube-apiserver of the local control plane. */
-export function apiServerArgs({ stateDir, pki, name, port, etcdPort }: ApiServerSpec): string[] {
+export function apiServerArgs(spec: ApiServerSpec): string[] {
+  const { stateDir, pki, name, port, etcdPort } = spec;
   return [
     `--etcd-servers=http://127.0.0.1:${etcdPort}`,
     `--etcd-prefix=/${name}`,
@@ -55,7 +58,7 @@ export function apiServerArgs({ stateDir, pki, name, port, etcdPort }: ApiServer
     '--authorization-mode=RBAC',
     // One range for tenant and host: a tenant Service's cluster IP is then one its host copy can
     // have (docs/names-and-addresses.md), which tenants that run workloads require.
-    `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
+    `--service-cluster-ip-range=${spec.serviceRange ?? SERVICE_CLUSTER_IP_RANGE}`,
     '--disable-admission-plugins=ServiceAccount',
     '--allow-privileged=true',
     '--profiling=false',

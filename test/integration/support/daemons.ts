@@ -30,7 +30,9 @@ export interface DedicatedPlane {
   stop(): Promise<void>;
 }
 
-export async function startDedicatedPlane(): Promise<DedicatedPlane> {
+export async function startDedicatedPlane(
+  options: { tenantServiceRange?: string } = {},
+): Promise<DedicatedPlane> {
   const stateDir = await mkdtemp(join(tmpdir(), 'tenantplane-faults-'));
   const state = await startControlPlane({
     stateDir,
@@ -39,6 +41,7 @@ export async function startDedicatedPlane(): Promise<DedicatedPlane> {
     // Restart tests are about etcd and the apiservers: no scheduler, controller managers or kwok
     // to start, to load the two cores, or to reconnect after every restart.
     workloads: false,
+    ...options,
   });
   return {
     state,

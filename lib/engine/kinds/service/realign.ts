@@ -21,6 +21,8 @@ import type { CopyPair } from '../status-back.js';
 import type { ServiceRanges } from '../translator.js';
 import { alignable, clusterIpsOf, misaligned, placeIn, realignedService } from './cluster-ip.js';
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** Why the host copy did not get the tenant's address, as far as the host's ranges tell. */
 export function notGivenBecause(tenantIps: readonly string[], ranges: ServiceRanges): string {
   if ('unreadable' in ranges) return 'the host allocated its own';
@@ -90,11 +92,17 @@ export class Realign {
       ),
     );
     if (!dry.ok) {
-      const why = errorMessage(dry.error);
+      // The server's answer names the generated name: said as the Service's own, so the Skip is
+      // the same pass after pass (a changing reason would rewrite status.lastPass every pass).
+      const generated = new RegExp(`${escapeRegExp(`${name.slice(0, 50)}-`)}[a-z0-9]{5}`, 'g');
+      const why = errorMessage(dry.error).replace(generated, name);
+      const ranges = await this.ranges();
+      const hostRanges =
+        'unreadable' in ranges ? 'unread' : ranges.cidrs.join(', ') || 'none listed';
       this.decide(
         tenant,
         'Skip',
-        `not realigned to ${address}: the tenant apiserver refuses that address (${why}); the tenant's service range must be the host's (docs/names-and-addresses.md)`,
+        `not realigned to ${address}: the tenant apiserver refuses that address (${why}); the tenant's service range must be the host's (${hostRanges}; docs/names-and-addresses.md)`,
       );
       return false;
     }
