@@ -12,7 +12,6 @@ import {
 import { observe, until } from './latency-watch.js';
 
 export const DEPLOYMENT: KindRef = { apiVersion: 'apps/v1', kind: 'Deployment' };
-const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
 const SERVICE_ACCOUNT: KindRef = { apiVersion: 'v1', kind: 'ServiceAccount' };
 
 /** How long one rollout or one scale step may take before the bench gives up. */
@@ -151,18 +150,4 @@ export function withReplicas(replicas: number) {
     ...d,
     spec: { ...(d.spec as Record<string, unknown>), replicas },
   });
-}
-
-/** Waits until none of the Pods labelled `app: <name>` is left in `namespace`. */
-export async function podsGone(api: ClusterApi, namespace: string, name: string): Promise<number> {
-  const t0 = performance.now();
-  await until(
-    `the Pods of ${namespace}/${name} gone`,
-    async () =>
-      (await api.list(POD, { namespace, labelSelector: `app=${name}`, limit: 1 })).items.length ===
-      0,
-    STEP_TIMEOUT_MS,
-    500,
-  );
-  return performance.now() - t0;
 }
