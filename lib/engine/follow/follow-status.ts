@@ -109,18 +109,25 @@ export class FollowRecord {
   }
 
   /** A pass ended, converging the changes that arrived at `arrivals`. */
-  async passed(result: PassResult, arrivals: readonly number[], gaps: number): Promise<void> {
+  async passed(
+    result: PassResult,
+    arrivals: readonly number[],
+    gaps: number,
+    progress: boolean,
+  ): Promise<void> {
     const now = this.clock.now();
     this.passes += 1;
     this.changes += arrivals.length;
     this.gaps += gaps;
-    this.consecutiveFailures = 0;
+    // A pass that left work and wrote nothing is stuck on something a retry will not fix soon.
+    const stuck = !result.complete && !progress;
+    this.consecutiveFailures = stuck ? this.consecutiveFailures + 1 : 0;
     for (const at of arrivals) this.latencies.push(now - at);
     if (this.latencies.length > KEPT_LATENCIES) {
       this.latencies.splice(0, this.latencies.length - KEPT_LATENCIES);
     }
     if (arrivals.length > 0) this.lastActivityMs = Math.max(this.lastActivityMs, ...arrivals);
-    if (result.errors.length > 0 || !result.complete) this.lastActivityMs = now;
+    if (progress) this.lastActivityMs = now;
     if (now - (this.writtenMs ?? 0) >= STATUS_INTERVAL_MS) await this.write(true);
   }
 
@@ -132,7 +139,7 @@ export class FollowRecord {
     this.lastActivityMs = Math.max(this.lastActivityMs, ...arrivals, this.clock.now());
   }
 
-  /** How long to wait before the next pass after failed ones: 1 s, doubling, at most 30 s. */
+  /** How long to wait before the next pass after failed or stuck ones: 1 s, doubling, to 30 s. */
   retryMs(): number {
     return Math.min(30_000, 1000 * 2 ** Math.max(0, this.consecutiveFailures - 1));
   }

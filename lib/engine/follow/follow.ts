@@ -120,12 +120,17 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
   try {
     watches = await watch();
     await record.started();
-    let again = true; // the first pass, or one after a pass that left work
+    let again = true; // the first pass, or one after a pass that left work and made progress
+    let retryAt = Infinity; // after a pass that left work and made none (a lasting refusal)
     while (record.endReason === undefined) {
       const now = clock.now();
       if (ending(signal, untilMs, now)) {
         record.end(signal.aborted ? FollowEnd.Signal : FollowEnd.Deadline);
         break;
+      }
+      if (now >= retryAt) {
+        again = true;
+        retryAt = Infinity;
       }
       if (!again && !wakeups.pending()) {
         const quietMs =
@@ -135,7 +140,8 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
           break;
         }
         const quietAt = quietMs === undefined ? Infinity : record.lastActivityMs + quietMs;
-        await wakeups.next(Math.min(quietAt, (untilMs ?? Infinity) - END_MARGIN_MS), signal);
+        const endAt = (untilMs ?? Infinity) - END_MARGIN_MS;
+        await wakeups.next(Math.min(quietAt, endAt, retryAt), signal);
         continue;
       }
       if (wakeups.pending()) await pause(options.batchMs ?? DEFAULT_BATCH_MS, signal);
@@ -160,11 +166,13 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
           path: batch.full ? 'full' : 'auto',
           budget: { ...options.budget, deadline },
         });
-        await record.passed(result, batch.arrivals, batch.gaps.length);
+        const progress = writesOf(result) > 0;
+        await record.passed(result, batch.arrivals, batch.gaps.length, progress);
         options.onPass?.(result, batch.arrivals.length);
-        // Left work: at once when it made progress, else after a pause (a lasting error).
-        again = !result.complete;
-        if (again && writesOf(result) === 0) await pause(record.retryMs(), signal);
+        // Left work: at once when it made progress; else again after a back-off, which changes
+        // and the quiet end may come before (a deletion the mass-delete guard holds, a refusal).
+        again = !result.complete && progress;
+        retryAt = result.complete || progress ? Infinity : clock.now() + record.retryMs();
       } catch (error) {
         if (error instanceof LeaseHeldError) {
           record.end(FollowEnd.LeaseLost);
