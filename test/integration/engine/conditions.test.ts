@@ -196,6 +196,7 @@ describe('status conditions', () => {
       'REASON',
       'PAUSED',
       'COMPLETE',
+      'FOLLOWED',
       'CREATED',
       'UPDATED',
       'DELETED',

@@ -212,6 +212,7 @@ describe('a tenant through its life', () => {
       'REASON',
       'PAUSED',
       'COMPLETE',
+      'FOLLOWED',
       'CREATED',
       'UPDATED',
       'DELETED',
@@ -221,6 +222,7 @@ describe('a tenant through its life', () => {
     ]);
     const cells = row?.split(/\s{2,}/);
     expect(cells?.slice(0, 3)).toEqual([t.name, t.hostNamespace, 'True']);
+    // Never followed: the Followed cell is empty.
     expect(cells?.slice(5)).toEqual(['Converged', 'false', 'true', '0', '0', '1', '0', '0', '0']);
   });
 });
