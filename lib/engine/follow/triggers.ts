@@ -106,6 +106,15 @@ export function followTriggers(
   return triggers;
 }
 
+/** The namespace and selectors of a trigger's LIST and WATCH, those it sets. */
+function whereOf({ namespace, labelSelector, fieldSelector }: Trigger) {
+  return {
+    ...(namespace === undefined ? {} : { namespace }),
+    ...(labelSelector === undefined ? {} : { labelSelector }),
+    ...(fieldSelector === undefined ? {} : { fieldSelector }),
+  };
+}
+
 /** What the held watches tell the follow. */
 export interface TriggerListener {
   /** A change that wakes the follow, as it arrived. */
@@ -155,9 +164,7 @@ export class TriggerWatches {
     if (trigger.startAt !== undefined) return trigger.startAt;
     const page = await this.api(trigger).list(trigger.kind, {
       limit: 1,
-      ...(trigger.namespace === undefined ? {} : { namespace: trigger.namespace }),
-      ...(trigger.labelSelector === undefined ? {} : { labelSelector: trigger.labelSelector }),
-      ...(trigger.fieldSelector === undefined ? {} : { fieldSelector: trigger.fieldSelector }),
+      ...whereOf(trigger),
     });
     if (page.resourceVersion === undefined) {
       throw new Error(`the LIST of ${trigger.kind.kind} answered no resourceVersion`);
@@ -179,9 +186,7 @@ export class TriggerWatches {
       }
       const end = await api.holdWatch(trigger.kind, {
         resourceVersion,
-        ...(trigger.namespace === undefined ? {} : { namespace: trigger.namespace }),
-        ...(trigger.labelSelector === undefined ? {} : { labelSelector: trigger.labelSelector }),
-        ...(trigger.fieldSelector === undefined ? {} : { fieldSelector: trigger.fieldSelector }),
+        ...whereOf(trigger),
         timeoutSeconds: this.watchSeconds,
         signal,
         onChange: (change) => {
