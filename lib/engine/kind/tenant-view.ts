@@ -130,10 +130,13 @@ export class TenantView {
       }
       if (!this.ofRuleKind(object)) continue;
       const key = sourceKey(namespace, name);
+      const excluded = isExcluded(this.compiled, object);
       // A source being deleted in the tenant is gone already as far as the host is concerned. A
       // Pod's copy goes with the Pod's grace period, and the Pod waits for the engine to end it.
+      // One the policy leaves out is never ended by this engine, even when bound: another
+      // TenantCluster, or the tenant's own kubelet, may be ending it.
       if (object.metadata.deletionTimestamp) {
-        if (this.module.ending && !this.ending.has(key)) {
+        if (!excluded && this.module.ending && !this.ending.has(key)) {
           this.ending.set(key, this.module.ending(object));
           this.observe?.(object);
         }
@@ -142,7 +145,7 @@ export class TenantView {
       // Taken in before the listing restarted (an expired continue token): applied already.
       if (this.listed.has(key)) continue;
       this.listed.add(key);
-      if (isExcluded(this.compiled, object)) continue;
+      if (excluded) continue;
       this.desired.add(key);
       // The very states found in sync last time: the same answer, without the work. Not with
       // facts read of the host: they may have changed while neither object did.

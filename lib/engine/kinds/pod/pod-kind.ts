@@ -21,7 +21,7 @@ import type { PassContext } from '../../context/pass-context.js';
 import { readKey } from '../../context/read-ahead.js';
 import { attempt } from '../../errors.js';
 import { ourCopySource } from '../../names/reverse-mapping.js';
-import type { CompiledKindRule } from '../../policy/scope.js';
+import { type CompiledKindRule, isExcluded } from '../../policy/scope.js';
 import type { ResumePoint } from '../../tenant/status.js';
 import type { KindOutcome, KindTurn } from '../kind-module.js';
 import { dropNodeReads, prefetchNodeReads } from '../node/node-reads.js';
@@ -104,7 +104,7 @@ export function podTurn(ctx: PassContext, compiled: CompiledKindRule): KindTurn 
     ...(early ? { hostCopies: early } : {}),
     async afterKind(outcome) {
       try {
-        await afterPods(ctx, rule, { resuming, since, status, early, listed }, outcome);
+        await afterPods(ctx, compiled, { resuming, since, status, early, listed }, outcome);
       } finally {
         await dropNodeReads(ctx); // Node reads started ahead and not taken: no request outlives it
       }
@@ -123,10 +123,11 @@ interface PodPath {
 
 async function afterPods(
   ctx: PassContext,
-  rule: KindRef,
+  compiled: CompiledKindRule,
   { resuming, since, status, early, listed }: PodPath,
   { wrote, troubledSince: troubled }: KindOutcome,
 ): Promise<void> {
+  const { rule } = compiled;
   const minting = ctx.scope.tenantApi.createToken !== undefined || status.bindsNodes;
   // A full path's host listing, when the kind wrote no Pod since, is what a listing would show.
   const current = listed !== undefined && !wrote ? ownCopies(ctx, rule, listed) : undefined;
@@ -135,7 +136,8 @@ async function afterPods(
   else if (early && !wrote) pods = await early;
   else if ((minting && (!resuming || wrote)) || status.pending || early)
     pods = await listHostPods(ctx, rule);
-  const changed = pods && since !== undefined ? await noteChanged(ctx, status, pods, since) : 0;
+  const changed =
+    pods && since !== undefined ? await noteChanged(ctx, compiled, status, pods, since) : 0;
   // Host Pods listed in a pass that wrote none: no Secret to write unless one mounts a token.
   const steady = pods !== undefined && !wrote && (pods === current || early !== undefined);
   await syncPodTokens(
@@ -166,6 +168,7 @@ async function afterPods(
  */
 async function noteChanged(
   ctx: PassContext,
+  compiled: CompiledKindRule,
   status: PodStatusBack,
   pods: readonly KubeObject[],
   since: string,
@@ -189,7 +192,11 @@ async function noteChanged(
           fieldSelector: `metadata.name=${source.virtualName}`,
           limit: 1,
         });
-        for (const pod of page.items) status.note({ ...POD, ...pod });
+        // One the policy leaves out now is not this engine's to end or to show a status on.
+        for (const pod of page.items) {
+          const item = { ...POD, ...pod };
+          if (!isExcluded(compiled, item)) status.note(item);
+        }
       }),
     ),
   );

@@ -202,4 +202,47 @@ describe('Pod endings', () => {
     expect(tenantApi.requestCount().writes).toBe(writesBefore);
     expect(tenantApi.peek(POD, 'shop', 'web')).toBeDefined();
   });
+  it('a Pod the policy leaves out is never ended, bound and being deleted or bound without a copy (another TenantCluster of a shared tenant apiserver bound it)', async () => {
+    const bound = (name: string): KubeObject => {
+      const pod = tenantPod(name, { nodeName: 'node-a' });
+      return {
+        ...pod,
+        metadata: {
+          ...pod.metadata,
+          labels: { team: 'other' },
+          annotations: { 'tenantplane.io/bound-host-pod': `host-uid-${name}` },
+        },
+      };
+    };
+    const { tenantApi, hostApi } = clusters(
+      [tenantPod('web'), bound('deleting'), bound('lost')],
+      [hostNode],
+      { toHost: [{ ...POD, exclude: { labelSelector: 'team=other' } }] },
+      { tenant: { kubeletGrace: true } },
+    );
+    await tenantApi.delete(
+      POD,
+      'shop',
+      'deleting',
+      { uid: 'uid-deleting' },
+      { gracePeriodSeconds: 30 },
+    );
+    const writesBefore = tenantApi.requestCount().writes;
+    for (const path of ['full' as const, undefined, 'full' as const]) {
+      const result = await runPass({
+        tenant: 'dev',
+        tenantApi,
+        hostApi,
+        clock: { now: () => LATER },
+        ...(path ? { path } : {}),
+      });
+      expect(result.errors).toEqual([]);
+      expect(podLines(result).filter((line) => !line.includes('shop/web'))).toEqual([]);
+    }
+    // Not one tenant write: the in-scope Pod was never scheduled, so nothing binds it either.
+    expect(tenantApi.requestCount().writes).toBe(writesBefore);
+    expect(tenantApi.peek(POD, 'shop', 'deleting')?.metadata.deletionTimestamp).toBeDefined();
+    expect(tenantApi.peek(POD, 'shop', 'lost')).toBeDefined();
+    expect(hostApi.peek(POD, HOST_NS, hn('shop', 'deleting'))).toBeUndefined();
+  });
 });
