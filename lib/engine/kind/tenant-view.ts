@@ -177,7 +177,7 @@ export class TenantView {
           virtualName: name,
         };
         const requires = referencesOf(item).filter((ref) => !ref.optional);
-        const noRecreate = this.module.noRecreate?.(object);
+        const noRecreate = this.module.noRecreate?.(object, this.workloads);
         const version = objectVersion(object);
         work.push({
           desired: translation.host,

@@ -9,6 +9,7 @@ import type { PassContext } from '../context/pass-context.js';
 import type { HostView } from '../listing/host-view.js';
 import type { HostOwnedFields } from '../object/kind-traits.js';
 import type { CompiledKindRule } from '../policy/scope.js';
+import type { WorkloadPolicy } from '../policy/workloads.js';
 import type { ResumePoint } from '../tenant/status.js';
 import type { StatusBackRule } from './status-patch.js';
 import type { HostFacts, KindTranslator } from './translator.js';
@@ -71,8 +72,12 @@ export interface KindModule {
    * copy is deleted with, or `undefined` for none set. Such a source is still observed.
    */
   readonly ending?: (source: KubeObject) => number | undefined;
-  /** Why a source must not get a new copy once its copy is gone (a Pod that ran), or undefined. */
-  readonly noRecreate?: (source: KubeObject) => string | undefined;
+  /**
+   * Why a source must not get a new copy, or undefined; a copy it has is kept and updated (a Pod
+   * that ran is not made anew once the host ended its copy; a claim of a storage class the policy
+   * does not allow gets no copy, while one made before the policy said so keeps its data).
+   */
+  readonly noRecreate?: (source: KubeObject, workloads: WorkloadPolicy) => string | undefined;
   /** Starts host reads of a kind that will resume from `point`, alongside the resumed watches. */
   readonly prefetch?: (ctx: PassContext, rule: KindRef, point: ResumePoint) => void;
   /** The kind's turn around the generic path; without it the path runs alone. */

@@ -12,12 +12,18 @@
  * refused, as for ephemeral volumes: the tenant's grant for it (a ReferenceGrant) is not something
  * the host can check, and naming the host copy without it would let a claim clone any claim of its
  * tenant.
+ *
+ * The class a claim's copy gets is limited when the policy lists classes
+ * (`spec.workloads.volumes.storageClasses`), and `""` (no class: the host's volume controller
+ * binds any unclaimed volume of no class, an operator's or another tenant's released one) only
+ * when listed. That limit stops a new copy only: a copy made before the policy narrowed keeps its
+ * data, as deleting a claim would delete its volume.
  */
 import { cloneJson, isRecord, jsonEqual } from '../../common/index.js';
 import { type KubeObject, PERSISTENT_VOLUME_CLAIM } from '../../ports/index.js';
 import { hostName } from '../names/naming.js';
 import { simpleSpecFields } from '../object/kind-traits.js';
-import type { WorkloadPolicy } from '../policy/workloads.js';
+import { isolationOf, type WorkloadPolicy } from '../policy/workloads.js';
 import type { KindModule } from './kind-module.js';
 import { statusBackTurn } from './status-back.js';
 import { type StatusBackRule, statusOf } from './status-patch.js';
@@ -52,6 +58,38 @@ export function mapStorageClass(spec: Record<string, unknown>, policy?: Workload
   if (typeof tenantClass !== 'string' || tenantClass === '') return;
   const hostClass = policy?.storageClasses?.[tenantClass];
   if (hostClass !== undefined) spec.storageClassName = hostClass;
+}
+
+/** The host storage class a claim spec asks for, the policy's mapping applied; absent: none named. */
+function hostClassOf(spec: Record<string, unknown>, policy?: WorkloadPolicy): string | undefined {
+  const tenantClass = spec.storageClassName;
+  if (typeof tenantClass !== 'string') return undefined;
+  return tenantClass === '' ? '' : (policy?.storageClasses?.[tenantClass] ?? tenantClass);
+}
+
+/**
+ * Why claim `source` must get no new copy: its host storage class is not one the policy allows
+ * (`spec.workloads.volumes.storageClasses`), or it asks for no class (`""`, static binding) which
+ * the policy does not list; `undefined` otherwise. Not a refusal: a copy it has keeps its data.
+ */
+export function claimClassRefusal(
+  source: KubeObject,
+  policy: WorkloadPolicy | undefined,
+): string | undefined {
+  if (!isRecord(source.spec)) return undefined;
+  const hostClass = hostClassOf(source.spec, policy);
+  if (hostClass === undefined) return undefined; // the host's default class
+  const allowed = isolationOf(policy).volumes.storageClasses;
+  if (allowed?.includes(hostClass) ?? hostClass !== '') return undefined;
+  const knob = `spec.workloads.volumes.storageClasses: ${
+    allowed === undefined ? 'any named class' : allowed.map((c) => `"${c}"`).join(', ') || 'none'
+  }`;
+  if (hostClass === '') {
+    return `the claim asks for no storage class (spec.storageClassName: ""), so the host would bind it to any unclaimed volume of no class, an operator's or another tenant's; the policy does not allow that (${knob}): name a storage class, or leave the field out for the host's default`;
+  }
+  const mapped =
+    hostClass === source.spec.storageClassName ? '' : ' (mapped by spec.workloads.storageClasses)';
+  return `the claim's host storage class "${hostClass}"${mapped} is not one the policy allows (${knob})`;
 }
 
 /**
@@ -124,5 +162,6 @@ export const PERSISTENT_VOLUME_CLAIM_MODULE: KindModule = {
   statusBack: CLAIM_STATUS,
   eventsBack: true,
   hostView: 'status',
+  noRecreate: claimClassRefusal,
   startKind: (ctx, compiled) => statusBackTurn(ctx, compiled, CLAIM_STATUS),
 };

@@ -68,6 +68,23 @@ export interface IngressLimits {
   annotations: readonly string[];
 }
 
+/** What a tenant's Pods and claims may get of the host's storage. */
+export interface VolumeLimits {
+  /**
+   * CSI drivers an inline `csi` volume of a Pod may name; default none. The host node's driver
+   * mounts it with the driver's own identity (a secrets store, a cloud's file system), which is
+   * not the tenant's.
+   */
+  csiDrivers: readonly string[];
+  /**
+   * Host storage classes a claim's new copy may get (its class after `storageClasses` mapping);
+   * absent: any named class. A claim without a class gets the host's default class and is always
+   * allowed. `""` (no class: the host binds any unclaimed volume of no class, an operator's or
+   * another tenant's) is allowed only when listed.
+   */
+  storageClasses?: readonly string[];
+}
+
 /** The isolation knobs of `spec.workloads`, every default the narrowest. */
 export interface IsolationPolicy {
   /**
@@ -85,6 +102,7 @@ export interface IsolationPolicy {
   endpoints: EndpointLimits;
   networkPolicies: NetworkPolicyLimits;
   ingresses: IngressLimits;
+  volumes: VolumeLimits;
 }
 
 /** The narrowest isolation: what a policy that says nothing gets. */
@@ -102,6 +120,7 @@ export const DEFAULT_ISOLATION: IsolationPolicy = Object.freeze({
   endpoints: Object.freeze({ cidrs: [] }),
   networkPolicies: Object.freeze({ cidrs: [], hostNamespaces: {} }),
   ingresses: Object.freeze({ hostSuffixes: [], classes: [], annotations: [] }),
+  volumes: Object.freeze({ csiDrivers: [] }),
 });
 
 /** The default of a policy that allows host access: the privileged level, the rest as narrow. */
@@ -120,6 +139,7 @@ export const ISOLATION_KEYS: readonly string[] = [
   'endpoints',
   'networkPolicies',
   'ingresses',
+  'volumes',
 ];
 
 const SERVICE_TYPES: readonly string[] = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
@@ -235,6 +255,18 @@ export function parseIsolation(
     hostSuffixes: strings(ing.hostSuffixes, `${at}.ingresses.hostSuffixes`, problems) ?? [],
     classes: strings(ing.classes, `${at}.ingresses.classes`, problems) ?? [],
     annotations: strings(ing.annotations, `${at}.ingresses.annotations`, problems) ?? [],
+  };
+  const vol = section(workloads.volumes, `${at}.volumes`, problems);
+  const storageClasses = strings(
+    vol.storageClasses,
+    `${at}.volumes.storageClasses`,
+    problems,
+    (name) => name === '' || isDnsSubdomain(name),
+    'storage class names (or "" for no class)',
+  );
+  policy.volumes = {
+    csiDrivers: strings(vol.csiDrivers, `${at}.volumes.csiDrivers`, problems) ?? [],
+    ...(storageClasses ? { storageClasses } : {}),
   };
   return policy;
 }

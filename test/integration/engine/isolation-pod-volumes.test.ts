@@ -8,7 +8,11 @@
  * of the tenant's own, a toleration of every taint and another runtime class are Skips naming the
  * field, with no host object; the policy's runtime class is set on every other host Pod, and a
  * class the policy names later is a Skip on the running Pod, with no write, pass after pass. Each
- * time a uid/resourceVersion snapshot of the host namespace shows nothing else changed.
+ * time a uid/resourceVersion snapshot of the host namespace shows nothing else changed. An inline CSI
+ * volume of a driver the policy does not list is a Skip too. A claim asking for no storage class
+ * (`""`), which the host would bind to an operator's unclaimed volume, gets no copy, nor does a
+ * claim of a class the policy stops listing, while the copy such a claim already has keeps its
+ * data (neither deleted nor written).
  */
 import { describe, expect, it } from '@jest/globals';
 import { hostName } from '../../../lib/engine/index.js';
@@ -202,6 +206,11 @@ describe('Pod volumes, resource claims and sandbox controls', () => {
         'spec.volumes[data].nfs',
       ],
       [
+        'csi',
+        { volumes: [{ name: 'secrets', csi: { driver: 'secrets-store.csi.k8s.io' } }] },
+        'spec.volumes[secrets].csi',
+      ],
+      [
         'gpu',
         {
           resourceClaims: [{ name: 'gpu', resourceClaimName: 'shared-gpu' }],
@@ -266,5 +275,77 @@ describe('Pod volumes, resource claims and sandbox controls', () => {
       if (n === 2) expect(refused.result.requests.host.writes).toBe(0);
     }
     expect(diffSnapshots(settled, await snapshot(t.hostNamespace))).toEqual(NOTHING);
+  });
+
+  it('a claim of no class ("") gets no copy and the operator’s unclaimed volume stays free; once the policy lists classes, a claim of another gets none, and a copy made before keeps its data', async () => {
+    const t = await createTenant(apis(), 'iv-class', { toHost: [CLAIM] });
+    const ns = t.vns.a;
+    // An operator's statically provisioned volume of no class: what a "" claim binds to.
+    const pv = `iv-static-${RUN}`;
+    await ensure(t.hostApi, {
+      ...PV,
+      metadata: { name: pv },
+      spec: {
+        capacity: { storage: '1Mi' },
+        accessModes: ['ReadWriteOnce'],
+        hostPath: { path: `/tmp/iv-static-${RUN}` },
+        persistentVolumeReclaimPolicy: 'Retain',
+      },
+    });
+    const claimOf = (name: string, storageClassName?: string) =>
+      tenantObject(t, CLAIM, ns, name, {
+        spec: { ...CLAIM_SPEC, ...(storageClassName === undefined ? {} : { storageClassName }) },
+      });
+    await t.tenantApi.create(claimOf('static', ''));
+    await t.tenantApi.create(claimOf('kept', 'standard'));
+    await t.tenantApi.create(claimOf('plain'));
+
+    const before = await snapshot(t.hostNamespace);
+    const first = await pass(t);
+    expect(first.result.errors).toEqual([]);
+    const skips = first.result.decisions.filter((d) => d.action === 'Skip');
+    expect(skips.map((d) => [d.tenantRef.name, d.reason])).toEqual([
+      [
+        'static',
+        expect.stringContaining(
+          'the claim asks for no storage class (spec.storageClassName: ""), so the host would bind it to any unclaimed volume of no class',
+        ),
+      ],
+    ]);
+    const kept = hostName('kept', ns, t.name);
+    const plain = hostName('plain', ns, t.name);
+    expect(
+      await t.hostApi.get(CLAIM, t.hostNamespace, hostName('static', ns, t.name)),
+    ).toBeUndefined();
+    await phaseOf(t, 'host', t.hostNamespace, kept, ['Bound']);
+    await phaseOf(t, 'host', t.hostNamespace, plain, ['Bound']);
+    const made = diffSnapshots(before, await snapshot(t.hostNamespace));
+    expect(made.created).toEqual(
+      expect.arrayContaining([`PersistentVolumeClaim/${kept}`, `PersistentVolumeClaim/${plain}`]),
+    );
+    expect(made.created.filter((k) => k.startsWith('PersistentVolumeClaim/'))).toHaveLength(2);
+    expect(made.deleted).toEqual([]);
+
+    // The operator lists the classes a new copy may get; "standard" is not among them.
+    const tc = await tenantClusterObject(t);
+    await t.hostApi.update({
+      ...tc,
+      spec: { ...(tc.spec as Spec), workloads: { volumes: { storageClasses: [`gold-${RUN}`] } } },
+    });
+    await t.tenantApi.create(claimOf('late', 'standard'));
+    const settled = await snapshot(t.hostNamespace);
+    for (const n of [1, 2]) {
+      const limited = await pass(t, { full: true });
+      expect({ n, errors: limited.result.errors }).toEqual({ n, errors: [] });
+      const lines = limited.result.decisions.map((d) => `${d.action} ${d.tenantRef.name}`).sort();
+      expect({ n, lines }).toEqual({ n, lines: ['Skip late', 'Skip static'] });
+      const late = limited.result.decisions.find((d) => d.tenantRef.name === 'late');
+      expect(late?.reason).toBe(
+        `the claim's host storage class "standard" is not one the policy allows (spec.workloads.volumes.storageClasses: "gold-${RUN}")`,
+      );
+    }
+    // The copy of "kept" (class "standard") is neither deleted nor written: its data stays.
+    expect(diffSnapshots(settled, await snapshot(t.hostNamespace))).toEqual(NOTHING);
+    expect((await t.hostApi.get(PV, undefined, pv))?.spec).not.toHaveProperty('claimRef');
   });
 });

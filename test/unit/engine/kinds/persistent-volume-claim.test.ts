@@ -3,9 +3,15 @@
  * host-owned, updates of the requests only.
  */
 import { describe, expect, it } from '@jest/globals';
-import { claimUpdateBody } from '../../../../lib/engine/kinds/persistent-volume-claim.js';
+import { runPass } from '../../../../lib/engine/index.js';
+import {
+  claimClassRefusal,
+  claimUpdateBody,
+} from '../../../../lib/engine/kinds/persistent-volume-claim.js';
 import { translate } from '../../../../lib/engine/kinds/registry.js';
-import type { WorkloadPolicy } from '../../../../lib/engine/policy/workloads.js';
+import { isolationOf, type WorkloadPolicy } from '../../../../lib/engine/policy/workloads.js';
+import type { KubeObject } from '../../../../lib/ports/index.js';
+import { clusters, decisionLines, HOST_NS, hn } from '../support.js';
 import { HOST_NAMESPACE, hostOf, TENANT, tenantObject } from './support.js';
 
 /** Why the translator refuses `source`, or `undefined` when it goes to the host. */
@@ -203,5 +209,123 @@ describe('PersistentVolumeClaim translator: storage classes the policy maps', ()
     const observed = translated({ storageClasses: { fast: 'old' } });
     const update = claimUpdateBody(translated({ storageClasses: { fast: 'new' } }), observed);
     expect(update.changed).toEqual([]);
+  });
+});
+
+describe('claimClassRefusal: the storage classes a new copy may get', () => {
+  const limited = (storageClasses?: string[], mapped?: Record<string, string>): WorkloadPolicy => ({
+    ...(mapped ? { storageClasses: mapped } : {}),
+    isolation: {
+      ...isolationOf(undefined),
+      volumes: { csiDrivers: [], ...(storageClasses ? { storageClasses } : {}) },
+    },
+  });
+  const cases: Array<{
+    name: string;
+    tenantClass?: string;
+    policy?: WorkloadPolicy;
+    says?: string;
+  }> = [
+    { name: 'no class (the host default), no policy: allowed' },
+    { name: 'a named class, no policy: allowed', tenantClass: 'gold' },
+    {
+      name: '"" (static binding), no policy: refused',
+      tenantClass: '',
+      says: "the claim asks for no storage class (spec.storageClassName: \"\"), so the host would bind it to any unclaimed volume of no class, an operator's or another tenant's; the policy does not allow that (spec.workloads.volumes.storageClasses: any named class): name a storage class, or leave the field out for the host's default",
+    },
+    { name: '"" listed: allowed', tenantClass: '', policy: limited(['']) },
+    { name: 'a listed class: allowed', tenantClass: 'gp3', policy: limited(['gp3']) },
+    {
+      name: 'a class not listed: refused, naming the list',
+      tenantClass: 'io2',
+      policy: limited(['gp3', '']),
+      says: 'the claim\'s host storage class "io2" is not one the policy allows (spec.workloads.volumes.storageClasses: "gp3", "")',
+    },
+    {
+      name: 'the mapped class is what is checked',
+      tenantClass: 'fast',
+      policy: limited(['gp3'], { fast: 'io2' }),
+      says: 'the claim\'s host storage class "io2" (mapped by spec.workloads.storageClasses) is not one the policy allows (spec.workloads.volumes.storageClasses: "gp3")',
+    },
+    {
+      name: 'a class mapped to a listed one: allowed',
+      tenantClass: 'fast',
+      policy: limited(['gp3'], { fast: 'gp3' }),
+    },
+    { name: 'no class with an empty list: the host default, allowed', policy: limited([]) },
+    {
+      name: 'a class with an empty list: refused',
+      tenantClass: 'gp3',
+      policy: limited([]),
+      says: '(spec.workloads.volumes.storageClasses: none)',
+    },
+  ];
+  it.each(cases)('$name', ({ tenantClass, policy, says }) => {
+    const source = claim(
+      tenantClass === undefined ? base : { ...base, storageClassName: tenantClass },
+    );
+    const reason = claimClassRefusal(source, policy);
+    if (says === undefined) expect(reason).toBeUndefined();
+    else expect(reason).toContain(says);
+  });
+});
+
+describe('claims of a class the policy does not allow, through a pass', () => {
+  const CLAIM = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' };
+  const tenantClaim = (name: string, storageClassName: string): KubeObject => ({
+    ...CLAIM,
+    metadata: { namespace: 'shop', name, uid: `uid-${name}` },
+    spec: { ...base, storageClassName },
+  });
+  const run = (c: ReturnType<typeof clusters>, path?: 'full') =>
+    runPass({ tenant: 'dev', ...c, ...(path ? { path } : {}) });
+
+  it('gets no new copy (a Skip each full pass, no write); a copy made before the policy narrowed keeps its data', async () => {
+    const c = clusters(
+      [tenantClaim('static', ''), tenantClaim('kept', 'io2'), tenantClaim('fine', 'gp3')],
+      [],
+      { toHost: [CLAIM] },
+    );
+    // Before any limit: "kept" (io2) gets its copy; "static" ("") never does.
+    const first = await run(c);
+    expect(first.errors).toEqual([]);
+    expect(decisionLines(first.decisions)).toEqual([
+      `Create PersistentVolumeClaim shop/fine -> ${hn('shop', 'fine')}`,
+      `Create PersistentVolumeClaim shop/kept -> ${hn('shop', 'kept')}`,
+      `Skip PersistentVolumeClaim shop/static -> ${hn('shop', 'static')}`,
+    ]);
+    expect(c.hostApi.peek(CLAIM, HOST_NS, hn('shop', 'static'))).toBeUndefined();
+
+    // The operator narrows the classes: the existing copy of "kept" is neither deleted nor
+    // touched; a new claim of that class is a Skip.
+    const tc = c.hostApi.peek(
+      { apiVersion: 'tenantplane.io/v1alpha1', kind: 'TenantCluster' },
+      undefined,
+      'dev',
+    ) as KubeObject;
+    c.hostApi.replace({
+      ...tc,
+      spec: { ...(tc.spec as object), workloads: { volumes: { storageClasses: ['gp3'] } } },
+    });
+    await c.tenantApi.create(tenantClaim('late', 'io2'));
+    const keptUid = c.hostApi.peek(CLAIM, HOST_NS, hn('shop', 'kept'))?.metadata.uid;
+    const claimWrites = () =>
+      (['create', 'update', 'patchStatus', 'delete'] as const).flatMap((m) =>
+        c.hostApi.callsOf(m).filter((call) => call.kind === CLAIM.kind),
+      ).length;
+    const before = claimWrites();
+    for (const path of ['full' as const, undefined, 'full' as const]) {
+      const result = await run(c, path);
+      expect(result.errors).toEqual([]);
+      expect(decisionLines(result.decisions).filter((l) => !l.startsWith('Skip'))).toEqual([]);
+    }
+    expect(claimWrites()).toBe(before);
+    expect(c.hostApi.peek(CLAIM, HOST_NS, hn('shop', 'kept'))?.metadata.uid).toBe(keptUid);
+    expect(c.hostApi.peek(CLAIM, HOST_NS, hn('shop', 'late'))).toBeUndefined();
+    const full = await run(c, 'full');
+    expect(decisionLines(full.decisions)).toEqual([
+      `Skip PersistentVolumeClaim shop/late -> ${hn('shop', 'late')}`,
+      `Skip PersistentVolumeClaim shop/static -> ${hn('shop', 'static')}`,
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 /** Shared by the translator tables: a tenant object of tenant `dev`, translated by the registry. */
 import { type Translation, translate } from '../../../../lib/engine/kinds/registry.js';
+import type { WorkloadPolicy } from '../../../../lib/engine/policy/workloads.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
 
 export const TENANT = 'dev';
@@ -21,13 +22,17 @@ export function tenantObject(
 }
 
 /** The registry's translation for tenant `dev`, host namespace `tenant-dev`. */
-export function translated(source: KubeObject): Translation {
-  return translate(source, { tenant: TENANT, hostNamespace: HOST_NAMESPACE });
+export function translated(source: KubeObject, workloads?: WorkloadPolicy): Translation {
+  return translate(source, {
+    tenant: TENANT,
+    hostNamespace: HOST_NAMESPACE,
+    ...(workloads ? { workloads } : {}),
+  });
 }
 
 /** The translated host object; fails the test when the translation was refused. */
-export function hostOf(source: KubeObject): KubeObject {
-  const result = translated(source);
+export function hostOf(source: KubeObject, workloads?: WorkloadPolicy): KubeObject {
+  const result = translated(source, workloads);
   if (!('host' in result)) throw new Error(`refused: ${result.refused}`);
   return result.host;
 }

@@ -46,6 +46,27 @@ describe('spec.workloads', () => {
 
   it.each([
     {
+      name: 'no volumes section: no CSI driver, any named class',
+      volumes: undefined,
+      expected: { csiDrivers: [] },
+    },
+    {
+      name: 'CSI drivers and storage classes, "" (static binding) among them',
+      volumes: { csiDrivers: ['secrets-store.csi.k8s.io'], storageClasses: ['gp3', ''] },
+      expected: { csiDrivers: ['secrets-store.csi.k8s.io'], storageClasses: ['gp3', ''] },
+    },
+    {
+      name: 'an empty class list: only the host default',
+      volumes: { storageClasses: [] },
+      expected: { csiDrivers: [], storageClasses: [] },
+    },
+  ])('volume limits: $name', ({ volumes, expected }) => {
+    const workloads = volumes === undefined ? { podSecurity: 'baseline' } : { volumes };
+    expect(parseSyncPolicy('dev', spec(workloads)).workloads?.isolation?.volumes).toEqual(expected);
+  });
+
+  it.each([
+    {
       name: 'a node selector that is not a map',
       workloads: { nodeSelector: ['pool=dev'] },
       says: 'spec.workloads.nodeSelector must map node label keys to values',
@@ -109,6 +130,21 @@ describe('spec.workloads', () => {
       name: 'a storage class that is no class name',
       workloads: { storageClasses: { fast: 'Not Valid' } },
       says: 'spec.workloads.storageClasses must map tenant storage class names to host ones ("fast" is not)',
+    },
+    {
+      name: 'CSI drivers that are not a list',
+      workloads: { volumes: { csiDrivers: 'secrets-store.csi.k8s.io' } },
+      says: 'spec.workloads.volumes.csiDrivers must be a list of non-empty strings',
+    },
+    {
+      name: 'a storage class that is no class name',
+      workloads: { volumes: { storageClasses: ['Fast SSD'] } },
+      says: 'spec.workloads.volumes.storageClasses must be a list of storage class names (or "" for no class)',
+    },
+    {
+      name: 'volumes that are not an object',
+      workloads: { volumes: ['csi'] },
+      says: 'spec.workloads.volumes must be an object',
     },
   ])('refuses $name, saying so', ({ workloads, says }) => {
     expect(() => parseSyncPolicy('dev', spec(workloads))).toThrow(says);

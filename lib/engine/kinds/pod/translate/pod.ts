@@ -24,7 +24,7 @@ import type { KindTranslator, ObjectReference, TranslateTarget } from '../../tra
 import { podSelectorFields, podSelectorRefusal } from './affinity.js';
 import { tenantFieldRefs } from './downward.js';
 import { dropTokenSources, hardenSpec, hostAccessRefusal } from './hardening.js';
-import { nodeVolumeRefusal } from './node-volumes.js';
+import { inlineCsiRefusal, nodeVolumeRefusal } from './node-volumes.js';
 import { POD_REFERENCED_KINDS, walkPodReferences } from './references.js';
 import { resourceClaimRefusal } from './resource-claims.js';
 import { enforceRuntimeClass, sandboxRefusal } from './sandbox.js';
@@ -92,6 +92,7 @@ export const POD_TRANSLATOR: KindTranslator = {
     return (
       hostAccessRefusal(source.spec, target.workloads) ??
       nodeVolumeRefusal(source.spec, target.workloads) ??
+      inlineCsiRefusal(source.spec, target.workloads) ??
       resourceClaimRefusal(source.spec) ??
       sandboxRefusal(source.spec, target.workloads) ??
       podSelectorRefusal(source.spec, scope)

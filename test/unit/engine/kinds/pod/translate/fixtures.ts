@@ -1,4 +1,10 @@
 /** Pod specs shared by the Pod translator tests. */
+import { isolationOf, type WorkloadPolicy } from '../../../../../../lib/engine/policy/workloads.js';
+
+/** A policy that allows the inline CSI driver the specs below name (`x`, and `d` of the properties). */
+export const CSI_ALLOWED: WorkloadPolicy = {
+  isolation: { ...isolationOf(undefined), volumes: { csiDrivers: ['x', 'd'] } },
+};
 
 /** Every reference kind a Pod can make, in one spec. */
 export const EVERY_REFERENCE = {

@@ -5,12 +5,13 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import {
+  inlineCsiRefusal,
   nodeMountedVolumes,
   nodeVolumeRefusal,
   TENANT_VOLUME_TYPES,
 } from '../../../../../../lib/engine/kinds/pod/translate/node-volumes.js';
 import { translate } from '../../../../../../lib/engine/kinds/registry.js';
-import type { WorkloadPolicy } from '../../../../../../lib/engine/policy/workloads.js';
+import { isolationOf, type WorkloadPolicy } from '../../../../../../lib/engine/policy/workloads.js';
 import { HOST_NAMESPACE, TENANT, tenantObject } from '../../support.js';
 
 /** Every inline volume type of core/v1 VolumeSource (k8s.io/api v0.36) the node mounts itself. */
@@ -131,5 +132,61 @@ describe('nodeVolumeRefusal', () => {
       refused:
         "the Pod has a volume the host's node would mount or attach from its own network position or cloud identity (spec.volumes[data].nfs), which the policy does not allow (spec.workloads.allowHostAccess); use a PersistentVolumeClaim, whose host copy gets a volume of the host's storage classes",
     });
+  });
+});
+
+describe('inlineCsiRefusal', () => {
+  const csi = spec([
+    { name: 'secrets', csi: { driver: 'secrets-store.csi.k8s.io' } },
+    { name: 'scratch', emptyDir: {} },
+    { name: 'files', csi: { driver: 'efs.csi.aws.com' } },
+  ]);
+  const volumes = (csiDrivers: string[]): WorkloadPolicy => ({
+    isolation: { ...isolationOf(undefined), volumes: { csiDrivers } },
+  });
+  const cases: Array<{ name: string; policy?: WorkloadPolicy; says?: string }> = [
+    {
+      name: 'no policy: every driver refused, each named',
+      says: 'spec.volumes[secrets].csi: driver "secrets-store.csi.k8s.io", spec.volumes[files].csi: driver "efs.csi.aws.com"',
+    },
+    {
+      name: 'one driver listed: the other is refused',
+      policy: volumes(['efs.csi.aws.com']),
+      says: '(spec.volumes[secrets].csi: driver "secrets-store.csi.k8s.io") that the host\'s node would mount with the driver\'s own identity, a driver the policy does not allow (spec.workloads.volumes.csiDrivers: efs.csi.aws.com)',
+    },
+    { name: 'both listed: kept', policy: volumes(['efs.csi.aws.com', 'secrets-store.csi.k8s.io']) },
+    { name: 'host access allowed: kept', policy: { allowHostAccess: true } },
+  ];
+  it.each(cases)('$name', ({ policy, says }) => {
+    const reason = inlineCsiRefusal(csi, policy);
+    if (says === undefined) expect(reason).toBeUndefined();
+    else expect(reason).toContain(says);
+  });
+
+  it('a volume without a driver is refused too, and a Pod without CSI volumes is not', () => {
+    expect(inlineCsiRefusal(spec([{ name: 'x', csi: {} }]), {})).toContain(
+      'spec.volumes[x].csi: driver ""',
+    );
+    expect(inlineCsiRefusal(spec([{ name: 'x', emptyDir: {} }]), {})).toBeUndefined();
+    expect(inlineCsiRefusal(undefined, {})).toBeUndefined();
+  });
+
+  it('the translator refuses the Pod, saying which knob allows the driver', () => {
+    const pod = tenantObject('v1', 'Pod', {
+      spec: {
+        ...spec([{ name: 'secrets', csi: { driver: 'secrets-store.csi.k8s.io' } }]),
+        automountServiceAccountToken: false,
+      },
+    });
+    expect(translate(pod, { tenant: TENANT, hostNamespace: HOST_NAMESPACE })).toEqual({
+      refused:
+        'the Pod has an inline CSI volume (spec.volumes[secrets].csi: driver "secrets-store.csi.k8s.io") that the host\'s node would mount with the driver\'s own identity, a driver the policy does not allow (spec.workloads.volumes.csiDrivers: none); use a PersistentVolumeClaim, or have the operator list the driver',
+    });
+    const allowed = translate(pod, {
+      tenant: TENANT,
+      hostNamespace: HOST_NAMESPACE,
+      workloads: volumes(['secrets-store.csi.k8s.io']),
+    });
+    expect(allowed).toHaveProperty('host');
   });
 });

@@ -9,7 +9,7 @@ import { compileKeyExclusions } from '../../../../../../lib/engine/policy/key-ex
 import type { KubeObject } from '../../../../../../lib/ports/index.js';
 import { selects } from '../../../../../fixtures/label-selectors.js';
 import { HOST_NAMESPACE, hostOf, TENANT, tenantObject, translated } from '../../support.js';
-import { EVERY_REFERENCE } from './fixtures.js';
+import { CSI_ALLOWED, EVERY_REFERENCE } from './fixtures.js';
 
 const h = (name: string) => hostName(name, 'shop', TENANT);
 // Opted out of the token unless a case says otherwise: the volume a Pod that does not opt out
@@ -191,7 +191,7 @@ describe('Pod translator: toHost', () => {
     },
   ];
   it.each(cases)('$name', ({ tenantState, expectedHostState }) => {
-    const host = hostOf(tenantState);
+    const host = hostOf(tenantState, CSI_ALLOWED);
     expect(host.metadata.name).toBe(h('web'));
     expect(host.metadata.namespace).toBe(HOST_NAMESPACE);
     expect(host.spec).toEqual(expectedHostState);
@@ -221,7 +221,7 @@ describe('Pod translator: toHost', () => {
   it('never mutates the tenant object', () => {
     const source = pod(EVERY_REFERENCE);
     const before = structuredClone(source);
-    hostOf(source);
+    hostOf(source, CSI_ALLOWED);
     expect(source).toEqual(before);
   });
 

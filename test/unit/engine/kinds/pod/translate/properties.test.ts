@@ -5,6 +5,7 @@ import { walkPodReferences } from '../../../../../../lib/engine/kinds/pod/transl
 import { referencesOf, translate } from '../../../../../../lib/engine/kinds/registry.js';
 import { hostName, tokenSecretName } from '../../../../../../lib/engine/names/naming.js';
 import type { KubeObject } from '../../../../../../lib/ports/index.js';
+import { CSI_ALLOWED } from './fixtures.js';
 
 const label = fc.stringMatching(/^[a-z]([-a-z0-9]{0,20}[a-z0-9])?$/);
 const optional = fc.option(fc.boolean(), { nil: undefined });
@@ -90,7 +91,11 @@ function translated(p: { name: string; vns: string; tenant: string; spec: object
     metadata: { name: p.name, namespace: p.vns },
     spec: structuredClone(p.spec),
   };
-  const result = translate(source, { tenant: p.tenant, hostNamespace: 'host-ns' });
+  const result = translate(source, {
+    tenant: p.tenant,
+    hostNamespace: 'host-ns',
+    workloads: CSI_ALLOWED,
+  });
   if (!('host' in result)) throw new Error(result.refused);
   return { source, host: result.host };
 }
