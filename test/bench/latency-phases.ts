@@ -120,8 +120,7 @@ export async function writeLatency(
  * (b) A tenant Deployment scaled from 0 to `pods` in steps of `step`, each step awaited until
  * every replica is available in the tenant; each Pod's latency runs from the host watch showing
  * its host copy Ready to the tenant watch showing the tenant Pod Ready. The Pods are left
- * running: scaled to 0 at once, 20 or more terminating tenant Pods are held by the mass-delete
- * guard (`gc/delete-guard.ts` counts them as vanished sources) until someone confirms.
+ * running: the bench measures the way up only.
  */
 export async function readyLatency(
   drivers: Drivers,

@@ -14,6 +14,11 @@ export interface GcCandidate {
   /** The source is gone from a complete listing (not excluded): the mass-delete guard counts it. */
   vanished: boolean;
   /**
+   * The source was listed being deleted in the tenant (a Pod scaled away): a deletion the tenant
+   * asked for and the listing shows, not one inferred from an absence, so the guard lets it go.
+   */
+  ending?: true;
+  /**
    * The grace period the copy is deleted with: the tenant's own, for a source being deleted with
    * one (a tenant Pod's containers get on the host the time they got in the tenant).
    */
@@ -63,6 +68,7 @@ export function planGc(hostObjects: readonly KubeObject[], listing: TenantListin
         ref,
         reason,
         vanished: true,
+        ending: true,
         ...(grace === undefined ? {} : { gracePeriodSeconds: grace }),
       });
       continue;

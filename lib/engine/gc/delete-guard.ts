@@ -9,8 +9,10 @@
  * confirmation (like Argo CD's prune confirmation): a token naming exactly this set of deletions,
  * so a confirmation never covers a later, different set. Deletions that are their own
  * confirmation (a kind leaving the policy, a host namespace change, a deleted TenantCluster) are
- * `retire.ts`'s and never held. A resumed pass, which does not see every copy, stays inside the
- * guard by {@link resumedPassFallback}.
+ * `retire.ts`'s and never held, and so is the deletion of a copy whose source the listing shows
+ * being deleted (a Deployment scaled from 40 to 0 leaves 40 Terminating tenant Pods): the tenant's
+ * own deletion, seen, not an absence the guard exists to doubt. A resumed pass, which does not
+ * see every copy, stays inside the guard by {@link resumedPassFallback}.
  */
 import { createHash } from 'node:crypto';
 import type { PassWarning } from '../../ports/index.js';
@@ -63,16 +65,20 @@ function heldWhat(input: GuardInput, vanished: number, excluded: number): string
 /**
  * Splits a kind's GC candidates into what may be deleted now and what the guard holds: all of
  * them or none, because every deletion of the kind counts toward the threshold, whether its
- * source vanished or an exclusion now leaves it out. `managedCopies` is how many copies of the
+ * source vanished or an exclusion now leaves it out; those of sources being deleted (`ending`)
+ * are neither counted nor held. `managedCopies` is how many copies of the
  * kind the tenant has in the host namespace.
  */
 export function guardDeletes(input: GuardInput): GuardVerdict {
-  const { tenant, kind, candidates, managedCopies, guard, confirmed } = input;
+  const { tenant, kind, managedCopies, guard, confirmed } = input;
+  // Sources the listing shows being deleted: the tenant's own deletions, never held.
+  const ending = input.candidates.filter((c) => c.ending);
+  const candidates = input.candidates.filter((c) => !c.ending);
   const limit = (guard.maxPercent / 100) * managedCopies;
   if (managedCopies < guard.minCopies || candidates.length <= limit)
-    return { allowed: [...candidates] };
+    return { allowed: [...input.candidates] };
   const token = `${kind}:${confirmationToken(candidates)}`;
-  if (confirmed.has(token)) return { allowed: [...candidates] };
+  if (confirmed.has(token)) return { allowed: [...input.candidates] };
   const count = candidates.length;
   const vanished = candidates.filter((c) => c.vanished).length;
   const excluded = count - vanished;
@@ -84,7 +90,7 @@ export function guardDeletes(input: GuardInput): GuardVerdict {
   const reason = `the pass would delete ${what} (more than ${guard.maxPercent}%), so it deleted none of them; ${meant}, confirm once with: kubectl annotate tenantcluster ${tenant} ${TenantClusterKeys.ConfirmDeletes}=${token} --overwrite`;
   const skipNote = `not deleted: the mass-delete guard holds the ${count} ${kind} deletions of this pass (more than ${guard.maxPercent}% of ${managedCopies} copies) until they are confirmed with ${TenantClusterKeys.ConfirmDeletes}=${token}`;
   return {
-    allowed: [],
+    allowed: ending,
     held: {
       count,
       reason,
@@ -109,7 +115,8 @@ export function resumableDeletes(guard: DeleteGuardPolicy): number {
  * resumed pass reads only the changed sources and their copies, so it does not know the kind's
  * full count of copies the guard compares with, and `guardDeletes` cannot decide for it. So it
  * may delete at most {@link resumableDeletes} copies, which no full count could hold; with more
- * (`deletes`: the copies whose sources went or left the policy), the kind falls back, in the
+ * (`deletes`: the copies whose sources went or left the policy; not those of sources being
+ * deleted, which the guard never holds), the kind falls back, in the
  * same pass, to the full path, whose complete listing lets the guard decide.
  * @returns why the resumed pass must fall back to the full pass; `undefined` within the bound.
  */

@@ -246,7 +246,8 @@ async function resumeKind(
   const mismatch = historyMismatch(copies, latest, owner);
   if (mismatch !== undefined) return { fallback: mismatch };
   // The resumed path's guard bound lives with the guard (`delete-guard.ts`).
-  const fallback = resumedPassFallback(planGc(copies, listing).length, ctx.scope.deleteGuard);
+  const weighed = planGc(copies, listing).filter((c) => !c.ending).length;
+  const fallback = resumedPassFallback(weighed, ctx.scope.deleteGuard);
   if (fallback !== undefined) return { fallback };
   const writer = new KindWriter(ctx, rule, byName);
   await writer.offer(work);

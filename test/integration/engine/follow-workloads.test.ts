@@ -3,7 +3,8 @@
  * command, a Deployment created in the tenant (its ReplicaSet and Pods made by the tenant's own
  * controller manager) reaches all replicas available, its Pods run on the host (scheduled by the
  * host scheduler, run by kwok) and report back; a rolling update completes; a host Pod deleted on
- * the host ends its tenant Pod, and the replacement runs.
+ * the host ends its tenant Pod, and the replacement runs; a scale-down of most replicas settles
+ * with no Skip and no confirmation (one pass over all of it: `workloads-scale.test.ts`).
  */
 import { describe, expect, it } from '@jest/globals';
 import { hostName, runFollow } from '../../../lib/engine/index.js';
@@ -114,4 +115,71 @@ describe('follow mode with workloads', () => {
     expect(passes.flatMap((p) => p.errors)).toEqual([]);
     expect(result.changes).toBeGreaterThan(0);
   }, 240_000);
+
+  it('a Deployment scaled from 24 to 2 settles with no confirmation and no Skip', async () => {
+    const t = await createTenant(apis(), 'fw-scale', { toHost: [POD] });
+    const ns = t.vns.a;
+    const abort = new AbortController();
+    const passes: PassResult[] = [];
+    const following = runFollow({
+      tenant: t.name,
+      tenantApi: t.tenantApi,
+      hostApi: t.hostApi,
+      signal: abort.signal,
+      onPass: (result) => passes.push(result),
+    });
+    const current = () => t.tenantApi.get(DEPLOYMENT, ns, 'wide');
+    try {
+      await waitFor('the first pass', async () => (passes.length > 0 ? true : undefined));
+      const labels = { app: 'wide', [LABEL]: t.name };
+      await t.tenantApi.create(
+        tenantObject(t, DEPLOYMENT, ns, 'wide', {
+          spec: {
+            replicas: 24,
+            selector: { matchLabels: { app: 'wide' } },
+            // The default grace period: scaled-away Pods stay Terminating until the engine ends them.
+            template: {
+              metadata: { labels },
+              spec: {
+                automountServiceAccountToken: false,
+                containers: [{ name: 'web', image: 'nginx:1' }],
+              },
+            },
+          },
+        }),
+      );
+      await waitFor(
+        '24 replicas available',
+        async () => rolledOut(await current(), 24) || undefined,
+        120_000,
+      );
+
+      const deployment = (await current()) as KubeObject;
+      await t.tenantApi.update({
+        ...deployment,
+        spec: { ...(deployment.spec as Record<string, unknown>), replicas: 2 },
+      });
+      await waitFor(
+        'the tenant down to 2 Pods, none Terminating, and 2 host Pods',
+        async () => {
+          const pods = (await t.tenantApi.list(POD, { namespace: ns, labelSelector: 'app=wide' }))
+            .items;
+          const copies = (await t.hostApi.list(POD, { namespace: t.hostNamespace })).items;
+          return pods.length === 2 && copies.length === 2 && rolledOut(await current(), 2)
+            ? true
+            : undefined;
+        },
+        120_000,
+      );
+    } finally {
+      abort.abort();
+    }
+    const result = await following;
+    expect(result.failures).toEqual([]);
+    expect(passes.flatMap((p) => p.errors)).toEqual([]);
+    expect(passes.flatMap((p) => p.warnings ?? []).map((w) => w.reason)).not.toContain(
+      'MassDeleteGuard',
+    );
+    expect(passes.flatMap((p) => p.decisions).filter((d) => d.action === 'Skip')).toEqual([]);
+  }, 300_000);
 });

@@ -472,7 +472,15 @@ export class MemoryCluster implements ClusterApi {
   ): Promise<void> {
     const { key, current } = await this.enterExisting('delete', kind, namespace, name);
     if (options) {
-      const call = this.calls[this.calls.length - 1];
+      // This delete's own call: concurrent requests may have been recorded after it.
+      const call = this.calls.findLast(
+        (c) =>
+          c.method === 'delete' &&
+          c.kind === kind.kind &&
+          c.namespace === namespace &&
+          c.name === name &&
+          c.deleteOptions === undefined,
+      );
       if (call) call.deleteOptions = options;
     }
     if (

@@ -141,6 +141,19 @@ describe('guardDeletes', () => {
       expectedHeld: 18,
     },
     {
+      name: 'sources the listing shows being deleted (a scale to zero) are never held, nor counted',
+      candidates: many(30, 'e').map((c) => ({ ...c, ending: true as const })),
+      managed: 30,
+      expectedAllowed: 30,
+    },
+    {
+      name: 'beside vanished ones the guard holds: those go, only the vanished are held',
+      candidates: [...many(4, 'e').map((c) => ({ ...c, ending: true as const })), ...many(11)],
+      managed: 20,
+      expectedAllowed: 4,
+      expectedHeld: 11,
+    },
+    {
       name: 'a stricter guard holds less',
       candidates: many(3),
       managed: 10,
@@ -161,6 +174,7 @@ describe('guardDeletes', () => {
     expect(verdict.allowed).toHaveLength(expectedAllowed);
     expect(verdict.held?.count).toBe(expectedHeld);
     expect(verdict.held?.candidates.length).toBe(expectedHeld);
+    expect(verdict.held?.candidates.some((c) => c.ending) ?? false).toBe(false);
   });
 
   it('names the count and the kubectl annotate command with the token', () => {

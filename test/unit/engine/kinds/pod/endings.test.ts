@@ -245,4 +245,34 @@ describe('Pod endings', () => {
     expect(tenantApi.peek(POD, 'shop', 'lost')).toBeDefined();
     expect(hostApi.peek(POD, HOST_NS, hn('shop', 'deleting'))).toBeUndefined();
   });
+  it.each([{ path: 'resumed' as const }, { path: 'full' as const }])(
+    'a scale-down of most Pods ($path pass) is the tenant’s own deletion: the mass-delete guard holds none of the copies, and every tenant Pod ends',
+    async ({ path }) => {
+      const pods = Array.from({ length: 24 }, (_, i) => tenantPod(`web-${i}`));
+      const { tenantApi, hostApi, run, running } = setup(pods);
+      await running();
+      for (const pod of pods.slice(0, 20)) {
+        await tenantApi.delete(
+          POD,
+          'shop',
+          pod.metadata.name,
+          { uid: pod.metadata.uid as string },
+          { gracePeriodSeconds: 30 },
+        );
+      }
+      const scaled = await run(path === 'full' ? { path } : {});
+      expect(scaled.errors).toEqual([]);
+      expect(scaled.warnings ?? []).toEqual([]);
+      expect(podLines(scaled).filter((l) => l.startsWith('Skip'))).toEqual([]);
+      const hostDeletes = hostApi.callsOf('delete').filter((c) => c.kind === 'Pod');
+      expect(hostDeletes).toHaveLength(20);
+      expect(hostDeletes.map((c) => c.deleteOptions)).toEqual(
+        hostDeletes.map(() => ({ gracePeriodSeconds: 30 })),
+      );
+      // The copies are gone (a quick host): this pass or the next ends the tenant Pods.
+      await run();
+      const left = pods.filter((p) => tenantApi.peek(POD, 'shop', p.metadata.name) !== undefined);
+      expect(left.map((p) => p.metadata.name)).toEqual(pods.slice(20).map((p) => p.metadata.name));
+    },
+  );
 });
