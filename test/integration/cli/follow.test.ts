@@ -3,8 +3,14 @@
  * real clusters: it converges a tenant change made while it runs, printing the Decision as a JSON
  * record the moment its pass ends; SIGTERM stops it within a few seconds with exit 0 and
  * `status.follow` recorded; `--quiet-seconds` ends it by itself, and `tenantplane status` says so.
+ * The one-file bundle deploy/follow runs (`npm run build:cli-bundle`), unpacked from its gzip as
+ * the Deployment's init container does, with the Deployment's flags, converges a change as well.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   createClusterApi,
@@ -14,7 +20,7 @@ import { hostName } from '../../../lib/engine/index.js';
 import { type KubeObject, TENANT_CLUSTER } from '../../../lib/ports/index.js';
 import { waitFor } from '../engine/support.js';
 import { integrationClusters } from '../support/clusters.js';
-import { BIN, expectExit, NODE, REPO_ROOT, tenantplane } from './support.js';
+import { BIN, expectExit, NODE, REPO_ROOT, runProcess, tenantplane } from './support.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const LABEL = 'tenantplane-test';
@@ -25,11 +31,13 @@ const vns = 'cli-follow-web';
 let tenantApi: KubeClusterApi;
 let hostApi: KubeClusterApi;
 let kubeconfigFlags: string[];
+let kubeconfigs: { tenant: string; host: string };
 
 beforeAll(async () => {
   const clusters = integrationClusters();
   tenantApi = createClusterApi(clusters.tenant);
   hostApi = createClusterApi(clusters.host);
+  kubeconfigs = { tenant: clusters.tenantKubeconfigPath, host: clusters.hostKubeconfigPath };
   kubeconfigFlags = [
     '--tenant-kubeconfig',
     clusters.tenantKubeconfigPath,
@@ -125,4 +133,46 @@ describe('tenantplane sync --follow', () => {
     expectExit(usage, 2);
     expect(usage.stderr).toContain('--quiet-seconds is a setting of --follow');
   }, 60_000);
+
+  it('the one-file bundle deploy/follow runs, unpacked from its gzip, converges a change with the Deployment’s flags and ends quiet', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tenantplane-cli-bundle-'));
+    try {
+      const built = await runProcess(NODE, [
+        join(REPO_ROOT, 'scripts', 'build-cli-bundle.mjs'),
+        '--outdir',
+        join(dir, 'build'),
+      ]);
+      expectExit(built, 0);
+      // The init container's step: only the gzip travels in the ConfigMap.
+      const app = join(dir, 'tenantplane.mjs');
+      writeFileSync(app, gunzipSync(readFileSync(join(dir, 'build', 'tenantplane.mjs.gz'))));
+      const configMap: KubeObject = {
+        ...CONFIGMAP,
+        metadata: { name: 'bundled', namespace: vns, labels: { [LABEL]: tenant } },
+        data: { k: 'v' },
+      };
+      await tenantApi.create(configMap);
+      const run = await runProcess(NODE, [
+        app,
+        'sync',
+        tenant,
+        '--follow',
+        '--quiet-seconds=2',
+        `--tenant-kubeconfig=${kubeconfigs.tenant}`,
+        `--host-kubeconfig=${kubeconfigs.host}`,
+        '--output=json',
+      ]);
+      expectExit(run, 0);
+      const copy = hostName('bundled', vns, tenant);
+      expect(await hostApi.get(CONFIGMAP, hostNs, copy)).toBeDefined();
+      const records = run.stdout
+        .split('\n')
+        .filter((line) => line.includes(copy))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(records[0]).toMatchObject({ action: 'Create', kind: 'ConfigMap' });
+      expect(run.stderr).toContain('(ended: quiet)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
