@@ -48,23 +48,21 @@ export function claimSourceRefusal(
   return `its data source is in another namespace (spec.dataSourceRef: namespace "${ref.namespace}"), which is not supported on the host: use a source in the claim's namespace`;
 }
 
+/** The host storage class a claim spec asks for, the policy's mapping applied; absent: none named. */
+function hostClassOf(spec: Record<string, unknown>, policy?: WorkloadPolicy): string | undefined {
+  const tenantClass = spec.storageClassName;
+  if (typeof tenantClass !== 'string') return undefined;
+  return tenantClass === '' ? '' : (policy?.storageClasses?.[tenantClass] ?? tenantClass);
+}
+
 /**
  * Sets a claim spec's `storageClassName` (in place) to the host class the policy maps it to; a
  * class the policy does not map, and a claim without one (the host's default class), stay as
  * they are. The class of a claim cannot change: a mapping changed later reaches new claims only.
  */
 export function mapStorageClass(spec: Record<string, unknown>, policy?: WorkloadPolicy): void {
-  const tenantClass = spec.storageClassName;
-  if (typeof tenantClass !== 'string' || tenantClass === '') return;
-  const hostClass = policy?.storageClasses?.[tenantClass];
+  const hostClass = hostClassOf(spec, policy);
   if (hostClass !== undefined) spec.storageClassName = hostClass;
-}
-
-/** The host storage class a claim spec asks for, the policy's mapping applied; absent: none named. */
-function hostClassOf(spec: Record<string, unknown>, policy?: WorkloadPolicy): string | undefined {
-  const tenantClass = spec.storageClassName;
-  if (typeof tenantClass !== 'string') return undefined;
-  return tenantClass === '' ? '' : (policy?.storageClasses?.[tenantClass] ?? tenantClass);
 }
 
 /**

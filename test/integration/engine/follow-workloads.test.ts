@@ -9,7 +9,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { hostName, runFollow } from '../../../lib/engine/index.js';
 import type { KindRef, KubeObject, PassResult } from '../../../lib/ports/index.js';
-import { createTenant, LABEL, tenantObject, useApis, waitFor } from './support.js';
+import { createTenant, LABEL, type Tenant, tenantObject, useApis, waitFor } from './support.js';
 
 const apis = useApis();
 const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
@@ -33,19 +33,25 @@ function rolledOut(deployment: KubeObject | undefined, replicas: number): boolea
   );
 }
 
+/** A follow of tenant `t` started, with every pass it runs; `abort` ends it. */
+function follow(t: Tenant) {
+  const abort = new AbortController();
+  const passes: PassResult[] = [];
+  const following = runFollow({
+    tenant: t.name,
+    tenantApi: t.tenantApi,
+    hostApi: t.hostApi,
+    signal: abort.signal,
+    onPass: (result) => passes.push(result),
+  });
+  return { abort, passes, following };
+}
+
 describe('follow mode with workloads', () => {
   it('a Deployment reaches available in the tenant, rolls out an update, and replaces a Pod the host deleted, with no other command', async () => {
     const t = await createTenant(apis(), 'fw', { toHost: [POD] });
     const ns = t.vns.a;
-    const abort = new AbortController();
-    const passes: PassResult[] = [];
-    const following = runFollow({
-      tenant: t.name,
-      tenantApi: t.tenantApi,
-      hostApi: t.hostApi,
-      signal: abort.signal,
-      onPass: (result) => passes.push(result),
-    });
+    const { abort, passes, following } = follow(t);
     try {
       await waitFor('the first pass', async () => (passes.length > 0 ? true : undefined));
       const labels = { app: 'web', [LABEL]: t.name };
@@ -119,15 +125,7 @@ describe('follow mode with workloads', () => {
   it('a Deployment scaled from 24 to 2 settles with no confirmation and no Skip', async () => {
     const t = await createTenant(apis(), 'fw-scale', { toHost: [POD] });
     const ns = t.vns.a;
-    const abort = new AbortController();
-    const passes: PassResult[] = [];
-    const following = runFollow({
-      tenant: t.name,
-      tenantApi: t.tenantApi,
-      hostApi: t.hostApi,
-      signal: abort.signal,
-      onPass: (result) => passes.push(result),
-    });
+    const { abort, passes, following } = follow(t);
     const current = () => t.tenantApi.get(DEPLOYMENT, ns, 'wide');
     try {
       await waitFor('the first pass', async () => (passes.length > 0 ? true : undefined));
