@@ -6,9 +6,16 @@
  */
 import { isRecord } from '../../common/index.js';
 import { type Cidr, parseCidr } from './cidr.js';
+import {
+  NO_SCHEDULING_LIMITS,
+  parseSchedulingLimits,
+  type SchedulingLimits,
+} from './scheduling-limits.js';
+import { parseVolumeLimits, type VolumeLimits } from './volume-limits.js';
 import { isDnsSubdomain } from './workload-scheduling.js';
 
 export type { Cidr } from './cidr.js';
+export type { VolumeLimits } from './volume-limits.js';
 
 /** The Pod Security Standards levels (`pod-security.kubernetes.io/enforce` values). */
 export const PodSecurityLevel = {
@@ -68,23 +75,6 @@ export interface IngressLimits {
   annotations: readonly string[];
 }
 
-/** What a tenant's Pods and claims may get of the host's storage. */
-export interface VolumeLimits {
-  /**
-   * CSI drivers an inline `csi` volume of a Pod may name; default none. The host node's driver
-   * mounts it with the driver's own identity (a secrets store, a cloud's file system), which is
-   * not the tenant's.
-   */
-  csiDrivers: readonly string[];
-  /**
-   * Host storage classes a claim's new copy may get (its class after `storageClasses` mapping);
-   * absent: any named class. A claim without a class gets the host's default class and is always
-   * allowed. `""` (no class: the host binds any unclaimed volume of no class, an operator's or
-   * another tenant's) is allowed only when listed.
-   */
-  storageClasses?: readonly string[];
-}
-
 /** The isolation knobs of `spec.workloads`, every default the narrowest. */
 export interface IsolationPolicy {
   /**
@@ -98,6 +88,8 @@ export interface IsolationPolicy {
   allowSchedulerName: boolean;
   /** Whether a toleration of every taint (`operator: Exists` without a key) is kept; default false. */
   allowTolerateAll: boolean;
+  /** Tolerations and node labels a tenant Pod may ask for (`scheduling-limits.ts`). */
+  scheduling: SchedulingLimits;
   services: ServiceLimits;
   endpoints: EndpointLimits;
   networkPolicies: NetworkPolicyLimits;
@@ -110,6 +102,7 @@ export const DEFAULT_ISOLATION: IsolationPolicy = Object.freeze({
   podSecurity: PodSecurityLevel.Baseline,
   allowSchedulerName: false,
   allowTolerateAll: false,
+  scheduling: NO_SCHEDULING_LIMITS,
   services: Object.freeze({
     types: ['ClusterIP'],
     loadBalancerClasses: [],
@@ -135,6 +128,7 @@ export const ISOLATION_KEYS: readonly string[] = [
   'runtimeClassName',
   'allowSchedulerName',
   'allowTolerateAll',
+  'scheduling',
   'services',
   'endpoints',
   'networkPolicies',
@@ -202,6 +196,7 @@ export function parseIsolation(
     ...d,
     allowSchedulerName: flag(allowSchedulerName, `${at}.allowSchedulerName`, problems) ?? false,
     allowTolerateAll: flag(allowTolerateAll, `${at}.allowTolerateAll`, problems) ?? false,
+    scheduling: parseSchedulingLimits(workloads.scheduling, problems),
   };
   // Host access allowed is the privileged level; otherwise baseline, unless the policy says.
   if (allowHostAccess) policy.podSecurity = PodSecurityLevel.Privileged;
@@ -256,18 +251,10 @@ export function parseIsolation(
     classes: strings(ing.classes, `${at}.ingresses.classes`, problems) ?? [],
     annotations: strings(ing.annotations, `${at}.ingresses.annotations`, problems) ?? [],
   };
-  const vol = section(workloads.volumes, `${at}.volumes`, problems);
-  const storageClasses = strings(
-    vol.storageClasses,
-    `${at}.volumes.storageClasses`,
+  policy.volumes = parseVolumeLimits(
+    section(workloads.volumes, `${at}.volumes`, problems),
     problems,
-    (name) => name === '' || isDnsSubdomain(name),
-    'storage class names (or "" for no class)',
   );
-  policy.volumes = {
-    csiDrivers: strings(vol.csiDrivers, `${at}.volumes.csiDrivers`, problems) ?? [],
-    ...(storageClasses ? { storageClasses } : {}),
-  };
   return policy;
 }
 

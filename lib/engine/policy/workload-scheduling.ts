@@ -124,15 +124,22 @@ function tolerationProblems(t: Record<string, unknown>): string[] {
   return problems;
 }
 
-/** Parses `spec.workloads.tolerations`: a list of tolerations every host Pod gets. */
-export function parseTolerations(value: unknown, problems: string[]): Toleration[] | undefined {
+/**
+ * Parses a list of tolerations at `path`: `spec.workloads.tolerations` (every host Pod gets them)
+ * by default, or `spec.workloads.scheduling.tolerations` (those a tenant Pod may carry).
+ */
+export function parseTolerations(
+  value: unknown,
+  problems: string[],
+  path = 'spec.workloads.tolerations',
+): Toleration[] | undefined {
   if (!Array.isArray(value)) {
-    problems.push('spec.workloads.tolerations must be a list of tolerations');
+    problems.push(`${path} must be a list of tolerations`);
     return undefined;
   }
   const tolerations: Toleration[] = [];
   for (const [i, t] of value.entries()) {
-    const at = `spec.workloads.tolerations[${i}]`;
+    const at = `${path}[${i}]`;
     if (!isRecord(t)) {
       problems.push(`${at} must be a toleration (key, operator, value, effect)`);
       continue;

@@ -82,7 +82,11 @@ describe('nodes back', () => {
       },
       spec: { podCIDR: '10.245.7.0/24', podCIDRs: ['10.245.7.0/24'], taints: [TAINT] },
     });
-    const t = await createTenant(apis(), 'wl-nodes', { toHost: [POD] });
+    // The test's node is dedicated by its taint: the policy hands its toleration to this tenant.
+    const t = await createTenant(apis(), 'wl-nodes', {
+      toHost: [POD],
+      workloads: { scheduling: { tolerations: [{ ...TAINT, operator: 'Equal' }] } },
+    });
     const ns = t.vns.a;
     const spec = {
       automountServiceAccountToken: false,

@@ -9,7 +9,8 @@
  * controller made for them (`ephemeral.ts`); it gets the node selector and tolerations the policy
  * enforces (`pod-scheduling.ts`) and the policy's runtime class (`sandbox.ts`); it is refused when
  * it mounts what the node would reach from its own position (`node-volumes.ts`), names a
- * resource claim (`resource-claims.ts`), its own scheduler or a toleration of every taint; its
+ * resource claim (`resource-claims.ts`), its own scheduler, a toleration of every taint, or a
+ * toleration or node label the policy does not allow (`placement.ts`); its
  * affinity and topology spread selectors stay inside its tenant (`pod-affinity.ts`); its labels
  * under reserved keys are carried under the key function's key (`selectors.ts`); and an update
  * touches only what a running Pod lets change (`pod-update.ts`).
@@ -25,6 +26,7 @@ import { podSelectorFields, podSelectorRefusal } from './affinity.js';
 import { tenantFieldRefs } from './downward.js';
 import { dropTokenSources, hardenSpec, hostAccessRefusal } from './hardening.js';
 import { inlineCsiRefusal, nodeVolumeRefusal } from './node-volumes.js';
+import { dropDaemonSetCordon, placementRefusal } from './placement.js';
 import { POD_REFERENCED_KINDS, walkPodReferences } from './references.js';
 import { resourceClaimRefusal } from './resource-claims.js';
 import { enforceRuntimeClass, sandboxRefusal } from './sandbox.js';
@@ -65,6 +67,7 @@ function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, h
     spec.subdomain = hostName(spec.subdomain, vns, tenant);
   }
   const serviceAccount = hardenSpec(spec, target.source.metadata.name, workloads);
+  dropDaemonSetCordon(spec, target.source.metadata, workloads);
   enforceScheduling(spec, workloads);
   enforceRuntimeClass(spec, workloads);
   return { serviceAccount, tokens: tokens.requests, downward };
@@ -95,6 +98,7 @@ export const POD_TRANSLATOR: KindTranslator = {
       inlineCsiRefusal(source.spec, target.workloads) ??
       resourceClaimRefusal(source.spec) ??
       sandboxRefusal(source.spec, target.workloads) ??
+      placementRefusal(source.spec, source.metadata, target.workloads) ??
       podSelectorRefusal(source.spec, scope)
     );
   },

@@ -166,8 +166,10 @@ describe('Pod translator: toHost', () => {
         preemptionPolicy: 'Never',
         overhead: { cpu: '10m' },
         runtimeClassName: 'gvisor',
-        nodeSelector: { disk: 'ssd' },
-        tolerations: [{ key: 'k', operator: 'Exists' }],
+        nodeSelector: { 'kubernetes.io/arch': 'arm64' },
+        tolerations: [
+          { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
+        ],
         subdomain: 'db',
         hostname: 'db-0',
       }),
@@ -177,8 +179,10 @@ describe('Pod translator: toHost', () => {
         subdomain: h('db'),
         containers: [web],
         runtimeClassName: 'gvisor',
-        nodeSelector: { disk: 'ssd' },
-        tolerations: [{ key: 'k', operator: 'Exists' }],
+        nodeSelector: { 'kubernetes.io/arch': 'arm64' },
+        tolerations: [
+          { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
+        ],
       },
     },
     {

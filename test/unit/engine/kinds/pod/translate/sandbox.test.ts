@@ -130,12 +130,14 @@ describe('scheduler name and tolerate-all', () => {
         expected: tolerateAll(1),
       },
       {
-        name: 'Exists with a key: one taint, kept',
+        name: 'Exists with a key: one taint, kept (where the policy allows that taint)',
         spec: { tolerations: [{ key: 'gpu', operator: 'Exists' }] },
+        workloads: policy({ scheduling: { tolerations: [{ key: 'gpu', operator: 'Exists' }] } }),
       },
       {
         name: 'Equal without a key (the API refuses it anyway): not tolerate-all',
         spec: { tolerations: [{ operator: 'Equal', value: 'x' }] },
+        workloads: policy({ scheduling: { tolerations: [ALL] } }),
       },
       {
         name: 'tolerate-all, allowed',

@@ -6,7 +6,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { translate, writeTraits } from '../../../../../../lib/engine/kinds/registry.js';
 import { createBody, planUpdate } from '../../../../../../lib/engine/object/write-record.js';
-import type { Toleration, WorkloadPolicy } from '../../../../../../lib/engine/policy/workloads.js';
+import {
+  isolationOf,
+  type Toleration,
+  type WorkloadPolicy,
+} from '../../../../../../lib/engine/policy/workloads.js';
 import type { KubeObject } from '../../../../../../lib/ports/index.js';
 import { HOST_NAMESPACE, TENANT, tenantObject } from '../../support.js';
 
@@ -23,8 +27,19 @@ const pod = (spec: Spec) =>
     },
   });
 
-function hostPod(spec: Spec, workloads?: WorkloadPolicy): KubeObject {
-  const result = translate(pod(spec), { tenant: TENANT, hostNamespace: HOST_NAMESPACE, workloads });
+/**
+ * The host Pod of a tenant Pod under `workloads`, whose isolation also allows what these tenant
+ * Pods ask for of their own (the `gpu` toleration, the `disk` label: `placement.ts` refuses them
+ * otherwise); the policy's own selector and tolerations are the subject here.
+ */
+function hostPod(spec: Spec, workloads: WorkloadPolicy = {}): KubeObject {
+  const scheduling = { tolerations: [GPU], nodeLabels: [{ key: 'disk' }] };
+  const allowing = { ...workloads, isolation: { ...isolationOf(workloads), scheduling } };
+  const result = translate(pod(spec), {
+    tenant: TENANT,
+    hostNamespace: HOST_NAMESPACE,
+    workloads: allowing,
+  });
   if (!('host' in result)) throw new Error(`refused: ${result.refused}`);
   return result.host;
 }

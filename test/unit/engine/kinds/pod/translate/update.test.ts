@@ -5,13 +5,27 @@
 import { describe, expect, it } from '@jest/globals';
 import { writeTraits } from '../../../../../../lib/engine/kinds/registry.js';
 import { planUpdate } from '../../../../../../lib/engine/object/write-record.js';
+import { parseWorkloadPolicy } from '../../../../../../lib/engine/policy/workloads.js';
 import type { KubeObject } from '../../../../../../lib/ports/index.js';
-import { hostOf, tenantObject } from '../../support.js';
+import { hostOf as hostUnder, tenantObject } from '../../support.js';
 
 /** How Pod copies are written (the Pod's module). */
 const POD_WRITES = writeTraits({ apiVersion: 'v1', kind: 'Pod' });
 
 type Spec = Record<string, unknown>;
+/** The tenant tolerations these Pods carry, allowed by the policy (`placement.ts`). */
+const ALLOWING = parseWorkloadPolicy(
+  {
+    scheduling: {
+      tolerations: [
+        { key: 'team', operator: 'Exists' },
+        { key: 'gpu', operator: 'Exists' },
+      ],
+    },
+  },
+  [],
+);
+const hostOf = (source: KubeObject) => hostUnder(source, ALLOWING);
 const pod = (spec: Spec, labels?: Record<string, string>) =>
   tenantObject('v1', 'Pod', { spec }, labels ? { labels } : {});
 const HOST_TOLERATION = {
