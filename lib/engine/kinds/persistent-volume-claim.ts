@@ -4,7 +4,10 @@
  * (`volumeName`, a default `storageClassName`, `volumeMode`): so an update is the host's claim with
  * only the requests overwritten, and a claim never fights its binding (nor is it ever replaced:
  * a replaced claim would lose its data). `volumeName` and `selector` name the tenant's volumes,
- * which mean nothing on the host: host-owned (`../transform.ts`). `storageClassName` is kept (the
+ * which mean nothing on the host: host-owned (`../transform.ts`). A claim naming a host volume in
+ * `volumeName` gets no copy unless the policy hands that volume out
+ * (`spec.workloads.volumes.volumeNames`), and then its copy names it: the host binds a claim to
+ * the volume it names, whoever the volume was kept for. `storageClassName` is kept (the
  * host's classes are what a tenant's claim asks for), or mapped to the host class the policy names
  * for it (`spec.workloads.storageClasses`). A data source (`dataSource`,
  * `dataSourceRef`: a claim to clone, a snapshot, a populator's object) is an object of the
@@ -90,14 +93,54 @@ export function claimClassRefusal(
   return `the claim's host storage class "${hostClass}"${mapped} is not one the policy allows (${knob})`;
 }
 
+/** The host volume a claim spec names (`spec.volumeName`), when it names one. */
+function volumeNameOf(spec: unknown): string | undefined {
+  const name = isRecord(spec) ? spec.volumeName : undefined;
+  return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
+/** Whether the policy hands host volume `name` out (`spec.workloads.volumes.volumeNames`). */
+function volumeAllowed(name: string, policy: WorkloadPolicy | undefined): boolean {
+  return isolationOf(policy).volumes.volumeNames?.includes(name) ?? false;
+}
+
+/**
+ * Why claim `source` must get no new copy: it names a host volume (`spec.volumeName`) the policy
+ * does not hand out (`spec.workloads.volumes.volumeNames`), which the host would bind it to whoever
+ * it was kept for; `undefined` otherwise. Not a refusal, as for the class: a copy it has keeps its
+ * data.
+ */
+export function claimVolumeRefusal(
+  source: KubeObject,
+  policy: WorkloadPolicy | undefined,
+): string | undefined {
+  const name = volumeNameOf(source.spec);
+  if (name === undefined || volumeAllowed(name, policy)) return undefined;
+  const listed = isolationOf(policy).volumes.volumeNames ?? [];
+  const knob = `spec.workloads.volumes.volumeNames: ${listed.map((v) => `"${v}"`).join(', ') || 'none'}`;
+  return `the claim names the host volume "${name}" (spec.volumeName), and the host would bind it to that volume whoever it was kept for (an operator's static volume, another tenant's); the policy does not hand it out (${knob}): leave spec.volumeName out and let the storage class provide a volume`;
+}
+
+/** Why claim `source` gets no new copy: the volume it names, then its class; see each. */
+export function claimNoRecreate(
+  source: KubeObject,
+  policy: WorkloadPolicy | undefined,
+): string | undefined {
+  return claimVolumeRefusal(source, policy) ?? claimClassRefusal(source, policy);
+}
+
 /**
  * The host claim: data sources renamed, the storage class mapped by the policy (host-owned fields
- * are stripped by the generic transform).
+ * are stripped by the generic transform), and a host volume the policy hands out named again.
  */
 export function claimToHost(object: KubeObject, target: TranslateTarget): KubeObject {
   const spec = object.spec;
   if (!isRecord(spec)) return object;
   mapStorageClass(spec, target.workloads);
+  // `volumeName` is host-owned, so the transform dropped it; one the policy allows is the tenant's
+  // to name (a claim naming any other gets no copy: `claimVolumeRefusal`).
+  const volume = volumeNameOf(target.source.spec);
+  if (volume !== undefined && volumeAllowed(volume, target.workloads)) spec.volumeName = volume;
   renameSource(spec.dataSource, target);
   renameSource(spec.dataSourceRef, target);
   return object;
@@ -160,6 +203,6 @@ export const PERSISTENT_VOLUME_CLAIM_MODULE: KindModule = {
   statusBack: CLAIM_STATUS,
   eventsBack: true,
   hostView: 'status',
-  noRecreate: claimClassRefusal,
+  noRecreate: claimNoRecreate,
   startKind: (ctx, compiled) => statusBackTurn(ctx, compiled, CLAIM_STATUS),
 };

@@ -19,6 +19,12 @@ export interface VolumeLimits {
    * another tenant's) is allowed only when listed.
    */
   storageClasses?: readonly string[];
+  /**
+   * Host PersistentVolumes a claim may name in `spec.volumeName` (binding it to that volume);
+   * absent: none. A name is the operator's to hand out: the host binds a claim naming a volume to
+   * it whatever the volume's labels say, an operator's static volume or one kept for another tenant.
+   */
+  volumeNames?: readonly string[];
 }
 
 const PATH = 'spec.workloads.volumes';
@@ -58,8 +64,16 @@ export function parseVolumeLimits(
     (name) => name === '' || isDnsSubdomain(name),
     'storage class names (or "" for no class)',
   );
+  const volumeNames = strings(
+    section.volumeNames,
+    `${PATH}.volumeNames`,
+    problems,
+    isDnsSubdomain,
+    'PersistentVolume names',
+  );
   return {
     csiDrivers: csiDrivers ?? [],
     ...(storageClasses ? { storageClasses } : {}),
+    ...(volumeNames ? { volumeNames } : {}),
   };
 }

@@ -1,8 +1,7 @@
 /**
  * Issue 28, findings 2, 8, 9, 10 and 12, on the real clusters, with an attacker and a victim
  * TenantCluster sharing one host namespace. An ephemeral volume mounts the host copy of the claim
- * the tenant's controller made, so its template (labelled as the victim's copy, naming an
- * operator's volume) reaches nothing: no second claim, no label of the victim's, the operator's
+ * the tenant's controller made, so its template (labelled as the victim's copy) reaches nothing: no second claim, no label of the victim's, the operator's
  * volume untouched; a host object stamped with the victim's labels but not its uid never has its
  * status written onto the victim's claim. Node-mounted volumes (`nfs`), resource claims, a scheduler
  * of the tenant's own, a toleration of every taint and another runtime class are Skips naming the
@@ -75,7 +74,7 @@ describe('Pod volumes, resource claims and sandbox controls', () => {
     expect((await pass(victim, { full: true })).result.errors).toEqual([]);
     await phaseOf(victim, 'tenant', vns, 'data', ['Bound']);
 
-    // An operator's statically provisioned volume, which the template names.
+    // An operator's statically provisioned volume, which nothing of the tenant's may take.
     const pv = `iv-operator-${RUN}`;
     await ensure(attacker.hostApi, {
       ...PV,
@@ -105,9 +104,10 @@ describe('Pod volumes, resource claims and sandbox controls', () => {
           'tenantplane.io/virtual-name': 'data',
         },
       },
-      // The operator's volume by name; no class (the host's default): a class a tenant may name
-      // is the storage-class mapping's business, not the template's.
-      spec: { ...CLAIM_SPEC, volumeName: pv },
+      // No class (the host's default): a class a tenant may name is the storage-class mapping's
+      // business, not the template's; a template naming the operator's volume (`volumeName`) gets
+      // no claim copy at all (isolation-volume-names.test.ts).
+      spec: { ...CLAIM_SPEC },
     };
     await attacker.tenantApi.create(
       tenantObject(attacker, POD, ans, 'web', {

@@ -60,6 +60,11 @@ describe('spec.workloads', () => {
       volumes: { storageClasses: [] },
       expected: { csiDrivers: [], storageClasses: [] },
     },
+    {
+      name: 'host volumes a claim may name',
+      volumes: { volumeNames: ['pv-dev-data'] },
+      expected: { csiDrivers: [], volumeNames: ['pv-dev-data'] },
+    },
   ])('volume limits: $name', ({ volumes, expected }) => {
     const workloads = volumes === undefined ? { podSecurity: 'baseline' } : { volumes };
     expect(parseSyncPolicy('dev', spec(workloads)).workloads?.isolation?.volumes).toEqual(expected);
@@ -120,6 +125,16 @@ describe('spec.workloads', () => {
       name: 'an unknown toleration field',
       workloads: { tolerations: [{ key: 'a', operator: 'Exists', values: ['x'] }] },
       says: 'spec.workloads.tolerations[0]: has an unknown field "values"',
+    },
+    {
+      name: 'a host volume name that is no PersistentVolume name',
+      workloads: { volumes: { volumeNames: ['PV 1'] } },
+      says: 'spec.workloads.volumes.volumeNames must be a list of PersistentVolume names',
+    },
+    {
+      name: 'a scheduling toleration, named at its own path',
+      workloads: { scheduling: { tolerations: [{ key: 'a', operator: 'Exists', value: 'x' }] } },
+      says: 'spec.workloads.scheduling.tolerations[0]: value must be empty for Exists',
     },
     {
       name: 'storage classes that are not a map',

@@ -136,8 +136,13 @@ describe('Pod ephemeral volumes: a pass', () => {
   const tenantClaim: KubeObject = {
     ...CLAIM,
     metadata: { namespace: 'shop', name: 'web-scratch', uid: 'claim-uid' },
-    // As the tenant's controller makes it from the template (a source of its own namespace).
-    spec: { ...TEMPLATE.spec, dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'golden' } },
+    // As the tenant's controller makes it from the template (a source of its own namespace; no
+    // host volume named: a claim naming one is below).
+    spec: {
+      ...TEMPLATE.spec,
+      volumeName: undefined,
+      dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'golden' },
+    },
   };
   const reasons = (decisions: readonly { action: string; reason: string }[]) =>
     decisions.filter((d) => d.action === 'Skip').map((d) => d.reason);
@@ -154,13 +159,31 @@ describe('Pod ephemeral volumes: a pass', () => {
     const second = await runPass({ tenant: TENANT, tenantApi, hostApi });
     expect(second.errors).toEqual([]);
     const claim = hostApi.peek(CLAIM, HOST_NS, hn('shop', 'web-scratch'));
-    // Claims' own rule: the tenant's volumeName and selector never reach the host.
+    // Claims' own rule: the tenant's selector never reaches the host (it names no volume).
     expect(claim?.spec).not.toHaveProperty('volumeName');
     expect(claim?.spec).not.toHaveProperty('selector');
     const hostPod = hostApi.peek(POD, HOST_NS, hn('shop', 'web'));
     expect((hostPod?.spec as { volumes: Spec[] } | undefined)?.volumes).toContainEqual(
       claimVolume('scratch', 'web-scratch'),
     );
+  });
+
+  it('a claim whose template names a host volume the policy does not hand out gets no copy, and the Pod keeps waiting', async () => {
+    const naming = {
+      ...tenantClaim,
+      spec: { ...(tenantClaim.spec as Spec), volumeName: 'operator-pv' },
+    };
+    const { tenantApi, hostApi } = clusters([tenantPod, naming], [], { toHost: [POD, CLAIM] });
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi });
+    expect(result.errors).toEqual([]);
+    expect(reasons(result.decisions)).toEqual([
+      expect.stringContaining('the claim names the host volume "operator-pv" (spec.volumeName)'),
+      expect.stringContaining(
+        'refers to PersistentVolumeClaim "web-scratch", which has no host copy yet',
+      ),
+    ]);
+    expect(hostApi.peek(CLAIM, HOST_NS, hn('shop', 'web-scratch'))).toBeUndefined();
+    expect(hostApi.peek(POD, HOST_NS, hn('shop', 'web'))).toBeUndefined();
   });
 
   it('without claims in the policy, the Pod is never created, and its Skip says why', async () => {
