@@ -185,7 +185,7 @@ describe('tolerations and node selection the operator did not hand out', () => {
         name,
         reason: expect.stringContaining(reason),
       });
-      expect(skip?.reason).toContain('the policy does not allow it');
+      expect(skip?.reason).toContain('the policy does not allow');
       expect(await hostApi.get(POD, hostNs, hostName(name, ans, attacker.name))).toBeUndefined();
     }
     const plainCopy = hostName(plain.metadata.name, ans, attacker.name);

@@ -197,7 +197,10 @@ describe('nodes back', () => {
   });
   it('a host Pod the host deletes ends its tenant Pod as on a lost node: the tenant ReplicaSet replaces it, never the same identity on the host', async () => {
     const { hostApi, tenantApi } = apis();
-    const t = await createTenant(apis(), 'wl-lost', { toHost: [POD] });
+    const t = await createTenant(apis(), 'wl-lost', {
+      toHost: [POD],
+      workloads: { scheduling: { tolerations: [{ ...TAINT, operator: 'Equal' }] } },
+    });
     const ns = t.vns.a;
     const podSpec = {
       automountServiceAccountToken: false,
