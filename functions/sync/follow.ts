@@ -50,6 +50,9 @@ export function decideFollow(ctx: FollowContext): FollowDecision {
   if (ctx.dryRun) return { follow: false, reason: 'a dry run writes nothing to follow' };
   if (ctx.pass.leaseHeld)
     return { follow: false, reason: `the lease is held by ${ctx.pass.leaseHeld.holder}` };
+  // A follow writes only under the lease: one that cannot take it would not start.
+  if (ctx.pass.warnings?.some((w) => w.reason === 'LeaseUnavailable'))
+    return { follow: false, reason: 'the lease could not be taken: a follow writes only under it' };
   if (passWrites(ctx.pass) === 0)
     return { follow: false, reason: 'the pass wrote nothing: the tenant is idle' };
   if (ctx.untilMs === undefined)

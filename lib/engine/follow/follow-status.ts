@@ -87,13 +87,18 @@ export class FollowRecord {
   lastActivityMs: number;
 
   constructor(
-    private readonly hostApi: ClusterApi,
+    private hostApi: ClusterApi,
     private readonly tenant: string,
     readonly holder: string,
     private readonly clock: Clock,
   ) {
     this.startedMs = clock.now();
     this.lastActivityMs = this.startedMs;
+  }
+
+  /** Writes `status.follow` through `hostApi` from now on (the client behind the follow's lease). */
+  writeThrough(hostApi: ClusterApi): void {
+    this.hostApi = hostApi;
   }
 
   /** The follow found the lease held and ends without following. */

@@ -27,11 +27,12 @@ import { TenantClusterNotFoundError } from '../errors.js';
 import type { PassOptions } from '../pass/options.js';
 import { runPass } from '../pass/pass.js';
 import { parseSyncPolicy } from '../policy/policy.js';
-import { leaseGuarded } from '../tenant/lease-guard.js';
+import { leaseGuarded, tenantLeaseGuarded } from '../tenant/lease-guard.js';
 import { readTenantClusterStatus } from '../tenant/status.js';
 import { LeaseHeldError, leaseNamespaceOf, TenantLease } from '../tenant/tenant-lease.js';
 import { FollowEnd, FollowRecord, type FollowResult } from './follow-status.js';
 import { FollowedChanges } from './followed-changes.js';
+import { missingLeaseVerbs, refuseWithoutLease } from './lease-grants.js';
 import { followTriggers, pause, TriggerWatches } from './triggers.js';
 import { Wakeups } from './wakeups.js';
 
@@ -84,11 +85,19 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
   let lease = new TenantLease(hostApi, tenant, followId, clock, untilMs);
   const record = new FollowRecord(hostApi, tenant, lease.holder, clock);
 
-  // The lease first: a follow that cannot write opens no watch.
+  // The lease first: a follow that cannot write opens no watch, and one that may not write the
+  // lease at all does not start (it would otherwise run beside the scheduled passes unguarded).
+  refuseWithoutLease(
+    tenant,
+    leaseNamespace,
+    await missingLeaseVerbs(hostApi, tenant, leaseNamespace),
+  );
   let told = false;
   for (;;) {
     try {
+      lease.namespace = leaseNamespace;
       await lease.take(leaseNamespace);
+      refuseWithoutLease(tenant, leaseNamespace, [], lease.unavailableCause);
       break;
     } catch (error) {
       if (!(error instanceof LeaseHeldError)) throw error;
@@ -102,7 +111,11 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
     }
   }
 
+  // Every write of the follow, its passes' on either side and its own status.follow, goes
+  // behind the lease it holds: once it is lost, nothing more is written.
   const guarded = leaseGuarded(hostApi, lease, tenant);
+  const tenantGuarded = tenantLeaseGuarded(tenantApi, lease);
+  record.writeThrough(guarded);
   const deletes = new OwnDeletes();
   const wakeups = new Wakeups(clock, (namespace, name) => deletes.took(namespace, name));
   const followed = new FollowedChanges(record.served);
@@ -158,7 +171,7 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
         const result = await runPass({
           ...options,
           passId: undefined, // each pass its own
-          tenantApi: followed.wrap(tenantApi),
+          tenantApi: followed.wrap(tenantGuarded),
           sinks: [...(options.sinks ?? []), deletes],
           hostApi: guarded,
           lease: false,

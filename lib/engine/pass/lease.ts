@@ -1,12 +1,14 @@
 /**
  * One pass per tenant (`tenant/tenant-lease.ts`): a pass that writes holds the tenant's Lease from
- * its first write to its end; a pass that finds it held writes nothing (no copies, no status, no
- * Events) and its result says who holds it and since when. The sinks hear every Decision as it is
- * made, and the end of the pass only once the lease has said whether the pass stands.
+ * its first write, on either side, to its end; a pass that finds it held writes nothing (no
+ * copies, no realignment, no status back, no tenant Node or Event, no Pod ending, no status, not
+ * even a failure report) and its result says who holds it and since when. The sinks hear every
+ * Decision as it is made, and the end of the pass only once the lease has said whether the pass
+ * stands.
  */
 import type { Clock, ClusterApi, Decision, DecisionSink, PassResult } from '../../ports/index.js';
 import { deliver, finishSinks } from '../context/decisions.js';
-import { leaseGuarded } from '../tenant/lease-guard.js';
+import { leaseGuarded, tenantLeaseGuarded } from '../tenant/lease-guard.js';
 import { LeaseHeldError, TenantLease } from '../tenant/tenant-lease.js';
 import { leaseHeldResult } from './result.js';
 
@@ -34,18 +36,28 @@ export interface LeasedRun {
   untilMs: number | undefined;
 }
 
+/** The clients of a leased pass: each takes the tenant's lease before its first write. */
+export interface LeasedApis {
+  hostApi: ClusterApi;
+  tenantApi: ClusterApi;
+}
+
 /**
- * Runs `story` with a host client that takes the tenant's lease before its first write and with
- * sinks that hear the end of the pass only after the lease decided it; releases the lease at the
- * end, whatever happened.
+ * Runs `story` with host and tenant clients that take the tenant's lease before their first
+ * write and with sinks that hear the end of the pass only after the lease decided it; a failure
+ * of the story is reported (`failed`) through the guarded host client, so only under the lease;
+ * releases the lease at the end, whatever happened.
  */
 export async function withTenantLease(
   run: LeasedRun,
-  story: (hostApi: ClusterApi, sinks: readonly DecisionSink[]) => Promise<PassResult>,
+  story: (apis: LeasedApis, sinks: readonly DecisionSink[]) => Promise<PassResult>,
+  /** Reports a failure of the story (and may throw it). */
+  failed?: (hostApi: ClusterApi, error: unknown) => Promise<unknown>,
 ): Promise<PassResult> {
   const { tenant, passId, clock } = run;
   const lease = new TenantLease(run.hostApi, tenant, passId, clock, run.untilMs);
   const hostApi = leaseGuarded(run.hostApi, lease, tenant);
+  const tenantApi = tenantLeaseGuarded(run.tenantApi, lease);
   const end = new DeferredEnd(run.sinks);
   const start = {
     atMs: clock.now(),
@@ -55,10 +67,14 @@ export async function withTenantLease(
   try {
     let result: PassResult;
     try {
-      result = await story(hostApi, [end]);
+      result = await story({ hostApi, tenantApi }, [end]);
       if (lease.refused) throw lease.refused;
     } catch (error) {
-      if (!(error instanceof LeaseHeldError)) throw error;
+      if (!(error instanceof LeaseHeldError)) {
+        // Before the lease is released: a report the lease refuses is not written.
+        if (failed) await failed(hostApi, error);
+        throw error;
+      }
       result = leaseHeldResult(error, { passId, tenant }, start, {
         clock,
         tenant: run.tenantApi.requestCount(),

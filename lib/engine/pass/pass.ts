@@ -4,12 +4,13 @@
  * longer covers, copy the host classes it names into the tenant, then the host Events about the
  * copies (read while the kinds sync), report. Around it, the guards every caller needs: every
  * request ends by the pass deadline plus the reporting reserve (`bounds/deadlines.ts`), a pass
- * that writes holds the tenant's lease (`lease.ts`), a dry run's host client sends no write
+ * that writes holds the tenant's lease on both sides (`lease.ts`), a dry run's host client sends no write
  * (`context/dry-run.ts`), and a pass-level failure is reported on the TenantCluster before it is
  * thrown.
  */
 import {
   type Clock,
+  type ClusterApi,
   type PassResult,
   systemClock,
   withRequestDeadline,
@@ -59,15 +60,14 @@ export function runPass(options: PassOptions): Promise<PassResult> {
   const dryRun = options.dryRun === true;
   const passId = options.passId ?? crypto.randomUUID();
   const run = { ...options, clock, passId, dryRun };
+  const report = async (hostApi: ClusterApi, error: unknown): Promise<never> => {
+    await reportPassFailure(hostApi, options.tenant, error, { clock, dryRun });
+    throw error;
+  };
   return withRequestDeadline(end, async () => {
-    try {
-      if (dryRun || options.lease === false) return await story(run);
-      const leased = { ...run, sinks: options.sinks ?? [], untilMs: end?.atMs };
-      return await withTenantLease(leased, (hostApi, sinks) => story({ ...run, hostApi, sinks }));
-    } catch (error) {
-      await reportPassFailure(options.hostApi, options.tenant, error, { clock, dryRun });
-      throw error;
-    }
+    if (dryRun || options.lease === false) return story(run).catch((e) => report(run.hostApi, e));
+    const leased = { ...run, sinks: options.sinks ?? [], untilMs: end?.atMs };
+    return withTenantLease(leased, (apis, sinks) => story({ ...run, ...apis, sinks }), report);
   });
 }
 

@@ -7,7 +7,7 @@
  * in different groups keep a point each.
  *
  * Which path a kind takes (`planKind`): a full pass when asked (`--full`), when nothing is stored
- * or the policy changed since, when objects of the kind wait in the retry memory, and every
+ * or the policy (any field of the spec that shapes objects, not only the kind's rule) changed since, when objects of the kind wait in the retry memory, and every
  * `spec.resync` (default 60m, jittered per tenant by 0.9-1.1x from a hash of its name; a
  * `resync`); otherwise the pass resumes a watch from the stored resourceVersion and falls back to
  * a full pass when that fails.
@@ -55,16 +55,36 @@ export function resumeKey(kind: KindRef): ResourceKey {
 }
 
 /**
- * Digest of what a resume point holds for: the rule, the host namespace and the tenant cluster's
+ * Digest of what a resume point holds for: the rule, the host namespace, the tenant cluster's
  * identity (the uid of its `kube-system` namespace), so a point recorded on another cluster behind
  * the same kubeconfig (a rebuilt one, accepted with `tenantplane.io/accept-tenant-cluster-id`) is
- * never resumed on this one. Points recorded before the identity was part of it do not match: the
- * kind has one full pass, then resumes again.
+ * never resumed on this one, and the rest of the policy ({@link policyFingerprint}), so a setting
+ * changed on a running tenant shapes every object it governs at the next pass, not only the objects
+ * that change. Points recorded before a part was in it do not match: the kind has one full pass,
+ * then resumes again.
  */
-export function ruleDigest(rule: KindRule, hostNamespace: string, clusterId?: string): string {
+export function ruleDigest(
+  rule: KindRule,
+  hostNamespace: string,
+  clusterId?: string,
+  policy?: string,
+): string {
+  if (policy !== undefined) return jsonDigest([hostNamespace, rule, clusterId ?? null, policy]);
   return clusterId === undefined
     ? jsonDigest([hostNamespace, rule])
     : jsonDigest([hostNamespace, rule, clusterId]);
+}
+
+/**
+ * The fingerprint of a TenantCluster's policy: its whole `spec` but `resync` and `paused`, which
+ * say when and whether a pass runs, not what it makes. Every other field shapes some object (a
+ * copy, a tenant Node, a status back, a Skip), and which objects a field governs is not worth
+ * guessing field by field: any change makes every kind's next pass full, once.
+ */
+export function policyFingerprint(spec: unknown): string {
+  if (!isRecord(spec)) return jsonDigest(null);
+  const { resync: _resync, paused: _paused, ...shaping } = spec;
+  return jsonDigest(shaping);
 }
 
 /** `spec.resync` (`90s`, `30m`, `2h`) in milliseconds; the default when absent or garbled. */
@@ -91,6 +111,8 @@ function retriesOf(status: TenantClusterStatus, kind: KindRef): boolean {
 export class ResumeBook {
   private readonly recorded: TenantClusterStatus;
   private readonly stored: Record<string, ResumePoint>;
+  /** The policy this pass runs under (`policyFingerprint`): points hold for it alone. */
+  private readonly policy: string;
   private readonly next: Record<string, ResumePoint | null>;
   private material = false;
   /** The tenant cluster's identity, once the pass has checked it (see {@link identify}). */
@@ -115,6 +137,7 @@ export class ResumeBook {
     },
   ) {
     this.recorded = readTenantClusterStatus(tenantCluster);
+    this.policy = policyFingerprint(tenantCluster.spec);
     this.stored = this.recorded.resume;
     this.next = { ...this.stored };
   }
@@ -134,7 +157,7 @@ export class ResumeBook {
       return { path: 'full', reason: 'copies wait in a host namespace the tenant moved away from' };
     }
     if (!point) return { path: 'full', reason: 'no resume point stored yet' };
-    if (point.policy !== ruleDigest(rule, this.hostNamespace, this.clusterId)) {
+    if (point.policy !== ruleDigest(rule, this.hostNamespace, this.clusterId, this.policy)) {
       return {
         path: 'full',
         reason: 'the sync policy or the tenant cluster changed since the resume point',
@@ -172,7 +195,7 @@ export class ResumeBook {
       return;
     }
     const now = new Date(this.options.nowMs()).toISOString();
-    const policy = ruleDigest(rule, this.hostNamespace, this.clusterId);
+    const policy = ruleDigest(rule, this.hostNamespace, this.clusterId, this.policy);
     this.next[key] = { resourceVersion, at: now, fullAt: now, policy };
     if (!('path' in plan && plan.retriesWaiting === true)) this.material = true;
   }

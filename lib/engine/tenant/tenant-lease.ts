@@ -4,8 +4,9 @@
  * lease namespace, {@link leaseNamespaceOf}: the first host namespace its status remembers, which
  * does not move with `spec.hostNamespace` (two passes that read different host namespaces during
  * a move contend for the same Lease), and moves only when a pass holding the lease there found it
- * clean and forgot it. It is taken only when the pass is about to make its first write to the
- * host, so a steady pass that changes nothing makes no write for it; taken with create
+ * clean and forgot it. It is taken only when the pass is about to make its first write, on the
+ * host or on the tenant (`lease-guard.ts`), so a steady pass that changes nothing makes no write
+ * for it; taken with create
  * semantics (AlreadyExists: someone holds it), or, when the holder's lease has expired or was
  * released, by an update carrying the resourceVersion read (Conflict: someone else was faster).
  * It is held until the pass's last request may end (the deadline plus the reporting reserve);
@@ -14,12 +15,13 @@
  * later write as a held lease does). It is released (deleted, with uid and resourceVersion
  * preconditions) when the pass ends. A crashed holder's lease simply expires.
  *
- * A pass that finds the lease held makes no writes: {@link LeaseHeldError} ends it, and the pass
+ * A pass that finds the lease held makes no writes on either side: {@link LeaseHeldError} ends
+ * it, and the pass
  * result says who holds the lease and since when. A host that does not answer fails the write
  * waiting for the lease. A lease the server refuses for another reason (no RBAC grant for leases
- * yet, a server error) does not stop the pass: every write the engine
+ * yet, a server error) does not stop a pass: every write the engine
  * makes is safe on its own (create-only, resourceVersion and uid preconditions), so the pass goes
- * on unprotected and says so in a warning.
+ * on unprotected and says so in a warning. A follow does not start then (`follow/lease-grants.ts`).
  */
 import { hostname } from 'node:os';
 import { errorMessage } from '../../common/index.js';
@@ -122,6 +124,13 @@ export class TenantLease {
   refused: LeaseHeldError | undefined;
   /** Why the lease could not be taken (the pass went on without it), when that happened. */
   unavailable: string | undefined;
+  /** The server's words when the lease could not be taken. */
+  unavailableCause: string | undefined;
+  /**
+   * Where the lease lives, once the pass read its TenantCluster (`leaseNamespaceOf`): writes that
+   * name no host namespace of their own (the tenant's objects, the TenantCluster) take it there.
+   */
+  namespace: string | undefined;
   private taking: Promise<void> | undefined;
   private taken: KubeObject | undefined;
   private stopRenewing: (() => void) | undefined;
@@ -141,15 +150,23 @@ export class TenantLease {
   }
 
   /**
-   * Takes the lease in `namespace` once; later calls wait for the same outcome.
-   * @throws LeaseHeldError when another pass holds it.
+   * Takes the lease in `namespace` (default: {@link namespace}) once; later calls wait for the
+   * same outcome.
+   * @throws LeaseHeldError when another pass holds it; PassError when no namespace is known yet.
    */
-  take(namespace: string): Promise<void> {
+  take(namespace: string | undefined = this.namespace): Promise<void> {
     if (this.refused) return Promise.reject(this.refused);
-    this.taking ??= this.acquire(namespace).catch((error: unknown) => {
+    if (this.taking) return this.taking;
+    if (namespace === undefined) {
+      // A write before the TenantCluster was read cannot say where the lease lives: refused.
+      const where = `a write came before the TenantCluster ${this.tenant} was read`;
+      return Promise.reject(new PassError(`${where}: the lease could not be located; not sent`));
+    }
+    this.taking = this.acquire(namespace).catch((error: unknown) => {
       // Held: the pass ends. No answer at all: the write would fare no better, it fails with it.
       if (error instanceof LeaseHeldError || isClusterError(error, 'Transport')) throw error;
-      this.unavailable = `could not take the tenant's lease ${namespace}/${leaseName(this.tenant)}, so this pass ran without it: ${errorMessage(error)}`;
+      this.unavailableCause = errorMessage(error);
+      this.unavailable = `could not take the tenant's lease ${namespace}/${leaseName(this.tenant)}, so this pass ran without it: ${this.unavailableCause}`;
     });
     return this.taking;
   }

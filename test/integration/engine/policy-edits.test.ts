@@ -4,12 +4,30 @@
  * that would delete most of a kind's copies at once (the old README example
  * `labelSelector: "sync!=off"`) is held by the mass-delete guard until a one-shot confirmation,
  * and a plan lists what it would delete; one resource under two versions is an invalid policy.
+ * A setting changed on a running tenant (`spec.workloads.kubeletGateway`) reaches its tenant
+ * Nodes at the very next pass, a resumed one, not at the next full pass (issue 35, defect 6).
  */
-import { describe, expect, it } from '@jest/globals';
-import { InvalidPolicyError } from '../../../lib/engine/index.js';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { hostName, InvalidPolicyError } from '../../../lib/engine/index.js';
 import { TenantClusterKeys } from '../../../lib/engine/names/metadata.js';
+import type { KindRef, KubeObject } from '../../../lib/ports/index.js';
 import { lifecycleScenes } from './lifecycle-support.js';
-import { CONFIGMAP, LABEL, pass, RUN, SECRET, tenantObject, useApis } from './support.js';
+import {
+  CONFIGMAP,
+  createTenant,
+  diffSnapshots,
+  LABEL,
+  listAll,
+  pass,
+  RUN,
+  SECRET,
+  type Snapshot,
+  TENANT_CLUSTER,
+  type Tenant,
+  tenantObject,
+  useApis,
+  waitFor,
+} from './support.js';
 
 const apis = useApis();
 const { scene, snapshot, changes, copiesOf, patchSpec, annotate } = lifecycleScenes(apis);
@@ -120,4 +138,105 @@ describe('policy edits on the real clusters', () => {
     ]);
     expect(changes(before, await snapshot(t))).toEqual({ deleted: [], created: [], written: [] });
   });
+});
+
+const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
+const NODE: KindRef = { apiVersion: 'v1', kind: 'Node' };
+const GW_NODE = `pedit-gw-${RUN}`;
+const GW_TAINT = { key: 'tenantplane-test/dedicated', value: GW_NODE, effect: 'NoSchedule' };
+
+/** `side Kind/namespace/name` -> `uid@resourceVersion` of what a pass of `t` writes. */
+async function bothSides(t: Tenant): Promise<Snapshot> {
+  const all: Snapshot = new Map();
+  const put = (side: string, kind: string, o: KubeObject) =>
+    all.set(
+      `${side} ${kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`,
+      `${o.metadata.uid}@${o.metadata.resourceVersion}`,
+    );
+  for (const kind of [POD, CONFIGMAP, SECRET])
+    for (const o of await listAll(t.hostApi, kind, t.hostNamespace)) put('host', kind.kind, o);
+  for (const kind of [POD, CONFIGMAP, { apiVersion: 'v1', kind: 'Event' }])
+    for (const o of await listAll(t.tenantApi, kind, t.vns.a)) put('tenant', kind.kind, o);
+  const node = await t.tenantApi.get(NODE, undefined, GW_NODE);
+  if (node) put('tenant', 'Node', node);
+  return all;
+}
+
+describe('a setting changed on a running tenant', () => {
+  afterAll(async () => {
+    const node = await apis().hostApi.get(NODE, undefined, GW_NODE);
+    if (node) {
+      await apis().hostApi.delete(NODE, undefined, GW_NODE, { uid: node.metadata.uid as string });
+    }
+  });
+
+  it('spec.workloads.kubeletGateway set on a running tenant reaches its tenant Node at the next (resumed) pass, and nothing else changes', async () => {
+    const { hostApi, tenantApi } = apis();
+    await hostApi.create({
+      ...NODE,
+      metadata: {
+        name: GW_NODE,
+        annotations: { 'kwok.x-k8s.io/node': 'fake' },
+        labels: { 'kubernetes.io/hostname': GW_NODE, 'kubernetes.io/os': 'linux', type: 'kwok' },
+      },
+      spec: { podCIDR: '10.245.32.0/24', podCIDRs: ['10.245.32.0/24'], taints: [GW_TAINT] },
+    });
+    const t = await createTenant(apis(), 'pedit-gw', { toHost: [POD, CONFIGMAP] });
+    const spec = {
+      automountServiceAccountToken: false,
+      nodeSelector: { 'kubernetes.io/hostname': GW_NODE },
+      tolerations: [{ ...GW_TAINT, operator: 'Equal' }],
+      containers: [{ name: 'web', image: 'nginx:1' }],
+    };
+    await tenantApi.create(tenantObject(t, POD, t.vns.a, 'web', { spec }));
+    expect((await pass(t)).result.errors).toEqual([]);
+    await waitFor(
+      'the host Pod Running on the test’s node',
+      async () => {
+        const pod = await hostApi.get(POD, t.hostNamespace, hostName('web', t.vns.a, t.name));
+        const running = (pod?.status as { phase?: string } | undefined)?.phase === 'Running';
+        return running && (pod?.spec as { nodeName?: string } | undefined)?.nodeName === GW_NODE
+          ? pod
+          : undefined;
+      },
+      60_000,
+    );
+    expect((await pass(t, { full: true })).result.errors).toEqual([]);
+    const node = await tenantApi.get(NODE, undefined, GW_NODE);
+    expect(JSON.stringify(node?.status)).not.toContain('10.0.0.5');
+    // The tenant is steady: its passes resume and write nothing.
+    await waitFor('a resumed pass that writes nothing', async () => {
+      const { result } = await pass(t);
+      const writes = result.requests.tenant.writes + result.requests.host.writes;
+      return result.path === 'resumed' && writes === 0 ? result : undefined;
+    });
+
+    const before = await bothSides(t);
+    await patchSpec(t, { workloads: { kubeletGateway: { address: '10.0.0.5', port: 10250 } } });
+    const { result } = await pass(t);
+    const after = await bothSides(t);
+
+    expect(result.errors).toEqual([]);
+    expect(result.decisions.map((d) => `${d.action} ${d.kind} ${d.hostRef.name}`)).toEqual([
+      `Update Node ${GW_NODE}`,
+    ]);
+    expect(result.pathReason).toContain('the sync policy or the tenant cluster changed');
+    expect((await tenantApi.get(NODE, undefined, GW_NODE))?.status).toMatchObject({
+      addresses: expect.arrayContaining([{ type: 'InternalIP', address: '10.0.0.5' }]),
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+    });
+    expect(diffSnapshots(before, after)).toEqual({
+      created: [],
+      changed: [`tenant Node//${GW_NODE}`],
+      deleted: [],
+    });
+    const tc = await hostApi.get(TENANT_CLUSTER, undefined, t.name);
+    expect(tc?.metadata.generation).toBeGreaterThan(1);
+    // Applied once: the pass after it resumes and writes nothing.
+    const next = (await pass(t)).result;
+    expect({ path: next.path, decisions: next.decisions }).toEqual({
+      path: 'resumed',
+      decisions: [],
+    });
+  }, 180_000);
 });

@@ -56,13 +56,15 @@ export async function restrictedHostIdentity(
   tenant: string,
   hostNamespace: string,
   files: readonly string[] = HOST_WORKLOAD_FILES,
+  /** Changes a filled-in file before it is applied (a test taking a grant away). */
+  edit: (manifest: string, file: string) => string = (manifest) => manifest,
 ): Promise<KubeconfigText & { path: string; user: string }> {
   const clusters = integrationClusters();
   for (const file of files) {
     const template = await readFile(resolve(RBAC_DIR, file), 'utf8');
     await kubectlApply(
       clusters.hostKubeconfigPath,
-      fillHostTemplate(template, tenant, hostNamespace),
+      edit(fillHostTemplate(template, tenant, hostNamespace), file),
     );
   }
   const stateDir = process.env.TENANTPLANE_TEST_STATE_DIR;

@@ -155,6 +155,16 @@ describe('decideFollow', () => {
       follow: true,
     },
     {
+      name: 'a pass that could not take the lease (no grant): a follow would not start',
+      ctx: {
+        pass: passResult(3, {
+          warnings: [{ reason: 'LeaseUnavailable', message: 'leases is forbidden' }],
+        }),
+      },
+      follow: false,
+      reason: /lease could not be taken/,
+    },
+    {
       name: 'a pass that wrote nothing: idle, ends after it',
       ctx: { pass: passResult(0) },
       follow: false,

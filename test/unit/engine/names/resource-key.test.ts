@@ -7,7 +7,11 @@ import { RetryMemory } from '../../../../lib/engine/bounds/retry-backoff.js';
 import { restartExpired } from '../../../../lib/engine/listing/expired-listing.js';
 import { resourceKey, sameKind } from '../../../../lib/engine/names/resource-key.js';
 import { unionKinds } from '../../../../lib/engine/tenant/lifecycle.js';
-import { ResumeBook, ruleDigest } from '../../../../lib/engine/tenant/resume-point.js';
+import {
+  policyFingerprint,
+  ResumeBook,
+  ruleDigest,
+} from '../../../../lib/engine/tenant/resume-point.js';
 import { ClusterError, type KubeObject } from '../../../../lib/ports/index.js';
 import { HOST_NS, tenantCluster } from '../support.js';
 
@@ -57,7 +61,12 @@ describe('two rules of one Kind in different API groups keep separate state', ()
             resourceVersion: '100',
             at: new Date(NOW - 60_000).toISOString(),
             fullAt: new Date(NOW - 60_000).toISOString(),
-            policy: ruleDigest(CORE, HOST_NS),
+            policy: ruleDigest(
+              CORE,
+              HOST_NS,
+              undefined,
+              policyFingerprint(tenantCluster({ toHost: [CORE, CRD] }).spec),
+            ),
           },
         },
       },

@@ -39,10 +39,15 @@ describe('runPass with the lease', () => {
     const { tenantApi, hostApi } = clusters([source], [hostCopyOf(source)], {
       toHost: [CONFIGMAP],
     });
+    // The first pass records its status, under the lease; the next one writes nothing at all.
+    await runPass({ tenant: TENANT, tenantApi, hostApi, lease: true });
+    expect(leaseCalls(hostApi)).toEqual(['create', 'delete']);
+    hostApi.calls.length = 0;
     const result = await runPass({ tenant: TENANT, tenantApi, hostApi, lease: true });
     expect(result.complete).toBe(true);
     expect(result.counts).toMatchObject({ Create: 0, Update: 0, Delete: 0 });
     expect(leaseCalls(hostApi)).toEqual([]);
+    expect(writes(hostApi)).toEqual([]);
     expect(result.requests.host.writes).toBe(0);
   });
 

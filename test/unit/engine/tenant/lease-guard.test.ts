@@ -1,11 +1,11 @@
 /**
- * The host client behind the tenant's lease: the first namespaced write takes the lease (once, in
- * the host namespace the TenantCluster names), writes to the TenantCluster and to Lease objects
- * need no lease, a lease found held makes every later write throw without a request, and lease
+ * The clients behind the tenant's lease: the first write on either side takes the lease (once, in
+ * the host namespace the TenantCluster names), writes to the TenantCluster too, to Lease objects
+ * none, a lease found held makes every later write throw without a request, and lease
  * requests stay out of `requestCount()`.
  */
 import { describe, expect, it } from '@jest/globals';
-import { leaseGuarded } from '../../../../lib/engine/tenant/lease-guard.js';
+import { leaseGuarded, tenantLeaseGuarded } from '../../../../lib/engine/tenant/lease-guard.js';
 import {
   LEASE,
   LeaseHeldError,
@@ -103,11 +103,9 @@ describe('leaseGuarded', () => {
     expect(hostApi.peek(LEASE, 'elsewhere', leaseName(TENANT))).toBeDefined();
   });
 
-  it('lets writes to the TenantCluster (cluster-scoped) and to Lease objects through without it', async () => {
+  it('takes the lease for writes to the TenantCluster (finalizer, status) too, never for Lease objects', async () => {
     const { hostApi, api } = guarded();
     const tc = (await api.get(TENANT_CLUSTER, undefined, TENANT)) as KubeObject;
-    await api.update({ ...tc, metadata: { ...tc.metadata, finalizers: [] } });
-    await api.patchStatus(TENANT_CLUSTER, undefined, TENANT, { observed: 1 });
     const other = await api.create({
       ...LEASE,
       metadata: { name: 'other', namespace: HOST_NS },
@@ -118,7 +116,22 @@ describe('leaseGuarded', () => {
       'other',
       'other',
     ]);
-    expect(hostApi.peek(LEASE, HOST_NS, leaseName(TENANT))).toBeUndefined();
+    await api.update({ ...tc, metadata: { ...tc.metadata, finalizers: [] } });
+    await api.patchStatus(TENANT_CLUSTER, undefined, TENANT, { observed: 1 });
+    expect(callLines(hostApi).slice(3)).toEqual([
+      `create Lease ${HOST_NS}/tenantplane-dev`,
+      `update TenantCluster -/${TENANT}`,
+      `patchStatus TenantCluster -/${TENANT}`,
+    ]);
+  });
+
+  it('a TenantCluster status the lease refuses is not written', async () => {
+    const { hostApi, api } = guarded(liveLease());
+    await api.get(TENANT_CLUSTER, undefined, TENANT);
+    await expect(
+      api.patchStatus(TENANT_CLUSTER, undefined, TENANT, { observed: 1 }),
+    ).rejects.toBeInstanceOf(LeaseHeldError);
+    expect(hostApi.callsOf('patchStatus')).toEqual([]);
   });
 
   it('a lease held by another pass: the write throws, and every later write throws without a request', async () => {
@@ -189,5 +202,68 @@ describe('leaseGuarded', () => {
   it('passes every other member of the client through, bound to it', async () => {
     const { api } = guarded();
     await expect(api.namespaced?.(CONFIGMAP)).resolves.toBe(true);
+  });
+});
+
+describe('tenantLeaseGuarded', () => {
+  /** A pass's two clients over one lease, the host one having read the TenantCluster. */
+  async function both(...hostState: KubeObject[]) {
+    const { hostApi, lease, api } = guarded(...hostState);
+    const tenantApi = new MemoryCluster('tenant').seed(cm('shop', 'mine'));
+    const tenant = tenantLeaseGuarded(tenantApi, lease);
+    await api.get(TENANT_CLUSTER, undefined, TENANT);
+    return { hostApi, tenantApi, lease, tenant };
+  }
+
+  it('takes the lease on the host before the first tenant write, once, and never for reads', async () => {
+    const { hostApi, tenantApi, tenant } = await both();
+    await tenant.list(CONFIGMAP, { namespace: 'shop' });
+    await tenant.get(CONFIGMAP, 'shop', 'mine');
+    expect(hostApi.peek(LEASE, HOST_NS, leaseName(TENANT))).toBeUndefined();
+    const created = await tenant.create(cm('shop', 'a'));
+    await tenant.update({ ...created, data: { k: 'w' } });
+    await tenant.patchStatus(CONFIGMAP, 'shop', 'a', { observed: 1 });
+    const mine = tenantApi.peek(CONFIGMAP, 'shop', 'mine') as KubeObject;
+    await tenant.delete(CONFIGMAP, 'shop', 'mine', { uid: mine.metadata.uid as string });
+    expect(hostApi.callsOf('create').map((c) => `${c.kind} ${c.namespace}/${c.name}`)).toEqual([
+      `Lease ${HOST_NS}/tenantplane-dev`,
+    ]);
+    expect(tenantApi.callsOf('create')).toHaveLength(1);
+    expect(tenantApi.callsOf('delete')).toHaveLength(1);
+  });
+
+  it('a lease held by another pass: no tenant write is sent, the first or any later one', async () => {
+    const { tenantApi, lease, tenant } = await both(liveLease());
+    const before = tenantApi.calls.length;
+    const mine = tenantApi.peek(CONFIGMAP, 'shop', 'mine') as KubeObject;
+    await expect(tenant.create(cm('shop', 'a'))).rejects.toBeInstanceOf(LeaseHeldError);
+    await expect(tenant.update({ ...mine, data: { k: 'w' } })).rejects.toBe(lease.refused);
+    await expect(
+      tenant.delete(CONFIGMAP, 'shop', 'mine', { uid: mine.metadata.uid as string }),
+    ).rejects.toBe(lease.refused);
+    await expect(tenant.patchStatus(CONFIGMAP, 'shop', 'mine', { x: 1 })).rejects.toBe(
+      lease.refused,
+    );
+    expect(tenantApi.calls.length).toBe(before);
+    expect(tenantApi.peek(CONFIGMAP, 'shop', 'a')).toBeUndefined();
+  });
+
+  it('a lease the host refused for the host side refuses the tenant side without a request', async () => {
+    const { hostApi, tenantApi, tenant, lease } = await both(liveLease());
+    const host = leaseGuarded(hostApi, lease, TENANT);
+    await expect(host.create(cm(HOST_NS, 'a'))).rejects.toBeInstanceOf(LeaseHeldError);
+    const leaseRequests = hostApi.calls.length;
+    await expect(tenant.create(cm('shop', 'a'))).rejects.toBe(lease.refused);
+    expect(hostApi.calls.length).toBe(leaseRequests);
+    expect(tenantApi.callsOf('create')).toEqual([]);
+  });
+
+  it('a tenant write before the TenantCluster was read is not sent', async () => {
+    const hostApi = new MemoryCluster('host').seed(tenantCluster());
+    const lease = new TenantLease(hostApi, TENANT, 'pass-1', clock, undefined);
+    const tenantApi = new MemoryCluster('tenant');
+    const tenant = tenantLeaseGuarded(tenantApi, lease);
+    await expect(tenant.create(cm('shop', 'a'))).rejects.toThrow(/lease could not be located/);
+    expect(tenantApi.calls).toEqual([]);
   });
 });

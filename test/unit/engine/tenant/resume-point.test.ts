@@ -3,6 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import {
   DEFAULT_RESYNC_MS,
   jitteredResyncMs,
+  policyFingerprint,
   ResumeBook,
   resumeKey,
   resyncMs,
@@ -13,6 +14,9 @@ import { CONFIGMAP, HOST_NS, TENANT, tenantCluster } from '../support.js';
 
 const NOW = Date.parse('2030-01-01T12:00:00Z');
 const rule = { ...CONFIGMAP };
+/** The fingerprint of the policy `withPoint` stores (the TenantCluster's spec). */
+const PRINT = policyFingerprint(tenantCluster({ toHost: [rule] }).spec);
+const digest = (clusterId?: string) => ruleDigest(rule, HOST_NS, clusterId, PRINT);
 
 function withPoint(point: Record<string, string>, spec: Record<string, unknown> = {}): KubeObject {
   const tc = tenantCluster({ toHost: [rule], ...spec });
@@ -24,7 +28,7 @@ function point(overrides: Record<string, string> = {}): Record<string, string> {
     resourceVersion: '100',
     at: new Date(NOW - 60_000).toISOString(),
     fullAt: new Date(NOW - 10 * 60_000).toISOString(),
-    policy: ruleDigest(rule, HOST_NS),
+    policy: digest(),
     ...overrides,
   };
 }
@@ -163,7 +167,7 @@ describe('ResumeBook.statusFields', () => {
           resourceVersion: '200',
           at: new Date(NOW).toISOString(),
           fullAt: new Date(NOW).toISOString(),
-          policy: ruleDigest(rule, HOST_NS),
+          policy: digest(),
         },
       },
     });
@@ -194,7 +198,7 @@ it('keys and digests name the kind and the policy', () => {
 });
 
 it('a point holds for the tenant cluster it was recorded on, and only for it', () => {
-  const tc = withPoint(point({ policy: ruleDigest(rule, HOST_NS, 'uid-a') }));
+  const tc = withPoint(point({ policy: digest('uid-a') }));
   const same = book(tc);
   same.identify('uid-a');
   expect(same.plan(rule)).toEqual({ resume: expect.objectContaining({ resourceVersion: '100' }) });
@@ -207,5 +211,40 @@ it('a point holds for the tenant cluster it was recorded on, and only for it', (
   // What the full pass records holds for the new identity.
   rebuilt.listed(rule, '200', { path: 'full', reason: '' });
   const written = rebuilt.statusFields([rule]).must?.resume?.[resumeKey(rule)];
-  expect(written?.policy).toBe(ruleDigest(rule, HOST_NS, 'uid-b'));
+  expect(written?.policy).toBe(digest('uid-b'));
+});
+
+describe('a point holds for the policy it was recorded under, every field of it', () => {
+  const spec = { toHost: [rule], hostNamespace: HOST_NS };
+  it.each([
+    { field: 'workloads.kubeletGateway', edit: { workloads: { kubeletGateway: { port: 10250 } } } },
+    { field: 'workloads.eventsBack', edit: { workloads: { eventsBack: 'All' } } },
+    { field: 'deleteGuard', edit: { deleteGuard: { maxPercent: 90 } } },
+    { field: 'fromHost', edit: { fromHost: { storageClasses: { names: ['fast'] } } } },
+    {
+      field: 'toHost (another kind)',
+      edit: { toHost: [rule, { apiVersion: 'v1', kind: 'Secret' }] },
+    },
+  ])('$field: another fingerprint, so the next pass of every kind is full', ({ edit }) => {
+    expect(policyFingerprint({ ...spec, ...edit })).not.toBe(policyFingerprint(spec));
+    const recorded = ruleDigest(rule, HOST_NS, 'uid-a', policyFingerprint(spec));
+    const tc = tenantCluster({ ...spec, ...edit });
+    const stored = {
+      ...tc,
+      status: { resume: { [resumeKey(rule)]: point({ policy: recorded }) } },
+    };
+    const b = book(stored);
+    b.identify('uid-a');
+    expect(b.plan(rule)).toEqual({
+      path: 'full',
+      reason: 'the sync policy or the tenant cluster changed since the resume point',
+    });
+  });
+
+  it.each([
+    { field: 'resync', edit: { resync: '5m' } },
+    { field: 'paused', edit: { paused: false } },
+  ])('$field says when a pass runs, not what it makes: the same fingerprint', ({ edit }) => {
+    expect(policyFingerprint({ ...spec, ...edit })).toBe(policyFingerprint(spec));
+  });
 });

@@ -49,7 +49,13 @@ describe('the tenant lease', () => {
   it('is never taken by a pass that writes nothing, nor by a dry run', async () => {
     const source = cm('a', 'x');
     const steady = clusters([source], [hostCopyOf(source)], { toHost: [CONFIGMAP] });
+    // The first pass records its status (under the lease); the next one has nothing to write.
     await runPass({ tenant: TENANT, ...steady, lease: true });
+    steady.hostApi.calls.length = 0;
+    await runPass({ tenant: TENANT, ...steady, lease: true });
+    expect(steady.hostApi.calls.filter((c) => c.method !== 'get' && c.method !== 'list')).toEqual(
+      [],
+    );
     expect(leaseCalls(steady.hostApi)).toEqual([]);
     const dry = clusters([cm('a', 'new')], [], { toHost: [CONFIGMAP] });
     const planned = await runPass({ tenant: TENANT, ...dry, lease: true, dryRun: true });

@@ -154,6 +154,56 @@ describe('aligned cluster IPs', () => {
     },
   );
 
+  it('a lease another pass holds: the realignment waits, no request writes on either side', async () => {
+    const { tenantApi, hostApi, run, ip } = await setup(
+      HOST_RANGE,
+      [],
+      [svc('web', { clusterIP: '10.96.0.50', selector: { app: 'web' } })],
+    );
+    // The copy is made; the tenant refuses the realignment's delete this once.
+    tenantApi.failWhen((c) =>
+      c.method === 'delete' ? new ClusterError('Forbidden', 'not now', { status: 403 }) : undefined,
+    );
+    await run();
+    tenantApi.clearFailures();
+    const before = tenantApi.peek(SERVICE, 'shop', 'web') as KubeObject;
+    const now = Date.now();
+    const micro = (ms: number) => new Date(ms).toISOString().replace('Z', '000Z');
+    hostApi.seed({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { namespace: HOST_NS, name: 'tenantplane-dev' },
+      spec: {
+        holderIdentity: 'a follow elsewhere',
+        leaseDurationSeconds: 600,
+        acquireTime: micro(now),
+        renewTime: micro(now),
+      },
+    });
+    const tenantWrites = tenantApi.requestCount().writes;
+    const hostWrites = hostApi.requestCount().writes;
+    // A resumed pass has nothing to write; a full one would realign, so it asks for the lease.
+    const resumed = await runPass({ tenant: 'dev', tenantApi, hostApi });
+    expect(resumed.decisions).toEqual([]);
+    const held = await runPass({ tenant: 'dev', tenantApi, hostApi, path: 'full' });
+    expect(held.leaseHeld?.holder).toBe('a follow elsewhere');
+    expect(held.decisions).toEqual([]);
+    // The lease's create (AlreadyExists) is the one host write request: no status, no copy.
+    expect(hostApi.requestCount().writes - hostWrites).toBe(1);
+    expect(hostApi.callsOf('patchStatus')).toHaveLength(1); // the first pass's
+    expect(tenantApi.requestCount().writes).toBe(tenantWrites);
+    expect(tenantApi.peek(SERVICE, 'shop', 'web')).toEqual(before);
+
+    hostApi.remove(
+      { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' },
+      HOST_NS,
+      'tenantplane-dev',
+    );
+    const free = await runPass({ tenant: 'dev', tenantApi, hostApi, path: 'full' });
+    expect(lines(free.decisions)).toContain('Update web');
+    expect(ip(tenantApi, 'shop', 'web')).toBe(ip(hostApi, HOST_NS, hn('shop', 'web')));
+  });
+
   it('a tenant range that is not the host’s: one Skip per Service and pass naming both, no write', async () => {
     const { tenantApi, hostApi, run, ip } = await setup('10.200.0.0/16', [], [svc('web', {})]);
     const first = await run();
