@@ -107,6 +107,15 @@ const ROWS: Row[] = [
   { field: 'workloads.allowSchedulerName', edit: workloads({ allowSchedulerName: true }) },
   { field: 'workloads.allowTolerateAll', edit: workloads({ allowTolerateAll: true }) },
   {
+    field: 'workloads.scheduling',
+    edit: workloads({
+      scheduling: {
+        tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'dev', effect: 'NoSchedule' }],
+        nodeLabels: ['customer=dev'],
+      },
+    }),
+  },
+  {
     field: 'workloads.services',
     edit: workloads({
       services: { types: ['ClusterIP', 'NodePort'], externalNames: ['.example'] },
@@ -123,7 +132,9 @@ const ROWS: Row[] = [
   },
   {
     field: 'workloads.volumes',
-    edit: workloads({ volumes: { csiDrivers: ['secrets-store'], storageClasses: ['gp3'] } }),
+    edit: workloads({
+      volumes: { csiDrivers: ['secrets-store'], storageClasses: ['gp3'], volumeNames: ['pv-dev'] },
+    }),
   },
   {
     field: 'fromHost',
