@@ -132,7 +132,6 @@ class KubeClusterClient implements KubeClusterApi {
 
   /** Every namespaced kind the server lists, one version per group (API discovery). */
   readonly namespacedKinds = (): Promise<KindRef[]> => this.discovery.namespacedKinds();
-
   async list(kind: KindRef, options: ListOptions = {}): Promise<ListPage> {
     const resource = await this.discovery.resource(kind);
     const path = collectionPath(kind, resource, options.namespace, true);
