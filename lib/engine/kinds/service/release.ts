@@ -54,8 +54,9 @@ export async function releaseService(
   const deadline = Date.now() + timing.waitMs;
   for (;;) {
     const seen = await attempt(() => api.list(SERVICE, { namespace, fieldSelector, limit: 1 }));
-    if (seen.ok && !seen.value.items.some((s) => s.metadata.uid === uid))
-      return { gone: 'orphaned' };
+    // Gone, or never marked deleted: a delete that was only answered (a dry run) waits for nothing.
+    const waiting = (s: KubeObject) => s.metadata.uid === uid && s.metadata.deletionTimestamp;
+    if (seen.ok && !seen.value.items.some(waiting)) return { gone: 'orphaned' };
     if (Date.now() >= deadline || stopped()) break;
     await pause(timing.pollMs);
   }

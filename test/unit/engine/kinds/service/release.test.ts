@@ -5,6 +5,7 @@
  * `Background` delete (forced); a Service changed since it was read is left alone.
  */
 import { describe, expect, it } from '@jest/globals';
+import { dryRunClient } from '../../../../../lib/engine/context/dry-run.js';
 import { releaseService } from '../../../../../lib/engine/kinds/service/release.js';
 import {
   type DeleteOptions,
@@ -95,6 +96,20 @@ describe('releaseService', () => {
     const released = await releaseService(api, service, () => false, timing);
     expect(released).toMatchObject({ gone: false, waiting: false });
     expect(api.peek(SERVICE, 'shop', 'web')?.metadata.deletionTimestamp).toBeUndefined();
+  });
+
+  it('a dry run (the delete only answered): nothing waits, one look', async () => {
+    const api = new CollectedCluster(-1);
+    const service = await api.create(web);
+    const started = Date.now();
+    const released = await releaseService(dryRunClient(api), service, () => false, {
+      waitMs: 60_000,
+      pollMs: 10,
+    });
+    expect(released).toEqual({ gone: 'orphaned' });
+    expect(api.asked).toEqual([]);
+    expect(api.peek(SERVICE, 'shop', 'web')?.metadata.uid).toBe(service.metadata.uid);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('a pass stopping: the wait ends at once, and the Service is let go', async () => {
