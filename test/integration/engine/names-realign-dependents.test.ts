@@ -30,6 +30,7 @@ import {
 } from './support.js';
 
 const apis = useApis();
+const ENDPOINT_SLICE = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice' };
 const HOLDERS_NS = `realign-holders-${RUN}`;
 
 const ipOf = (o: KubeObject | undefined) =>
@@ -147,6 +148,13 @@ describe('a realignment loses nothing the tenant hung on its Service', () => {
     const realigned = first.result.decisions.find((d) => d.action === 'Update');
     expect(realigned?.reason).not.toContain('let go at once');
     expect(ipOf(await tenantApi.get(SERVICE, t.vns.a, 'plain'))).toBe(ipOf(await copy('plain')));
+    // Its one slice, the controller's placeholder (no endpoints yet), was orphaned, not deleted:
+    // the controller keeps it for the recreated Service (it compares a placeholder by its labels).
+    const slices = await listAll(tenantApi, ENDPOINT_SLICE, t.vns.a);
+    const ofPlain = slices.filter(
+      (s) => s.metadata.labels?.['kubernetes.io/service-name'] === 'plain',
+    );
+    expect(ofPlain.map((s) => s.metadata.ownerReferences ?? [])).toEqual([[]]);
 
     // Both sides: the two copies made, `plain` recreated, nothing else (`owner` and `owned` kept).
     const after = await snapshot(t);
