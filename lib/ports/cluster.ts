@@ -138,6 +138,14 @@ export interface DeleteOptions {
    * kubelet confirms a Pod's end. Absent: the object's own default.
    */
   gracePeriodSeconds?: number;
+  /**
+   * What the cluster's garbage collector does with the object's dependents (objects whose
+   * `ownerReferences` name its uid). `Orphan`: it removes those references, deletes none, and only
+   * then lets the object go (the object waits for it, `orphan` finalizer). `Background`: the object
+   * goes at once and the collector deletes its dependents after; asked of an object waiting to be
+   * orphaned, it lets the object go now. Absent: the kind's default (background for most).
+   */
+  propagationPolicy?: 'Orphan' | 'Background';
 }
 
 /**
@@ -194,6 +202,13 @@ export interface ClusterApi {
    * @throws ClusterError `NotFound` when the cluster does not serve the kind at all.
    */
   namespaced?(kind: KindRef): Promise<boolean>;
+  /**
+   * Every namespaced kind the server can list, one version per API group (its preferred one),
+   * from API discovery: where the objects of a namespace may live. Optional: a client without it
+   * cannot tell what a namespace holds beyond the kinds it is asked about.
+   * @throws ClusterError when a group's discovery fails (an aggregated API that is down).
+   */
+  namespacedKinds?(): Promise<KindRef[]>;
   /**
    * The changes of `kind` in all namespaces since `options.resourceVersion`, read by a WATCH up to
    * its first bookmark. Resume failures (410 Gone as an ERROR event or HTTP status, 429, 504, a

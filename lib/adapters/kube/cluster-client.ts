@@ -130,6 +130,8 @@ class KubeClusterClient implements KubeClusterApi {
     return (await this.discovery.resource(kind)).namespaced;
   }
 
+  /** Every namespaced kind the server lists, one version per group (API discovery). */
+  readonly namespacedKinds = (): Promise<KindRef[]> => this.discovery.namespacedKinds();
   async list(kind: KindRef, options: ListOptions = {}): Promise<ListPage> {
     const resource = await this.discovery.resource(kind);
     const path = collectionPath(kind, resource, options.namespace, true);

@@ -71,6 +71,35 @@ export class DiscoveryCache {
     return found;
   }
 
+  /**
+   * Every namespaced kind the server lists: the core version and each group's preferred one, so
+   * an object is seen once, not once per version it is served in. Not cached: asked rarely, and
+   * a CRD added since must be in it.
+   * @throws ClusterError when the group list or a version's discovery cannot be read.
+   */
+  async namespacedKinds(): Promise<KindRef[]> {
+    const core = await this.get('/api');
+    const groups = await this.get('/apis');
+    const versions = [
+      ...(isRecord(core) && Array.isArray(core.versions) ? core.versions : []),
+      ...(isRecord(groups) && Array.isArray(groups.groups) ? groups.groups : []).map((g) =>
+        isRecord(g) && isRecord(g.preferredVersion) ? g.preferredVersion.groupVersion : undefined,
+      ),
+    ].filter((v): v is string => typeof v === 'string');
+    const kinds: KindRef[] = [];
+    for (const apiVersion of versions) {
+      const body = await this.get(apiVersionPath(apiVersion));
+      const resources = isRecord(body) && Array.isArray(body.resources) ? body.resources : [];
+      for (const r of resources) {
+        if (!isRecord(r) || typeof r.name !== 'string' || typeof r.kind !== 'string') continue;
+        const listable = Array.isArray(r.verbs) && r.verbs.includes('list');
+        if (!r.name.includes('/') && r.namespaced === true && listable)
+          kinds.push({ apiVersion, kind: r.kind });
+      }
+    }
+    return kinds;
+  }
+
   private discover(apiVersion: string): Promise<Map<string, ResourceInfo>> {
     const pending = (async () => {
       try {

@@ -40,6 +40,7 @@ export function dryRunClient(api: ClusterApi): ClusterApi {
   // A binding as if made: nothing is sent (a dry run never binds a tenant Pod).
   if (api.bind) client.bind = async () => {};
   if (api.namespaced) client.namespaced = api.namespaced.bind(api);
+  if (api.namespacedKinds) client.namespacedKinds = api.namespacedKinds.bind(api);
   if (api.watchChanges) client.watchChanges = api.watchChanges.bind(api);
   return client;
 }

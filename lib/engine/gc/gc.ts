@@ -99,9 +99,50 @@ function terminatingCopies(
 }
 
 /**
+ * Copies a kind keeps although their sources are gone, by copy name, each with why (in words that
+ * follow the candidate's own reason): a Service copy whose address host Pods still use
+ * (`kinds/service/nameserver-hold.ts`). Asked only for the pass's candidates.
+ */
+export type GcHold = (
+  ctx: PassContext,
+  candidates: readonly KubeObject[],
+) => Promise<ReadonlyMap<string, string>>;
+
+/** The candidates `hold` keeps become Skips saying why; the rest are returned. */
+async function withoutHeld(
+  ctx: PassContext,
+  rule: KindRule,
+  planned: GcCandidate[],
+  hold: GcHold | undefined,
+): Promise<GcCandidate[]> {
+  if (!hold) return planned;
+  const kept = await hold(
+    ctx,
+    planned.map((c) => c.object),
+  );
+  if (kept.size === 0) return planned;
+  return planned.filter((candidate) => {
+    const why = kept.get(candidate.object.metadata.name);
+    if (why === undefined) return true;
+    ctx.ledger.decide({
+      action: 'Skip',
+      rule,
+      tenantRef: { namespace: candidate.ref.virtualNamespace, name: candidate.ref.virtualName },
+      hostRef: {
+        namespace: candidate.object.metadata.namespace ?? ctx.scope.hostNamespace,
+        name: candidate.object.metadata.name,
+      },
+      reason: `${candidate.reason}; ${why}`,
+    });
+    return false;
+  });
+}
+
+/**
  * Garbage-collects one kind, given the host objects listed for it and the tenant listing. Runs
  * only from a complete listing: a listing that failed or that a bound cut short says nothing
- * about the sources it did not reach, so it must never delete their copies.
+ * about the sources it did not reach, so it must never delete their copies. What `hold` (the kind
+ * module's) keeps is a Skip each, neither deleted nor counted by the mass-delete guard.
  * @returns whether GC ran, and how many candidates it found (a bound may leave some for the next
  * pass).
  */
@@ -110,9 +151,10 @@ export async function collectGarbage(
   rule: KindRule,
   hostObjects: readonly KubeObject[],
   listing: TenantListing & { complete: boolean },
+  hold?: GcHold,
 ): Promise<{ ran: boolean; candidates: number }> {
   if (!listing.complete || ctx.scope.bounds.isStopped()) return { ran: false, candidates: 0 };
-  const planned = planGc(hostObjects, listing);
+  const planned = await withoutHeld(ctx, rule, planGc(hostObjects, listing), hold);
   // Counted once each: apply counts the copies a source still wants too.
   for (const copy of terminatingCopies(hostObjects, listing)) ctx.ledger.countTerminating(copy);
   if (planned.length === 0) return { ran: true, candidates: 0 };

@@ -251,7 +251,7 @@ async function resumeKind(
   if (fallback !== undefined) return { fallback };
   const writer = new KindWriter(ctx, rule, byName);
   await writer.offer(work);
-  await collectGarbage(ctx, rule, copies, { ...listing, complete: true });
+  await collectGarbage(ctx, rule, copies, { ...listing, complete: true }, kindModule(rule).gcHold);
   await writer.flush();
   writer.finish(view.desired, copies, false);
   return done;

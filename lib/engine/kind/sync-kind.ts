@@ -142,14 +142,20 @@ async function syncKindWithin(
     // A page read ahead that a stop (or a failure) left unused: no request outlives the kind.
     await next;
   }
-  const gc = await collectGarbage(ctx, rule, hostObjects, {
-    tenant: ctx.scope.tenant,
-    kind: rule.kind,
-    desired: view.desired,
-    listed: view.listed,
-    ending: view.ending,
-    complete,
-  });
+  const gc = await collectGarbage(
+    ctx,
+    rule,
+    hostObjects,
+    {
+      tenant: ctx.scope.tenant,
+      kind: rule.kind,
+      desired: view.desired,
+      listed: view.listed,
+      ending: view.ending,
+      complete,
+    },
+    kindModule(rule).gcHold,
+  );
   await writer.flush();
   writer.finish(view.desired, hostObjects, complete);
   memo?.end(complete);

@@ -6,6 +6,7 @@
  */
 import type { KindRef, KubeObject } from '../../ports/index.js';
 import type { PassContext } from '../context/pass-context.js';
+import type { GcHold } from '../gc/gc.js';
 import type { HostView } from '../listing/host-view.js';
 import type { HostOwnedFields } from '../object/kind-traits.js';
 import type { CompiledKindRule } from '../policy/scope.js';
@@ -78,6 +79,8 @@ export interface KindModule {
    * does not allow gets no copy, while one made before the policy said so keeps its data).
    */
   readonly noRecreate?: (source: KubeObject, workloads: WorkloadPolicy) => string | undefined;
+  /** Copies the kind's garbage collection keeps although their sources are gone (`gc/gc.ts`). */
+  readonly gcHold?: GcHold;
   /** Starts host reads of a kind that will resume from `point`, alongside the resumed watches. */
   readonly prefetch?: (ctx: PassContext, rule: KindRef, point: ResumePoint) => void;
   /** The kind's turn around the generic path; without it the path runs alone. */

@@ -209,6 +209,9 @@ export const POD_NODE_LABELS: readonly string[] = [
 /** The tenant's EndpointSlice controller: its slices are remade on the host from host Pods. */
 export const ENDPOINT_SLICE_CONTROLLER = 'endpointslice-controller.k8s.io';
 
+/** The tenant's EndpointSlice mirroring controller: it remakes its slices from Endpoints. */
+export const ENDPOINT_SLICE_MIRRORING = 'endpointslicemirroring-controller.k8s.io';
+
 /**
  * The manager written on synced EndpointSlices, replacing the tenant's: a host controller that
  * finds its own name on a slice it did not make deletes it (the mirroring controller does).

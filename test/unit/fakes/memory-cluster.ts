@@ -554,6 +554,20 @@ export class MemoryCluster implements ClusterApi {
   }
 
   /**
+   * API discovery of every namespaced kind: `installedKinds` when given, else the kinds of the
+   * objects stored, less `clusterScopedKinds`. Not counted, like {@link namespaced}.
+   */
+  async namespacedKinds(): Promise<KindRef[]> {
+    const seen = new Map<string, KindRef>();
+    for (const { apiVersion, kind } of this.options.installedKinds ?? [...this.store.values()])
+      seen.set(`${apiVersion}/${kind}`, { apiVersion, kind });
+    const scoped = this.options.clusterScopedKinds ?? [];
+    return [...seen.values()].filter(
+      (k) => !scoped.some((c) => c.apiVersion === k.apiVersion && c.kind === k.kind),
+    );
+  }
+
+  /**
    * API discovery: whether `kind` is namespaced (see `clusterScopedKinds`). Answered from discovery
    * the client caches, so it is neither counted as a request nor recorded in {@link calls}; a kind
    * outside `installedKinds` answers NotFound, like a kind the server does not serve.

@@ -10,6 +10,7 @@ import type { KindModule } from '../kind-module.js';
 import type { StatusBackRule } from '../status-patch.js';
 import { ENDPOINT_SLICE_TRANSLATOR } from './endpoint-slice.js';
 import { ENDPOINTS_TRANSLATOR } from './endpoints.js';
+import { nameserverHold } from './nameserver-hold.js';
 import { endpointSliceTurn } from './own-pod-ips.js';
 import { SERVICE_TRANSLATOR } from './service.js';
 import { serviceTurn } from './service-turn.js';
@@ -67,6 +68,8 @@ export const SERVICE_MODULE: KindModule = {
   statusBack: SERVICE_STATUS,
   eventsBack: true,
   hostView: 'status',
+  // The copy of a deleted tenant DNS stays while host Pods use its address (`nameserver-hold.ts`).
+  gcHold: nameserverHold,
   startKind: (ctx, compiled) => serviceTurn(ctx, compiled, SERVICE_STATUS),
 };
 

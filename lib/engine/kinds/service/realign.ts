@@ -11,6 +11,12 @@
  * of the tenant Services at that address come first. A tenant that cannot (its range is not the
  * host's, or a Service the engine does not sync holds it) is a Skip naming the address and the
  * tenant's answer, one per Service and pass, with no write: never a loop of recreations.
+ *
+ * A realignment loses nothing the tenant hung on the Service. One that owns tenant objects (their
+ * `ownerReferences` name its uid: `dependents.ts`) is a Skip naming them, as for one with
+ * finalizers: the old uid's dependents would be the tenant garbage collector's to delete. The
+ * delete itself orphans (`release.ts`), so an owned object the engine could not see (a kind its
+ * identity may not list, one made after it looked) loses its reference, never itself.
  */
 import { errorMessage } from '../../../common/index.js';
 import { type KindRef, type KubeObject, SERVICE } from '../../../ports/index.js';
@@ -20,6 +26,8 @@ import { hostName } from '../../names/naming.js';
 import type { CopyPair } from '../status-back.js';
 import type { ServiceRanges } from '../translator.js';
 import { alignable, clusterIpsOf, misaligned, placeIn, realignedService } from './cluster-ip.js';
+import { dependentsOf, namedDependents } from './dependents.js';
+import { RELEASE_TIMING, releaseService } from './release.js';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -128,21 +136,34 @@ export class Realign {
       );
       return false;
     }
+    // What names the old uid as owner would be orphaned at best: one that owns anything stays.
+    const { owned } = await dependentsOf(tenantApi, tenant);
+    if (owned.length > 0) {
+      this.decide(
+        tenant,
+        'Skip',
+        `not realigned to ${address}: tenant objects name it as their owner (${namedDependents(owned)}), and deleting it to recreate it would take them from it; it keeps its address until none does`,
+      );
+      return false;
+    }
     if (!bounds.reserveWrite(2)) {
       this.ctx.memory.resume.clear(this.rule); // the next pass lists it again and realigns it
       return false;
     }
-    const { uid = '', resourceVersion } = tenant.metadata;
-    const deleted = await attempt(() =>
-      tenantApi.delete(SERVICE, namespace, name, {
-        uid,
-        ...(resourceVersion ? { resourceVersion } : {}),
-      }),
-    );
+    const released = await releaseService(tenantApi, tenant, () => bounds.isStopped());
     // Gone or changed since it was read: the next pass reads it anew.
-    if (!deleted.ok) return false;
+    if (released.gone === false && !released.waiting) return false;
     const because = notGivenBecause(had, await this.ranges());
-    const reason = `recreated tenant Service ${namespace}/${name} with ${address} (it had ${had.join(', ')}; ${because}), so the tenant's address for it is the one the host serves`;
+    const forced =
+      released.gone === 'forced'
+        ? `; the tenant's garbage collector did not let the old one go within ${RELEASE_TIMING.waitMs / 1000} s, so it was let go at once`
+        : '';
+    const reason = `recreated tenant Service ${namespace}/${name} with ${address} (it had ${had.join(', ')}; ${because}), so the tenant's address for it is the one the host serves${forced}`;
+    if (released.gone === false) {
+      const why = `deleted to be recreated with ${address}, it still waits for the tenant's garbage collector, which did not let it go within ${RELEASE_TIMING.waitMs / 1000} s, and it could not be let go at once`;
+      this.decide(tenant, 'Update', `tenant Service ${namespace}/${name}: ${why}`, released.error);
+      return true;
+    }
     const created = await attempt(() => tenantApi.create(body));
     if (created.ok) {
       this.decide(tenant, 'Update', reason);

@@ -124,3 +124,52 @@ describe('DiscoveryCache', () => {
     expect(server.calls).toEqual(['/api/v1', '/api/v1']);
   });
 });
+
+describe('DiscoveryCache.namespacedKinds', () => {
+  it('lists the namespaced, listable kinds of the core version and each group’s preferred one', async () => {
+    const { calls, get } = fakeGet({
+      '/api': { kind: 'APIVersions', versions: ['v1'] },
+      '/apis': {
+        kind: 'APIGroupList',
+        groups: [
+          {
+            name: 'apps',
+            versions: [{ groupVersion: 'apps/v1' }, { groupVersion: 'apps/v1beta1' }],
+            preferredVersion: { groupVersion: 'apps/v1' },
+          },
+        ],
+      },
+      '/api/v1': {
+        resources: [
+          { name: 'configmaps', kind: 'ConfigMap', namespaced: true, verbs: ['get', 'list'] },
+          { name: 'configmaps/status', kind: 'ConfigMap', namespaced: true, verbs: ['list'] },
+          { name: 'namespaces', kind: 'Namespace', namespaced: false, verbs: ['list'] },
+          { name: 'bindings', kind: 'Binding', namespaced: true, verbs: ['create'] },
+        ],
+      },
+      '/apis/apps/v1': {
+        resources: [{ name: 'deployments', kind: 'Deployment', namespaced: true, verbs: ['list'] }],
+      },
+    });
+    const cache = new DiscoveryCache(SERVER, get);
+    expect(await cache.namespacedKinds()).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap' },
+      { apiVersion: 'apps/v1', kind: 'Deployment' },
+    ]);
+    expect(calls).not.toContain('/apis/apps/v1beta1');
+  });
+
+  it('fails when a version’s discovery fails (a kind of it could not be ruled out)', async () => {
+    const down = new ClusterError(ClusterErrorReason.Unknown, 'service unavailable', {
+      status: 503,
+    });
+    const { get } = fakeGet({
+      '/api': { versions: ['v1'] },
+      '/apis': { groups: [{ preferredVersion: { groupVersion: 'metrics.k8s.io/v1beta1' } }] },
+      '/api/v1': { resources: [] },
+      '/apis/metrics.k8s.io/v1beta1': down,
+    });
+    const error = await failure(new DiscoveryCache(SERVER, get).namespacedKinds());
+    expect(error.message).toBe('service unavailable');
+  });
+});

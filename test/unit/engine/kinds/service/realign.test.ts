@@ -10,6 +10,7 @@ import { runPass } from '../../../../../lib/engine/index.js';
 import { cidrContains, parseCidr } from '../../../../../lib/engine/policy/cidr.js';
 import {
   ClusterError,
+  CONFIG_MAP,
   type CreateOptions,
   type KubeObject,
   SERVICE,
@@ -255,4 +256,91 @@ describe('aligned cluster IPs', () => {
     );
     expect(ip(tenantApi, 'shop', 'web')).toBe(ip(hostApi, HOST_NS, hn('shop', 'web')));
   });
+
+  const owning = async (held: string[] = ['10.96.5.5']) => {
+    const env = await setup(HOST_RANGE, held, [svc('web', { clusterIP: '10.96.5.5' })]);
+    const web = env.tenantApi.peek(SERVICE, 'shop', 'web') as KubeObject;
+    const owner = { apiVersion: 'v1', kind: 'Service', name: 'web', uid: web.metadata.uid };
+    const owned = (kind: string, apiVersion: string, name: string, labels = {}) =>
+      env.tenantApi.create({
+        apiVersion,
+        kind,
+        metadata: { namespace: 'shop', name, labels, ownerReferences: [owner] },
+      });
+    return { ...env, owned };
+  };
+  const stamps = (api: MemoryCluster) =>
+    api
+      .objects()
+      .map((o) => `${o.kind}/${o.metadata.name} ${o.metadata.uid}@${o.metadata.resourceVersion}`);
+
+  it('a Service to realign that owns a ConfigMap: a Skip naming it, pass after pass, no tenant write; realigned once it owns nothing', async () => {
+    const { tenantApi, hostApi, ip, owned } = await owning();
+    await owned('ConfigMap', 'v1', 'web-config');
+    const before = stamps(tenantApi);
+    for (const path of ['full', 'full'] as const) {
+      const pass = await runPass({ tenant: 'dev', tenantApi, hostApi, path });
+      expect(pass.errors).toEqual([]);
+      expect(pass.decisions.filter((d) => d.action === 'Skip').map((d) => d.reason)).toEqual([
+        `not realigned to its host copy's cluster IP ${ip(hostApi, HOST_NS, hn('shop', 'web'))}: tenant objects name it as their owner (ConfigMap/web-config), and deleting it to recreate it would take them from it; it keeps its address until none does`,
+      ]);
+      expect(pass.requests.tenant.writes).toBe(0);
+    }
+    expect(stamps(tenantApi)).toEqual(before);
+    // The tenant lets go of it: a resumed pass reads only what changed (not the Service), the
+    // next full pass realigns it.
+    const cm = tenantApi.peek(CONFIG_MAP, 'shop', 'web-config') as KubeObject;
+    await tenantApi.update({ ...cm, metadata: { ...cm.metadata, ownerReferences: [] } });
+    const after = await runPass({ tenant: 'dev', tenantApi, hostApi, path: 'full' });
+    expect(after.errors).toEqual([]);
+    expect(lines(after.decisions)).toContain('Update web');
+    expect(ip(tenantApi, 'shop', 'web')).toBe(ip(hostApi, HOST_NS, hn('shop', 'web')));
+  });
+
+  it('more than three owned: three named and more', async () => {
+    const { tenantApi, hostApi, owned } = await owning();
+    for (const n of ['a', 'b', 'c', 'd', 'e']) await owned('ConfigMap', 'v1', n);
+    const pass = await runPass({ tenant: 'dev', tenantApi, hostApi, path: 'full' });
+    const skip = pass.decisions.find((d) => d.action === 'Skip');
+    expect(skip?.reason).toContain('(ConfigMap/a, ConfigMap/b, ConfigMap/c and more)');
+  });
+
+  it.each([
+    {
+      name: 'its EndpointSlice the tenant’s controller made (remade for the new Service)',
+      kind: 'EndpointSlice',
+      apiVersion: 'discovery.k8s.io/v1',
+      labels: { 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' },
+      fail: false,
+    },
+    {
+      name: 'a ConfigMap of a kind the engine may not list (orphaned by the delete, not deleted)',
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      labels: {},
+      fail: true,
+    },
+  ])(
+    'a Service to realign with $name: realigned, the delete orphans',
+    async ({ kind, apiVersion, labels, fail }) => {
+      const { tenantApi, hostApi, ip, owned } = await owning();
+      const dependent = await owned(kind, apiVersion, 'dep', labels);
+      if (fail)
+        tenantApi.failWhen((call) =>
+          call.method === 'list' && call.kind === kind
+            ? new ClusterError('Forbidden', 'forbidden', { status: 403 })
+            : undefined,
+        );
+      const pass = await runPass({ tenant: 'dev', tenantApi, hostApi, path: 'full' });
+      expect(pass.errors).toEqual([]);
+      expect(lines(pass.decisions)).toEqual(['Create web', 'Update web']);
+      expect(ip(tenantApi, 'shop', 'web')).toBe(ip(hostApi, HOST_NS, hn('shop', 'web')));
+      const deletes = tenantApi.callsOf('delete').filter((c) => c.kind === 'Service');
+      expect(deletes.map((c) => c.deleteOptions)).toEqual([{ propagationPolicy: 'Orphan' }]);
+      // No collector here: the dependent is as it was (the real one's is the integration test's).
+      expect(tenantApi.peek({ apiVersion, kind }, 'shop', 'dep')?.metadata.resourceVersion).toBe(
+        dependent.metadata.resourceVersion,
+      );
+    },
+  );
 });
