@@ -16,9 +16,14 @@ export function requestGone(req: IncomingMessage, res: ServerResponse): AbortSig
   const check = () => {
     if (!res.writableFinished) gone.abort();
   };
-  res.once('close', check);
-  req.socket.once('close', check);
-  if (req.socket.destroyed) check();
+  // A kept-alive connection carries many requests: its listener goes with each response.
+  const socket = req.socket;
+  socket.once('close', check);
+  res.once('close', () => {
+    socket.off('close', check);
+    check();
+  });
+  if (socket.destroyed) check();
   return gone.signal;
 }
 

@@ -211,11 +211,11 @@ export const upgradeHead = (path: string) =>
   `GET ${path} HTTP/1.1\r\nhost: gw\r\nconnection: Upgrade\r\nupgrade: websocket\r\n` +
   'sec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n';
 
-/** Polls `check` until it holds (a few seconds at most). */
+/** Polls `check` until it holds (10 s at most). */
 export async function until(what: string, check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200; i += 1) {
-    if (check()) return;
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`never: ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
-  throw new Error(`never: ${what}`);
 }

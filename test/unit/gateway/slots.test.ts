@@ -6,6 +6,7 @@
  * refusals come back in the tenant's words, and only the tenant Pod's containers are served.
  * A real TLS gateway, a fake host.
  */
+import type { TLSSocket } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Gateway } from '../../../lib/gateway/server.js';
 import {
@@ -150,6 +151,32 @@ describe('the stream slot goes back in every path', () => {
     expect(await text).toMatch(/^HTTP\/1.1 200[\s\S]*served/);
     expect(gateway.streams.counts).toMatchObject({ left: 3, refused: 0 });
     await until('the slot back', () => gateway.streams.openNow() === 0);
+  });
+});
+
+describe('a kept-alive connection', () => {
+  it('carries many requests without gathering listeners', async () => {
+    await setUp();
+    host.autoCheck = hostCopy();
+    const served: TLSSocket[] = [];
+    gateway.server.on('secureConnection', (socket: TLSSocket) => served.push(socket));
+    const client = await sendRaw(port, pki, '');
+    let text = '';
+    client.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    const counts: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      client.write(getHead('/containerLogs/apps/web/nginx'));
+      await until('the host asked', () => host.calls.length === i + 1);
+      host.calls[i]?.res?.end(`answer ${i}\n`);
+      await until('the answer', () => text.includes(`answer ${i}`));
+      await until('the slot back', () => gateway.streams.openNow() === 0);
+      counts.push(served[0]?.listenerCount('close') ?? -1);
+    }
+    expect(served).toHaveLength(1);
+    expect(new Set(counts).size).toBe(1);
+    client.destroy();
   });
 });
 
