@@ -93,7 +93,8 @@ function send(up: ClientRequest, stream: Stream, onError: () => void): void {
     answered = true;
   });
   up.on('error', () => {
-    if (!answered) onError();
+    // A request the stream's end destroyed (the client left) has no one to answer.
+    if (!answered && !stream.isEnded) onError();
     stream.end('error');
   });
   up.once('close', () => {
