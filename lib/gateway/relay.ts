@@ -1,63 +1,28 @@
 /**
- * Relaying one kubelet request of a tenant to the host apiserver: first the check that the host
- * Pod is this tenant's copy of the Pod asked for, then the logs (a streamed GET) or the upgraded
- * connection (exec, attach, port-forward), byte for byte. The upgrade is the client's own: its
- * `Upgrade`, `Sec-WebSocket-*` (or SPDY's `X-Stream-Protocol-Version`) headers go to the host
- * apiserver unchanged and its `101` comes back unchanged, so the subprotocol (v5.channel.k8s.io,
- * SPDY/3.1+portforward.k8s.io, ...) is negotiated end to end and every frame passes as it is.
+ * Relaying one kubelet request of a tenant to the host apiserver, once the check (`access.ts`)
+ * passed: the logs (a streamed GET) or the upgraded connection (exec, attach, port-forward), byte
+ * for byte. The upgrade is the client's own: its `Upgrade`, `Sec-WebSocket-*` (or SPDY's
+ * `X-Stream-Protocol-Version`) headers go to the host apiserver unchanged and its `101` comes back
+ * unchanged, so the subprotocol (v5.channel.k8s.io, SPDY/3.1+portforward.k8s.io, ...) is
+ * negotiated end to end and every frame passes as it is. A host refusal is never relayed as it
+ * is: its body names the host's namespace, Pod and user (`host-errors.ts`).
+ *
+ * Both sides belong to the stream: the client gone ends it (the caller ties it to the client's
+ * signal), the host side ending ends it, and ending it closes both, once.
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type {
+  ClientRequest,
+  IncomingHttpHeaders,
+  IncomingMessage,
+  ServerResponse,
+} from 'node:http';
 import type { Duplex } from 'node:stream';
-import { hostName, reverseLookup } from '../engine/index.js';
 import type { GatewayTenant } from './config.js';
+import { rewriteHostError } from './host-errors.js';
 import { hostPath, type KubeletRequest } from './routes.js';
 import type { Stream } from './streams.js';
-import { HostStatusError } from './upstream.js';
 
-/** How long the check of the host Pod may take. */
-const CHECK_TIMEOUT_MS = 10_000;
-
-/** The check's outcome: the host Pod to relay to, or the status that refuses the request. */
-export type Access = { hostPod: string } | { status: number; message: string };
-
-/**
- * Whether `tenant` may reach Pod `request.namespace/request.pod` on the host: its host copy (by
- * the naming function, in the tenant's host namespace) exists and its reverse mapping names this
- * tenant, namespace and name. Anything else is 403 with one message: a missing copy and a name
- * held by another tenant's Pod or a foreign object answer alike, so a certificate learns nothing
- * about Pods that are not its tenant's (not even whether they exist).
- */
-export async function checkAccess(tenant: GatewayTenant, request: KubeletRequest): Promise<Access> {
-  const hostPod = hostName(request.pod, request.namespace, tenant.name);
-  const path = `/api/v1/namespaces/${tenant.hostNamespace}/pods/${hostPod}`;
-  let pod: Awaited<ReturnType<GatewayTenant['host']['getJson']>>;
-  try {
-    pod = await tenant.host.getJson(path, AbortSignal.timeout(CHECK_TIMEOUT_MS));
-  } catch (error) {
-    const status = error instanceof HostStatusError ? error.status : 0;
-    return {
-      status: 502,
-      message: `the host apiserver could not be asked (${status || 'no answer'})`,
-    };
-  }
-  const source = pod ? reverseLookup(pod) : undefined;
-  const same =
-    source?.tenant === tenant.name &&
-    source.kind === 'Pod' &&
-    source.virtualNamespace === request.namespace &&
-    source.virtualName === request.pod;
-  if (!same) return { status: 403, message: forbidden(request) };
-  return { hostPod };
-}
-
-/**
- * The one refusal of a Pod the tenant cannot reach, whatever the reason. It says `forbidden` in
- * its text because kubectl shows only the text of a failed upgrade (`kubectl exec`: "unable to
- * upgrade connection: <text>"), not its status; `kubectl logs` shows the status too.
- */
-function forbidden(request: KubeletRequest): string {
-  return `forbidden: the kubelet gateway serves no pod ${request.namespace}/${request.pod} of this tenant`;
-}
+export { type Access, checkAccess } from './access.js';
 
 /** Writes a plain-text refusal (a kubelet answers errors as text). */
 export function refuse(res: ServerResponse, status: number, message: string): void {
@@ -65,18 +30,77 @@ export function refuse(res: ServerResponse, status: number, message: string): vo
   res.end(`${message}\n`);
 }
 
-/** The same refusal on a socket that asked for an upgrade. */
-export function refuseUpgrade(socket: Duplex, status: number, message: string): void {
-  const body = `${message}\n`;
+/** A whole answer on a socket that asked for an upgrade, then its end. */
+function answerUpgrade(socket: Duplex, status: number, type: string, body: string): void {
   socket.end(
-    `HTTP/1.1 ${status} ${statusText(status)}\r\ncontent-type: text/plain; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${statusText(status)}\r\ncontent-type: ${type}\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 
+/** The same refusal on a socket that asked for an upgrade. */
+export function refuseUpgrade(socket: Duplex, status: number, message: string): void {
+  answerUpgrade(socket, status, 'text/plain; charset=utf-8', `${message}\n`);
+}
+
 function statusText(status: number): string {
-  const texts: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found' };
-  return texts[status] ?? (status === 429 ? 'Too Many Requests' : 'Bad Gateway');
+  const texts: Record<number, string> = {
+    400: 'Bad Request',
+    403: 'Forbidden',
+    404: 'Not Found',
+    409: 'Conflict',
+    429: 'Too Many Requests',
+    500: 'Internal Server Error',
+    503: 'Service Unavailable',
+  };
+  return texts[status] ?? 'Bad Gateway';
+}
+
+/** The most of a host error answer read (it is rewritten, never relayed). */
+const MAX_ERROR_BYTES = 64 * 1024;
+
+/** The start of a host answer's body, as text (bounded). */
+async function bodyText(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res) {
+    size += (chunk as Buffer).length;
+    if (size <= MAX_ERROR_BYTES) chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Holds the downstream side: closed when the stream ends unless it was already ended gracefully
+ * (its last bytes, an error answer say, are then left to flush).
+ */
+function holdDownstream(stream: Stream, side: { writableEnded: boolean; destroy(): void }): void {
+  stream.hold({ destroy: () => (side.writableEnded ? undefined : side.destroy()) });
+}
+
+/**
+ * Sends `up` and ties it to `stream`: the stream ending destroys it (with whatever upgraded
+ * socket or response it has, held on their arrival), and `up` closing or failing before an
+ * answer ends the stream, so neither side outlives the other.
+ */
+function send(up: ClientRequest, stream: Stream, onError: () => void): void {
+  stream.hold(up);
+  let answered = false;
+  up.once('response', () => {
+    answered = true;
+  });
+  up.once('upgrade', () => {
+    answered = true;
+  });
+  up.on('error', () => {
+    // A request the stream's end destroyed (the client left) has no one to answer.
+    if (!answered && !stream.isEnded) onError();
+    stream.end('error');
+  });
+  up.once('close', () => {
+    if (!answered) stream.end('upstream-closed');
+  });
+  up.end();
 }
 
 /** Streams the host's log of `hostPod` to `res` within `stream`. */
@@ -90,32 +114,44 @@ export async function relayLogs(
   holdDownstream(stream, res);
   res.on('close', () => stream.end(res.writableFinished ? 'done' : 'downstream-closed'));
   const up = await tenant.host.request('GET', hostPath(request, tenant.hostNamespace, hostPod));
-  stream.hold(up);
   up.on('response', (hostRes) => {
     stream.hold(hostRes);
+    hostRes.on('close', () => {
+      if (!hostRes.complete) stream.end('upstream-closed');
+    });
+    const status = hostRes.statusCode ?? 502;
+    if (status < 200 || status > 299) {
+      void rewriteLogError(hostRes, request, res, stream);
+      return;
+    }
     const type = hostRes.headers['content-type'];
-    res.writeHead(hostRes.statusCode ?? 502, type ? { 'content-type': type } : {});
+    res.writeHead(status, type ? { 'content-type': type } : {});
     hostRes.on('data', () => stream.touch());
-    hostRes.on('error', () => stream.end('upstream-closed'));
-    hostRes.on('aborted', () => stream.end('upstream-closed'));
     hostRes.pipe(res);
   });
-  up.on('error', () => {
+  send(up, stream, () => {
     if (!res.headersSent) refuse(res, 502, 'the host apiserver could not be reached');
-    stream.end('error');
   });
-  up.end();
 }
 
-/** The most of a host error answer relayed on a failed upgrade. */
-const MAX_ERROR_BYTES = 64 * 1024;
-
-/**
- * Holds the downstream side: closed when the stream ends unless it was already ended gracefully
- * (its last bytes, an error answer say, are then left to flush).
- */
-function holdDownstream(stream: Stream, side: { writableEnded: boolean; destroy(): void }): void {
-  stream.hold({ destroy: () => (side.writableEnded ? undefined : side.destroy()) });
+/** A host refusal of a log request, answered in the tenant's words (text, as a kubelet's). */
+async function rewriteLogError(
+  hostRes: IncomingMessage,
+  request: KubeletRequest,
+  res: ServerResponse,
+  stream: Stream,
+): Promise<void> {
+  try {
+    const text = await bodyText(hostRes);
+    const type = hostRes.headers['content-type'];
+    const answer = rewriteHostError(hostRes.statusCode ?? 502, type, text, request, true);
+    if (!res.headersSent && !stream.isEnded) {
+      res.writeHead(answer.status, { 'content-type': answer.contentType, connection: 'close' });
+      res.end(answer.body);
+    }
+  } catch {
+    stream.end('upstream-closed');
+  }
 }
 
 /** The headers of an upgrade request the host apiserver gets as the client sent them. */
@@ -149,11 +185,11 @@ export async function relayUpgrade(
   socket.on('error', () => stream.end('error'));
   const path = hostPath(request, tenant.hostNamespace, hostPod);
   const up = await tenant.host.request(req.method ?? 'GET', path, upgradeHeaders(req.headers));
-  stream.hold(up);
   up.on('upgrade', (hostRes, hostSocket, hostEarly) => {
     stream.hold(hostSocket);
     hostSocket.on('close', () => stream.end('upstream-closed'));
     hostSocket.on('error', () => stream.end('error'));
+    if (stream.isEnded) return;
     socket.write(head(hostRes));
     if (hostEarly.length > 0) socket.write(hostEarly);
     if (early.length > 0) hostSocket.write(early);
@@ -161,27 +197,22 @@ export async function relayUpgrade(
     socket.pipe(hostSocket);
     hostSocket.pipe(socket);
   });
-  up.on('response', async (hostRes) => {
-    // No upgrade (an error of the host apiserver): its status and message go back, then the end.
+  up.on('response', (hostRes) => {
+    // No upgrade (the host refused it): the tenant's words of its refusal go back, then the end.
     stream.hold(hostRes);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of hostRes) {
-      size += (chunk as Buffer).length;
-      if (size <= MAX_ERROR_BYTES) chunks.push(chunk as Buffer);
-    }
-    const body = Buffer.concat(chunks);
-    const type = hostRes.headers['content-type'] ?? 'text/plain';
-    socket.write(
-      `HTTP/1.1 ${hostRes.statusCode} ${hostRes.statusMessage ?? ''}\r\ncontent-type: ${type}\r\n` +
-        `content-length: ${body.length}\r\nconnection: close\r\n\r\n`,
-    );
-    socket.end(body);
-    stream.end('done');
+    void (async () => {
+      try {
+        const text = await bodyText(hostRes);
+        const type = hostRes.headers['content-type'];
+        const answer = rewriteHostError(hostRes.statusCode ?? 502, type, text, request);
+        if (!stream.isEnded) answerUpgrade(socket, answer.status, answer.contentType, answer.body);
+        stream.end('done');
+      } catch {
+        stream.end('upstream-closed');
+      }
+    })();
   });
-  up.on('error', () => {
+  send(up, stream, () => {
     if (!stream.isEnded) refuseUpgrade(socket, 502, 'the host apiserver could not be reached');
-    stream.end('error');
   });
-  up.end();
 }

@@ -11,6 +11,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
+import { requestGone, upgradeGone } from './client.js';
 import { type GatewayTenant, tenantOf } from './config.js';
 import { checkAccess, refuse, refuseUpgrade, relayLogs, relayUpgrade } from './relay.js';
 import { type KubeletRequest, parseKubeletRequest } from './routes.js';
@@ -75,9 +76,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     return { tenant, request };
   }
 
+  /**
+   * Checks and relays one request. `gone` aborts when its client leaves: the check's host request
+   * goes with it, no slot is taken for a client already gone, and an open stream ends, which
+   * closes its upstream request or socket. Every path that takes a slot gives it back through
+   * the stream's one `end`.
+   */
   async function handle(
     req: IncomingMessage,
     upgrade: boolean,
+    gone: AbortSignal,
     fail: (status: number, message: string) => void,
     relay: (
       tenant: GatewayTenant,
@@ -90,7 +98,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     if ('status' in routed) return fail(routed.status, routed.message);
     const { tenant, request } = routed;
     const what = { action: request.action, namespace: request.namespace, pod: request.pod };
-    const access = await checkAccess(tenant, request);
+    const access = await checkAccess(tenant, request, gone);
+    if (gone.aborted) {
+      streams.left({ ...what, tenant: tenant.name });
+      return;
+    }
     if ('status' in access) {
       streams.refuse({ ...what, tenant: tenant.name, status: access.status });
       return fail(access.status, access.message);
@@ -100,11 +112,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       streams.refuse({ ...what, tenant: tenant.name, status: 429 });
       return fail(429, `the tenant holds ${streams.limits.maxStreamsPerTenant} streams already`);
     }
+    stream.endOn(gone, 'downstream-closed');
     try {
       await relay(tenant, request, access.hostPod, stream);
     } catch {
-      stream.end('error');
       fail(502, 'the host apiserver could not be reached');
+      stream.end('error');
     }
   }
 
@@ -120,17 +133,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     const fail = (status: number, message: string) => {
       if (!res.headersSent) refuse(res, status, message);
     };
-    void handle(req, false, fail, (tenant, request, hostPod, stream) =>
+    void handle(req, false, requestGone(req, res), fail, (tenant, request, hostPod, stream) =>
       relayLogs(tenant, request, hostPod, res, stream),
     );
   });
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, early: Buffer) => {
     socket.on('error', () => socket.destroy());
+    const gone = upgradeGone(socket);
     const fail = (status: number, message: string) => {
       if (socket.writable) refuseUpgrade(socket, status, message);
     };
-    void handle(req, true, fail, (tenant, request, hostPod, stream) =>
+    void handle(req, true, gone, fail, (tenant, request, hostPod, stream) =>
       relayUpgrade(tenant, request, hostPod, req, socket, early, stream),
     );
   });

@@ -27,6 +27,8 @@ export interface StreamCounts {
   started: number;
   /** Requests refused: unknown tenant, not the tenant's Pod, over the limit, bad request. */
   refused: number;
+  /** Requests whose client left before their stream began (nothing relayed, no slot taken). */
+  left: number;
   /** Streams ended, by how: `done`, `downstream-closed`, `upstream-closed`, `idle`, `total`, `error`, `shutdown`. */
   ended: Record<string, number>;
 }
@@ -38,7 +40,7 @@ interface Closable {
 
 /** The streams of one gateway. */
 export class Streams {
-  readonly counts: StreamCounts = { open: {}, started: 0, refused: 0, ended: {} };
+  readonly counts: StreamCounts = { open: {}, started: 0, refused: 0, left: 0, ended: {} };
   /** The streams open now (an upgraded connection is no longer the HTTP server's to close). */
   private readonly live = new Set<Stream>();
 
@@ -51,6 +53,12 @@ export class Streams {
   refuse(entry: Record<string, unknown>): void {
     this.counts.refused += 1;
     this.log({ msg: 'refused', ...entry });
+  }
+
+  /** Counts one request whose client left before its stream began (during the Pod check). */
+  left(entry: Record<string, unknown>): void {
+    this.counts.left += 1;
+    this.log({ msg: 'client gone', ...entry });
   }
 
   /** A slot for one stream of `tenant`, or `undefined` when it holds its limit. */
@@ -107,6 +115,17 @@ export class Stream {
     if (this.ended) return;
     if (this.idle) this.idle.refresh();
     else this.idle = setTimeout(() => this.end('idle'), this.limits.idleTimeoutMs);
+  }
+
+  /** Ends the stream with `reason` when `signal` aborts (at once if it has). */
+  endOn(signal: AbortSignal, reason: string): void {
+    if (signal.aborted) {
+      this.end(reason);
+      return;
+    }
+    const end = () => this.end(reason);
+    signal.addEventListener('abort', end, { once: true });
+    this.hold({ destroy: () => signal.removeEventListener('abort', end) });
   }
 
   get isEnded(): boolean {

@@ -44,10 +44,20 @@ export class HostTarget {
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
       const abort = () => req.destroy(new Error('aborted'));
       signal.addEventListener('abort', abort, { once: true });
+      req.once('close', () => signal.removeEventListener('abort', abort));
       req.on('response', resolve).on('error', reject).end();
+      if (signal.aborted) abort();
     });
     const chunks: Buffer[] = [];
-    for await (const chunk of res) chunks.push(chunk as Buffer);
+    // Aborted while the body comes: the response goes with the request.
+    const abort = () => res.destroy(new Error('aborted'));
+    signal.addEventListener('abort', abort, { once: true });
+    if (signal.aborted) abort();
+    try {
+      for await (const chunk of res) chunks.push(chunk as Buffer);
+    } finally {
+      signal.removeEventListener('abort', abort);
+    }
     if (res.statusCode === 404) return undefined;
     if (res.statusCode !== 200) throw new HostStatusError(res.statusCode ?? 0);
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as KubeObject;

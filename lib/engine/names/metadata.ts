@@ -63,6 +63,11 @@ export const Annotations = {
    * the apiserver copies to the Pod.
    */
   BoundHostPod: 'tenantplane.io/bound-host-pod',
+  /**
+   * On a host Pod: JSON array of the container names of the tenant Pod's spec (init, regular and
+   * ephemeral). The kubelet gateway serves only these, never a container a host webhook added.
+   */
+  TenantContainers: 'tenantplane.io/tenant-containers',
 } as const;
 
 /**

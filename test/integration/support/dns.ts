@@ -3,6 +3,7 @@
  * UDP through `node:dns`, and over TCP by hand (one A question, its answer's addresses), since a
  * Pod's resolver falls back to TCP for long answers and both must be served.
  */
+import { createSocket } from 'node:dgram';
 import { Resolver } from 'node:dns/promises';
 import { connect } from 'node:net';
 
@@ -51,14 +52,79 @@ export function resolveSrv(server: string, name: string): Promise<Answer> {
 
 const NXDOMAIN = 3;
 
-/** One A question over TCP: the answer's IPv4 addresses, or `{code: 'ENOTFOUND'}` for NXDOMAIN. */
-export function resolveATcp(server: string, name: string): Promise<Answer> {
-  const [host, port] = server.split(':');
+/** The wire form of `name` (labels, then the root). */
+function wireName(name: string): Buffer {
   const labels = name.split('.').filter(Boolean);
-  const qname = Buffer.concat([
+  return Buffer.concat([
     ...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l, 'ascii')])),
     Buffer.from([0]),
   ]);
+}
+
+/** The response code (0 NOERROR, 3 NXDOMAIN...) of one question of type `qtype` over UDP. */
+export function rcodeOf(server: string, name: string, qtype: number): Promise<number> {
+  const [host, port] = server.split(':');
+  const header = Buffer.from([0x74, 0x71, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]);
+  const question = Buffer.from([qtype >> 8, qtype & 0xff, 0, 1]);
+  const message = Buffer.concat([header, wireName(name), question]);
+  return new Promise((resolve, reject) => {
+    const socket = createSocket('udp4');
+    const timer = setTimeout(() => {
+      socket.close();
+      reject(new Error(`no DNS answer for ${name} (type ${qtype})`));
+    }, 2000);
+    socket.on('message', (msg) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve(msg[3]! & 0x0f);
+    });
+    socket.on('error', (error) => {
+      clearTimeout(timer);
+      socket.close();
+      reject(error);
+    });
+    socket.send(message, Number(port), host);
+  });
+}
+
+/**
+ * A question type no one asked before in this process: the private-use types (RFC 6895,
+ * 65280-65534), then unassigned ones. CoreDNS's `cache` keys an answer by name, type, class and
+ * the DO and CD bits (the name lowercased, so changing its case would not do), so a fresh type is
+ * a question no cached answer can answer.
+ */
+let nextProbeType = 65280;
+function freshType(): number {
+  const type = nextProbeType;
+  nextProbeType = type >= 65534 ? 4096 : type + 1;
+  return type;
+}
+
+/**
+ * Waits until the tenant DNS's `kubernetes` plugin has `name` (its watch delivered the Service
+ * or EndpointSlice), without a single question that could leave a negative answer in the cache
+ * for the questions the test asks next. For a type it does not serve, the plugin looks the name
+ * up as A and answers NODATA (NOERROR, no records) when it exists, NXDOMAIN when it does not
+ * (CoreDNS `plugin/kubernetes/handler.go`); each probe asks a fresh type, so no cached answer
+ * stands in for the plugin's view.
+ */
+export async function knownToDns(server: string, name: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = -1;
+  for (;;) {
+    last = await rcodeOf(server, name, freshType());
+    if (last === 0) return;
+    if (Date.now() > deadline) {
+      throw new Error(`the tenant DNS never had ${name} (last response code ${last})`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** One A question over TCP: the answer's IPv4 addresses, or `{code: 'ENOTFOUND'}` for NXDOMAIN. */
+export function resolveATcp(server: string, name: string): Promise<Answer> {
+  const [host, port] = server.split(':');
+  const qname = wireName(name);
   // id 0x7470, recursion desired, one question of type A, class IN.
   const header = Buffer.from([0x74, 0x70, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]);
   const message = Buffer.concat([header, qname, Buffer.from([0, 1, 0, 1])]);

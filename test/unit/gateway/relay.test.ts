@@ -5,12 +5,13 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { hostName } from '../../../lib/engine/index.js';
+import { tenantContainersAnnotation } from '../../../lib/engine/kinds/pod/tenant-containers.js';
 import {
   reverseMappingAnnotations,
   reverseMappingLabels,
 } from '../../../lib/engine/names/reverse-mapping.js';
+import { checkAccess } from '../../../lib/gateway/access.js';
 import type { GatewayTenant } from '../../../lib/gateway/config.js';
-import { checkAccess } from '../../../lib/gateway/relay.js';
 import { parseKubeletRequest } from '../../../lib/gateway/routes.js';
 import { HostStatusError } from '../../../lib/gateway/upstream.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
@@ -46,7 +47,10 @@ function copy(
     metadata: {
       name,
       labels: reverseMappingLabels(of.tenant, of.kind ?? 'Pod', namespace),
-      annotations: reverseMappingAnnotations(namespace, of.pod ?? 'web', 'uid-1'),
+      annotations: {
+        ...reverseMappingAnnotations(namespace, of.pod ?? 'web', 'uid-1'),
+        ...tenantContainersAnnotation(['init', 'nginx']),
+      },
     },
   };
 }
@@ -86,6 +90,23 @@ describe('checkAccess', () => {
     ['a copy of another name', { [path('prod', prod)]: copy(prod, { tenant: 'prod', pod: 'db' }) }],
   ])('403, one message, for %s', async (_, pods: Record<string, KubeObject>) => {
     expect(await checkAccess(tenant('prod', pods).t, request)).toEqual(forbidden);
+  });
+
+  it.each([
+    ['/containerLogs/apps/web/init', { hostPod: own }],
+    [
+      '/containerLogs/apps/web/sidecar',
+      { status: 404, message: 'not found: pod apps/web has no container "sidecar"' },
+    ],
+  ])('%s: only a container of the tenant Pod’s spec', async (url, want) => {
+    const { t } = tenant('dev', { [path('dev', own)]: copy(own, { tenant: 'dev' }) });
+    expect(await checkAccess(t, parseKubeletRequest(url, false)!)).toEqual(want);
+  });
+
+  it('port-forward names no container: the Pod is enough', async () => {
+    const { t } = tenant('dev', { [path('dev', own)]: copy(own, { tenant: 'dev' }) });
+    const forward = parseKubeletRequest('/portForward/apps/web?port=80', true)!;
+    expect(await checkAccess(t, forward)).toEqual({ hostPod: own });
   });
 
   it('a host that cannot be asked is 502, not a verdict on the Pod', async () => {

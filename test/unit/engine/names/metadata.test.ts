@@ -87,6 +87,7 @@ describe('metadata constants', () => {
       TokenIssuedAt: 'tenantplane.io/token-issued-at',
       TokenExpiresAt: 'tenantplane.io/token-expires-at',
       TokenRequestHash: 'tenantplane.io/token-request-hash',
+      TenantContainers: 'tenantplane.io/tenant-containers',
     });
     expect(TOKEN_SECRET_KIND).toBe('ServiceAccountToken');
   });

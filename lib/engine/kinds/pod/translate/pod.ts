@@ -22,6 +22,7 @@ import { hostName, tokenSecretName } from '../../../names/naming.js';
 import { parseApiEndpoint } from '../../../policy/workloads.js';
 import { carriedLabels } from '../../selectors.js';
 import type { KindTranslator, ObjectReference, TranslateTarget } from '../../translator.js';
+import { tenantContainerNames, tenantContainersAnnotation } from '../tenant-containers.js';
 import { podSelectorFields, podSelectorRefusal } from './affinity.js';
 import { tenantFieldRefs } from './downward.js';
 import { dropTokenSources, hardenSpec, hostAccessRefusal } from './hardening.js';
@@ -122,6 +123,8 @@ export const POD_TRANSLATOR: KindTranslator = {
       // The tenant values the downward API reads (whole label and annotation maps, carried keys).
       ...downward,
       [Annotations.ServiceAccountName]: serviceAccount,
+      // The containers the kubelet gateway may serve: the tenant's, not a host webhook's.
+      ...tenantContainersAnnotation(tenantContainerNames(target.source.spec)),
       // What a pass mints into the Pod's token Secret (`kind/pod-tokens.ts`), read from the host
       // Pod so renewal needs no tenant read.
       ...(tokens.length > 0 ? { [Annotations.TokenRequests]: JSON.stringify(tokens) } : {}),

@@ -201,6 +201,18 @@ describe('Pod translator: toHost', () => {
     expect(host.spec).toEqual(expectedHostState);
   });
 
+  it('records the tenant Pod’s containers (init, regular, ephemeral) for the kubelet gateway', () => {
+    const spec = {
+      initContainers: [{ name: 'migrate', image: 'm:1' }],
+      containers: [web],
+      ephemeralContainers: [{ name: 'debugger', image: 'd:1' }],
+    };
+    const host = hostOf(pod(spec));
+    expect(host.metadata.annotations?.[Annotations.TenantContainers]).toBe(
+      JSON.stringify(['migrate', web.name, 'debugger']),
+    );
+  });
+
   it('records the tenant service account for the downward API; the host Pod runs as the host’s', () => {
     const host = hostOf(pod({ serviceAccountName: 'shop-sa', containers: [web] }));
     expect(host.metadata.annotations?.[Annotations.ServiceAccountName]).toBe('shop-sa');
