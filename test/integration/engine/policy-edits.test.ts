@@ -181,7 +181,11 @@ describe('a setting changed on a running tenant', () => {
       },
       spec: { podCIDR: '10.245.32.0/24', podCIDRs: ['10.245.32.0/24'], taints: [GW_TAINT] },
     });
-    const t = await createTenant(apis(), 'pedit-gw', { toHost: [POD, CONFIGMAP] });
+    const t = await createTenant(apis(), 'pedit-gw', {
+      toHost: [POD, CONFIGMAP],
+      // The test's node is dedicated to it: its toleration is the policy's to allow.
+      workloads: { scheduling: { tolerations: [{ ...GW_TAINT, operator: 'Equal' }] } },
+    });
     const spec = {
       automountServiceAccountToken: false,
       nodeSelector: { 'kubernetes.io/hostname': GW_NODE },
@@ -212,7 +216,12 @@ describe('a setting changed on a running tenant', () => {
     });
 
     const before = await bothSides(t);
-    await patchSpec(t, { workloads: { kubeletGateway: { address: '10.0.0.5', port: 10250 } } });
+    await patchSpec(t, {
+      workloads: {
+        scheduling: { tolerations: [{ ...GW_TAINT, operator: 'Equal' }] },
+        kubeletGateway: { address: '10.0.0.5', port: 10250 },
+      },
+    });
     const { result } = await pass(t);
     const after = await bothSides(t);
 
