@@ -125,7 +125,11 @@ describe('the lease guards the tenant side too', () => {
       },
       spec: { podCIDR: '10.245.31.0/24', podCIDRs: ['10.245.31.0/24'], taints: [TAINT] },
     });
-    const t = await createTenant(apis(), 'lease-sides', { toHost: [SERVICE, POD] });
+    const t = await createTenant(apis(), 'lease-sides', {
+      toHost: [SERVICE, POD],
+      // The test's node is dedicated to it: its toleration is the policy's to allow.
+      workloads: { scheduling: { tolerations: [{ ...TAINT, operator: 'Equal' }] } },
+    });
     const ns = t.vns.a;
     const band = await tenantApi.create(
       tenantObject(t, SERVICE, ns, 'band', {
