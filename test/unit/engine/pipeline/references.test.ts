@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { runPass } from '../../../../lib/engine/index.js';
-import { applyOrder } from '../../../../lib/engine/kind/references.js';
+import { applyOrder } from '../../../../lib/engine/pipeline/references.js';
 import type { KubeObject } from '../../../../lib/ports/index.js';
 import {
   CONFIGMAP,

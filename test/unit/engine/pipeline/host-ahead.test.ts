@@ -12,7 +12,7 @@ import {
   readNextHostListing,
   settleHostReadAhead,
   takeHostListing,
-} from '../../../../lib/engine/kind/host-ahead.js';
+} from '../../../../lib/engine/pipeline/host-ahead.js';
 import { ClusterError, type KubeObject, type ListOptions } from '../../../../lib/ports/index.js';
 import type { FakeCall, MemoryCluster } from '../../fakes/memory-cluster.js';
 import {

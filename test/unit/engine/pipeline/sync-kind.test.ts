@@ -9,7 +9,7 @@ import { formatObjectError } from '../../../../lib/engine/context/object-errors.
 import type { PassProgress } from '../../../../lib/engine/context/pass-context.js';
 import { ClusterUnreachableError } from '../../../../lib/engine/errors.js';
 import { compileKindRule } from '../../../../lib/engine/index.js';
-import { syncKind } from '../../../../lib/engine/kind/sync-kind.js';
+import { syncKind } from '../../../../lib/engine/pipeline/sync-kind.js';
 import { ClusterError, type KubeObject } from '../../../../lib/ports/index.js';
 import { type FailureRule, MemoryCluster } from '../../fakes/memory-cluster.js';
 import { CONFIGMAP, cm, decisionLines, HOST_NS, hn, hostCopyOf, passContext } from '../support.js';
