@@ -200,7 +200,7 @@ export function eventsBackScope(ctx: PassContext) {
 
 /**
  * Starts the step's reads while the kinds sync, so they overlap them: the pass starts them once the
- * host apiserver has no kind left to list (`kind/sync-kinds.ts`).
+ * host apiserver has no kind left to list (`pipeline/sync-kinds.ts`).
  */
 export function prefetchEventsBack(ctx: PassContext): void {
   const scope = eventsBackScope(ctx);

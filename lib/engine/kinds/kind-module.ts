@@ -1,7 +1,7 @@
 /**
  * The shape of a kind's room: everything a kind adds to the generic path, in one object the
  * registry (`registry.ts`) lists. The generic steps below (`object/`, `listing/`) receive the
- * parts they need as arguments; the pipeline (`kind/`) calls the module at fixed points and is
+ * parts they need as arguments; the pipeline (`pipeline/`) calls the module at fixed points and is
  * never called back.
  */
 import type { KindRef, KubeObject } from '../../ports/index.js';

@@ -12,7 +12,7 @@
  *
  * No address (the copy is missing, not yet synced, being deleted, headless or ExternalName) or a
  * failed read is an error of the pass naming the Service, and the read rejects: the Pod kind then
- * takes in nothing more and skips its garbage collection (`kind/tenant-view.ts` `readFacts`). So
+ * takes in nothing more and skips its garbage collection (`pipeline/tenant-view.ts` `readFacts`). So
  * new Pods wait for the DNS and running host Pods stay; never a refusal, whose copy GC would
  * delete.
  */

@@ -6,12 +6,12 @@
  * outside the blocks (a tenant whose slices all lie inside them, or that has none, reads nothing).
  * A tenant whose Pods are not synced has none on the host: nothing is read, and no address is its
  * own. A listing that fails is an error of the pass and leaves the kind unread: it takes in nothing
- * more and skips its garbage collection that pass (`kind/tenant-view.ts` `readFacts`), so a copy
+ * more and skips its garbage collection that pass (`pipeline/tenant-view.ts` `readFacts`), so a copy
  * is never collected, nor a slice refused, on an answer that was never read.
  *
  * An address's right can end while its slice stays as it was: the Pod ends and its address may
  * go to another tenant's Pod. So the slices that rely on it are translated again at every pass,
- * never answered by the in-sync memo (`kind/tenant-view.ts` skips it for objects translated with
+ * never answered by the in-sync memo (`pipeline/tenant-view.ts` skips it for objects translated with
  * facts) nor left out by a resumed watch (the turn keeps the kind on full passes while any slice
  * names an address outside the blocks): a copy whose address is no longer the tenant's is refused
  * and collected at the next pass.

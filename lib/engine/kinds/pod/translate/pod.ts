@@ -118,7 +118,7 @@ export const POD_TRANSLATOR: KindTranslator = {
       // The tenant values the downward API reads (whole label and annotation maps, carried keys).
       ...downward,
       [Annotations.ServiceAccountName]: serviceAccount,
-      // What a pass mints into the Pod's token Secret (`kind/pod-tokens.ts`), read from the host
+      // What a pass mints into the Pod's token Secret (`kinds/pod/tokens.ts`), read from the host
       // Pod so renewal needs no tenant read.
       ...(tokens.length > 0 ? { [Annotations.TokenRequests]: JSON.stringify(tokens) } : {}),
     };
