@@ -23,8 +23,8 @@ import {
   type WatchChange,
 } from '../../ports/index.js';
 import { involvedObjectOf } from '../events/event-copy.js';
+import { copySelector } from '../kinds/frame/status-back.js';
 import { kindModule } from '../kinds/registry.js';
-import { copySelector } from '../kinds/status-back.js';
 import { mayBeHostName } from '../names/naming.js';
 import { resourceKey } from '../names/resource-key.js';
 import type { SyncPolicy } from '../policy/policy.js';

@@ -10,23 +10,23 @@ import { Annotations } from '../names/metadata.js';
 import { resourceKey } from '../names/resource-key.js';
 import { GENERIC_WRITES, type WriteTraits } from '../object/kind-traits.js';
 import { type TransformTarget, toHostObject, withSpecHash } from '../object/transform.js';
-import { INGRESS_MODULE } from './ingress.js';
-import type { KindModule } from './kind-module.js';
-import { NETWORK_POLICY_MODULE } from './network-policy.js';
-import { PERSISTENT_VOLUME_CLAIM_MODULE } from './persistent-volume-claim.js';
+import type { KindModule } from './frame/kind-module.js';
+import type { CreateAsk, HostFacts, ObjectReference, TranslateTarget } from './frame/translator.js';
+import { INGRESS_MODULE } from './ingress/ingress.js';
+import { NETWORK_POLICY_MODULE } from './network-policy/network-policy.js';
+import { PERSISTENT_VOLUME_CLAIM_MODULE } from './persistent-volume-claim/persistent-volume-claim.js';
 import { POD_MODULE } from './pod/module.js';
-import { PDB_MODULE } from './pod-disruption-budget.js';
+import { PDB_MODULE } from './pod-disruption-budget/pod-disruption-budget.js';
 import { ENDPOINT_SLICE_MODULE, ENDPOINTS_MODULE, SERVICE_MODULE } from './service/module.js';
-import { SERVICE_ACCOUNT_MODULE } from './service-account.js';
-import type { CreateAsk, HostFacts, ObjectReference, TranslateTarget } from './translator.js';
+import { SERVICE_ACCOUNT_MODULE } from './service-account/service-account.js';
 
-export type { KindModule, KindOutcome, KindTurn } from './kind-module.js';
+export type { KindModule, KindOutcome, KindTurn } from './frame/kind-module.js';
 export type {
   HostFacts,
   KindTranslator,
   ObjectReference,
   TranslateTarget,
-} from './translator.js';
+} from './frame/translator.js';
 
 /** Every kind with a module of its own, one module per kind. */
 export const KINDS: readonly KindModule[] = [

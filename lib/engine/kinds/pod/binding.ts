@@ -14,8 +14,8 @@ import { runPool } from '../../../common/index.js';
 import type { KindRef, KubeObject } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
 import { stepWrite } from '../../context/step-write.js';
-import { bindingNeed, podBinding } from '../node/node-copy.js';
-import { syncTenantNodes } from '../node/tenant-nodes.js';
+import { bindingNeed, podBinding } from './node/node-copy.js';
+import { syncTenantNodes } from './node/tenant-nodes.js';
 
 /** Finds the tenant Pod (as the pass read it) a host Pod is the current copy of. */
 export type TenantPodOf = (hostPod: KubeObject) => KubeObject | undefined;

@@ -5,8 +5,8 @@
  * bindings, endings, statuses).
  */
 import { simpleSpecFields } from '../../object/kind-traits.js';
-import type { KindModule } from '../kind-module.js';
-import type { KindTranslator } from '../translator.js';
+import type { KindModule } from '../frame/kind-module.js';
+import type { KindTranslator } from '../frame/translator.js';
 import { gracePeriodOf, lostPodReason } from './endings.js';
 import { podTurn, prefetchHostPods } from './pod-kind.js';
 import { podImmutableDigest } from './translate/immutable.js';

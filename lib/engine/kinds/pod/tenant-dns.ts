@@ -24,8 +24,8 @@ import { attempt } from '../../errors.js';
 import { hostName } from '../../names/naming.js';
 import { reverseLookup } from '../../names/reverse-mapping.js';
 import { serviceRefText, type TenantServiceRef } from '../../policy/tenant-dns.js';
-import type { KindTurn } from '../kind-module.js';
-import type { HostFacts } from '../translator.js';
+import type { KindTurn } from '../frame/kind-module.js';
+import type { HostFacts } from '../frame/translator.js';
 import { asksClusterDns } from './translate/token.js';
 
 /**

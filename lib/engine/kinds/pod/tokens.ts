@@ -29,7 +29,7 @@ import { attempt } from '../../errors.js';
 import { listEveryPage } from '../../listing/every-page.js';
 import { Annotations, TOKEN_SECRET_KIND } from '../../names/metadata.js';
 import { tokenSecretName } from '../../names/naming.js';
-import { copySelector } from '../status-back.js';
+import { copySelector } from '../frame/status-back.js';
 import { CA_KEY, ROOT_CA_CONFIG_MAP } from './translate/token.js';
 import {
   type PodTokenNeed,

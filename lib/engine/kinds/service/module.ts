@@ -6,11 +6,11 @@
  */
 import { isRecord } from '../../../common/index.js';
 import { type HostOwnedFields, simpleSpecFields } from '../../object/kind-traits.js';
-import type { KindModule } from '../kind-module.js';
-import type { StatusBackRule } from '../status-patch.js';
-import { ENDPOINT_SLICE_TRANSLATOR } from './endpoint-slice.js';
-import { ENDPOINTS_TRANSLATOR } from './endpoints.js';
-import { endpointSliceTurn } from './own-pod-ips.js';
+import { ENDPOINT_SLICE_TRANSLATOR } from '../endpoint-slice/endpoint-slice.js';
+import { endpointSliceTurn } from '../endpoint-slice/own-pod-ips.js';
+import { ENDPOINTS_TRANSLATOR } from '../endpoints/endpoints.js';
+import type { KindModule } from '../frame/kind-module.js';
+import type { StatusBackRule } from '../frame/status-patch.js';
 import { SERVICE_TRANSLATOR } from './service.js';
 import { serviceTurn } from './service-turn.js';
 

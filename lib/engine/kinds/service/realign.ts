@@ -17,8 +17,8 @@ import { type KindRef, type KubeObject, SERVICE } from '../../../ports/index.js'
 import type { PassContext } from '../../context/pass-context.js';
 import { attempt } from '../../errors.js';
 import { hostName } from '../../names/naming.js';
-import type { CopyPair } from '../status-back.js';
-import type { ServiceRanges } from '../translator.js';
+import type { CopyPair } from '../frame/status-back.js';
+import type { ServiceRanges } from '../frame/translator.js';
 import { alignable, clusterIpsOf, misaligned, placeIn, realignedService } from './cluster-ip.js';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

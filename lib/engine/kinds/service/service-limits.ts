@@ -23,7 +23,7 @@ import type { KubeObject } from '../../../ports/index.js';
 import { addressWithin } from '../../policy/cidr.js';
 import { allowedKey, type ServiceLimits } from '../../policy/isolation.js';
 import { isolationOf } from '../../policy/workloads.js';
-import type { TranslateTarget } from '../translator.js';
+import type { TranslateTarget } from '../frame/translator.js';
 import { externalNameProblem } from './external-name.js';
 
 /** Where the Service knobs live, for the Skips. */

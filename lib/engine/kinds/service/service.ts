@@ -11,8 +11,8 @@
  */
 import { isRecord } from '../../../common/index.js';
 import { type KubeObject, SERVICE } from '../../../ports/index.js';
-import { scopeSelectorMap } from '../selectors.js';
-import type { CreateAsk, KindTranslator, TranslateTarget } from '../translator.js';
+import { scopeSelectorMap } from '../frame/selectors.js';
+import type { CreateAsk, KindTranslator, TranslateTarget } from '../frame/translator.js';
 import { askRefusal, clusterIpAsk } from './cluster-ip.js';
 import { serviceRefusal } from './service-limits.js';
 

@@ -20,7 +20,7 @@ import {
   takeEventReads,
   tenantObjectUid,
 } from '../../../../lib/engine/events/event-reads.js';
-import { copySelector } from '../../../../lib/engine/kinds/status-back.js';
+import { copySelector } from '../../../../lib/engine/kinds/frame/status-back.js';
 import { Labels, MANAGED_BY_VALUE } from '../../../../lib/engine/names/metadata.js';
 import type { EventsBack } from '../../../../lib/engine/policy/workloads.js';
 import {

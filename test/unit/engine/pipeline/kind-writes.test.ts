@@ -7,8 +7,8 @@ import { describe, expect, it } from '@jest/globals';
 import { MAX_JSON_DEPTH } from '../../../../lib/common/index.js';
 import { PassBounds } from '../../../../lib/engine/bounds/budget.js';
 import { runPass } from '../../../../lib/engine/index.js';
-import { KindWriter } from '../../../../lib/engine/pipeline/kind-writes.js';
 import { createBody } from '../../../../lib/engine/object/write-record.js';
+import { KindWriter } from '../../../../lib/engine/pipeline/kind-writes.js';
 import { ClusterError, type KubeObject } from '../../../../lib/ports/index.js';
 import type { MemoryCluster } from '../../fakes/memory-cluster.js';
 import {

@@ -19,7 +19,7 @@
 import type { KubeObject } from '../../../../ports/index.js';
 import { PodSecurityLevel as Level, type PodSecurityLevel } from '../../../policy/isolation.js';
 import { isolationOf } from '../../../policy/workloads.js';
-import type { TranslateTarget } from '../../translator.js';
+import type { TranslateTarget } from '../../frame/translator.js';
 import { BASELINE_CHECKS } from './pod-security-baseline.js';
 import { RESTRICTED_CHECKS } from './pod-security-restricted.js';
 import { type PodSecurityCheck, type PodView, record } from './pod-security-support.js';

@@ -8,7 +8,7 @@
  */
 import { isRecord } from '../../../../common/index.js';
 import type { WorkloadPolicy } from '../../../policy/workloads.js';
-import type { KindTranslator } from '../../translator.js';
+import type { KindTranslator } from '../../frame/translator.js';
 
 /**
  * The host class for a tenant Pod of class `tenantClass` (empty or absent: none), or `undefined`
