@@ -10,6 +10,8 @@ import { Annotations } from '../names/metadata.js';
 import { resourceKey } from '../names/resource-key.js';
 import { GENERIC_WRITES, type WriteTraits } from '../object/kind-traits.js';
 import { type TransformTarget, toHostObject, withSpecHash } from '../object/transform.js';
+import { ENDPOINT_SLICE_MODULE } from './endpoint-slice/module.js';
+import { ENDPOINTS_MODULE } from './endpoints/module.js';
 import type { KindModule } from './frame/kind-module.js';
 import type { CreateAsk, HostFacts, ObjectReference, TranslateTarget } from './frame/translator.js';
 import { INGRESS_MODULE } from './ingress/ingress.js';
@@ -17,7 +19,7 @@ import { NETWORK_POLICY_MODULE } from './network-policy/network-policy.js';
 import { PERSISTENT_VOLUME_CLAIM_MODULE } from './persistent-volume-claim/persistent-volume-claim.js';
 import { POD_MODULE } from './pod/module.js';
 import { PDB_MODULE } from './pod-disruption-budget/pod-disruption-budget.js';
-import { ENDPOINT_SLICE_MODULE, ENDPOINTS_MODULE, SERVICE_MODULE } from './service/module.js';
+import { SERVICE_MODULE } from './service/module.js';
 import { SERVICE_ACCOUNT_MODULE } from './service-account/service-account.js';
 
 export type { KindModule, KindOutcome, KindTurn } from './frame/kind-module.js';

@@ -3,8 +3,8 @@
  * so a copy would be named exactly like the Endpoints the host's own endpoints controller keeps
  * for the Service's host copy (a Service with a selector): the two would fight over it. The
  * endpoints of a Service without a selector reach the host as EndpointSlices instead
- * (`endpoint-slice.ts`): the tenant's EndpointSlice mirroring controller turns its Endpoints into
- * slices, and a pass syncs those, each address checked like any slice's (`endpoint-addresses.ts`):
+ * (`../endpoint-slice/endpoint-slice.ts`): the tenant's EndpointSlice mirroring controller turns its Endpoints into
+ * slices, and a pass syncs those, each address checked like any slice's (`../endpoint-slice/endpoint-addresses.ts`):
  * no Endpoints reach the host to point anywhere. (Endpoints are deprecated since Kubernetes 1.33.)
  */
 import { ENDPOINTS } from '../../../ports/index.js';

@@ -21,7 +21,7 @@ const HEADLESS = 'None';
 
 /**
  * The host Service: the selector scoped (a Service without a selector stays without one: its
- * endpoints are the tenant's own EndpointSlices, `endpoint-slice.ts`); `clusterIP: None` kept.
+ * endpoints are the tenant's own EndpointSlices, `../endpoint-slice/endpoint-slice.ts`); `clusterIP: None` kept.
  */
 export function serviceToHost(object: KubeObject, target: TranslateTarget): KubeObject {
   const spec = object.spec;
