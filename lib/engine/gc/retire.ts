@@ -135,7 +135,7 @@ function retireHint(
     [Labels.Tenant]: ctx.scope.tenant,
     [Labels.Kind]: kind.kind,
   });
-  return `could not remove ${kind.kind} copies of tenant cluster "${ctx.scope.tenant}" from host namespace ${namespace}: ${errorText(kind, error)}; grant this tenant's host identity list and delete on ${kind.kind} there, or delete them by hand: kubectl delete ${kind.kind.toLowerCase()} -n ${namespace} -l ${selector}`;
+  return `could not remove ${kind.kind} copies of tenant cluster "${ctx.scope.tenant}" from host namespace ${namespace}: ${errorText(kind, error, ctx.ledger.sensitive)}; grant this tenant's host identity list and delete on ${kind.kind} there, or delete them by hand: kubectl delete ${kind.kind.toLowerCase()} -n ${namespace} -l ${selector}`;
 }
 
 /**

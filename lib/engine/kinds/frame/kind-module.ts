@@ -55,6 +55,17 @@ export interface KindModule {
   readonly translator?: KindTranslator;
   /** Fields the host allocates: stripped from the desired object, kept from the host's copy. */
   readonly hostOwned?: HostOwnedFields;
+  /**
+   * Whether errors about the kind's objects must not carry the server's message, which may quote
+   * them (a Secret's data): the policy can mark any kind so too (`context/error-text.ts`).
+   */
+  readonly sensitive?: true;
+  /**
+   * The fields of `observed` (the host copy) an update to `desired` would have to change although
+   * the apiserver refuses it, by the kind's fixed rules (an immutable ConfigMap's data): the copy
+   * is replaced instead (`object/replace.ts`). Other kinds learn it from a refused update.
+   */
+  readonly fixedFields?: (desired: KubeObject, observed: KubeObject) => string[];
   /** How the host copy's status comes back to the tenant object (`status-back.ts`). */
   readonly statusBack?: StatusBackRule;
   /**

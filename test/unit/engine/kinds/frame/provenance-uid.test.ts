@@ -15,6 +15,8 @@ import { HOST_NAMESPACE, TENANT } from '../support.js';
 
 /** A plain, valid tenant object of each kind with a module (nothing any translator refuses). */
 const BODIES: Record<string, Record<string, unknown>> = {
+  ConfigMap: { data: { key: 'value' } },
+  Secret: { type: 'Opaque', data: {} },
   Pod: {
     spec: { automountServiceAccountToken: false, containers: [{ name: 'web', image: 'nginx:1' }] },
   },
