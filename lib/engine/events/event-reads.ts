@@ -18,9 +18,9 @@ import { workDeadline } from '../bounds/deadlines.js';
 import type { PassContext } from '../context/pass-context.js';
 import { readKey } from '../context/read-ahead.js';
 import { attempt } from '../errors.js';
-import { copySelector } from '../kinds/frame/status-back.js';
 import { EVENTS_BACK_KINDS } from '../kinds/registry.js';
 import { listEveryPage } from '../listing/every-page.js';
+import { tenantCopySelector } from '../names/copy-selector.js';
 import { mayBeHostName } from '../names/naming.js';
 import { eventCopySelector, involvedObjectOf, ruleFor } from './event-copy.js';
 
@@ -118,7 +118,7 @@ export async function listCopyMetadata(
   rule: KindRef,
 ): Promise<KubeObject[] | undefined> {
   const { hostApi, hostNamespace, tenant } = ctx.scope;
-  const labelSelector = copySelector(tenant, rule.kind);
+  const labelSelector = tenantCopySelector(tenant, rule.kind);
   const copies = await listed(ctx, rule, 'host', () =>
     listAll(ctx, hostApi, rule, { namespace: hostNamespace, labelSelector }),
   );

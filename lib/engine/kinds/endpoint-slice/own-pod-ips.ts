@@ -22,13 +22,13 @@ import { workDeadline } from '../../bounds/deadlines.js';
 import type { PassContext } from '../../context/pass-context.js';
 import { attempt } from '../../errors.js';
 import { listEveryPage } from '../../listing/every-page.js';
+import { tenantCopySelector } from '../../names/copy-selector.js';
 import { sameKind } from '../../names/resource-key.js';
 import { ourCopySource } from '../../names/reverse-mapping.js';
 import { canonicalAddress } from '../../policy/cidr.js';
 import type { CompiledKindRule } from '../../policy/scope.js';
 import { isolationOf } from '../../policy/workloads.js';
 import type { KindTurn } from '../frame/kind-module.js';
-import { copySelector } from '../frame/status-back.js';
 import type { HostFacts } from '../frame/translator.js';
 import { addressesBeyond } from './endpoint-addresses.js';
 import { madeByTenantController } from './endpoint-slice.js';
@@ -76,7 +76,7 @@ async function readOwnPodIps(ctx: PassContext): Promise<HostFacts> {
     withRequestDeadline(workDeadline(bounds.budget), () =>
       listEveryPage(hostApi, POD, bounds.budget.pageSize, {
         namespace: hostNamespace,
-        labelSelector: copySelector(tenant, POD.kind),
+        labelSelector: tenantCopySelector(tenant, POD.kind),
       }),
     ),
   );

@@ -26,7 +26,7 @@ import type { PassContext } from '../../context/pass-context.js';
 import { stepWrite } from '../../context/step-write.js';
 import { attempt } from '../../errors.js';
 import { listEveryPage } from '../../listing/every-page.js';
-import { Labels, MANAGED_BY_VALUE } from '../../names/metadata.js';
+import { tenantCopyLabels, tenantCopySelector } from '../../names/copy-selector.js';
 import { sourceKey } from '../../names/provenance.js';
 import { ourCopySource } from '../../names/reverse-mapping.js';
 import type { CompiledKindRule } from '../../policy/scope.js';
@@ -41,18 +41,6 @@ import { type StatusBackRule, statusBackPatch } from './status-patch.js';
  */
 export const STARTING_MS = 10 * 60_000;
 
-/** The labels of every host copy of `kind` the tenant has (what a copies LIST selects by). */
-function copyLabels(tenant: string, kind: string): Record<string, string> {
-  return { [Labels.ManagedBy]: MANAGED_BY_VALUE, [Labels.Tenant]: tenant, [Labels.Kind]: kind };
-}
-
-/** The label selector of {@link copyLabels}: every host copy of `kind` the tenant has. */
-export function copySelector(tenant: string, kind: string): string {
-  return Object.entries(copyLabels(tenant, kind))
-    .map(([key, value]) => `${key}=${value}`)
-    .join(',');
-}
-
 /**
  * The tenant's copies of `rule`'s kind among a listing of the host namespace (the kind's own, on
  * a full path): what {@link listHostCopies} would have read, without reading it again.
@@ -62,7 +50,7 @@ export function ownCopies(
   rule: KindRef,
   hostObjects: readonly KubeObject[],
 ): KubeObject[] {
-  const wanted = Object.entries(copyLabels(ctx.scope.tenant, rule.kind));
+  const wanted = Object.entries(tenantCopyLabels(ctx.scope.tenant, rule.kind));
   return hostObjects.filter((o) =>
     wanted.every(([key, value]) => o.metadata.labels?.[key] === value),
   );
@@ -80,7 +68,7 @@ export async function listHostCopies(
 ): Promise<KubeObject[] | undefined> {
   const { hostApi, hostNamespace, bounds, tenant } = ctx.scope;
   if (bounds.isStopped()) return undefined;
-  const labelSelector = copySelector(tenant, rule.kind);
+  const labelSelector = tenantCopySelector(tenant, rule.kind);
   const listed = await attempt(() =>
     withRequestDeadline(workDeadline(bounds.budget), () =>
       listEveryPage(hostApi, rule, bounds.budget.pageSize, {
