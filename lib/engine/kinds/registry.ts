@@ -103,7 +103,10 @@ export type Translation = { host: KubeObject; ask?: CreateAsk } | { refused: str
  * Pure; never mutates `source`. What the kind's turn read of the host (`HostFacts`) comes with
  * `target`, handed to the translator as is.
  */
-export function translate(source: KubeObject, target: TransformTarget & HostFacts): Translation {
+export function translate<F extends HostFacts>(
+  source: KubeObject,
+  target: TransformTarget & F,
+): Translation {
   const module = BY_KEY.get(resourceKey(source));
   const translator = module?.translator;
   // A kind updated field by field (a Pod) carries no spec hash: none is computed to be dropped.

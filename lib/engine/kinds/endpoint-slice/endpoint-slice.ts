@@ -20,6 +20,7 @@ import { hostName } from '../../names/naming.js';
 import { isolationOf } from '../../policy/workloads.js';
 import type { KindTranslator, ObjectReference, TranslateTarget } from '../frame/translator.js';
 import { endpointsRefusal } from './endpoint-addresses.js';
+import type { EndpointSliceFacts } from './facts.js';
 
 function serviceOf(object: KubeObject): string | undefined {
   const name = object.metadata.labels?.[KubernetesKeys.ServiceName];
@@ -40,7 +41,7 @@ export function madeByTenantController(source: KubeObject): boolean {
  */
 export function endpointSliceRefusal(
   source: KubeObject,
-  target: TranslateTarget,
+  target: TranslateTarget<EndpointSliceFacts>,
 ): string | undefined {
   if (madeByTenantController(source)) {
     return `made by the tenant's EndpointSlice controller for a Service with a selector; the host's controller makes that Service's slices from the host Pods it selects`;
@@ -54,7 +55,10 @@ export function endpointSliceRefusal(
  * deletes slices that carry its own name and that it did not make), target references renamed
  * into the host namespace and stripped of the tenant's uid and resourceVersion.
  */
-export function endpointSliceToHost(object: KubeObject, target: TranslateTarget): KubeObject {
+export function endpointSliceToHost(
+  object: KubeObject,
+  target: TranslateTarget<EndpointSliceFacts>,
+): KubeObject {
   const labels = { ...object.metadata.labels };
   const service = serviceOf(target.source);
   if (service !== undefined) {
@@ -95,7 +99,7 @@ export function endpointSliceReferences(source: KubeObject): ObjectReference[] {
 }
 
 /** EndpointSlices of Services without a selector: tied to the Service's host copy. */
-export const ENDPOINT_SLICE_TRANSLATOR: KindTranslator = {
+export const ENDPOINT_SLICE_TRANSLATOR: KindTranslator<EndpointSliceFacts> = {
   kind: ENDPOINT_SLICE,
   referencedKinds: [SERVICE],
   refusal: endpointSliceRefusal,

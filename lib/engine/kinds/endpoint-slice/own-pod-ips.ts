@@ -29,9 +29,9 @@ import { canonicalAddress } from '../../policy/cidr.js';
 import type { CompiledKindRule } from '../../policy/scope.js';
 import { isolationOf } from '../../policy/workloads.js';
 import type { KindTurn } from '../frame/kind-module.js';
-import type { HostFacts } from '../frame/translator.js';
 import { addressesBeyond } from './endpoint-addresses.js';
 import { madeByTenantController } from './endpoint-slice.js';
+import type { EndpointSliceFacts } from './facts.js';
 
 /** Phases of a Pod that holds no address any more: it may be another Pod's by now. */
 const ENDED: ReadonlySet<unknown> = new Set(['Succeeded', 'Failed']);
@@ -68,7 +68,7 @@ const UNCHECKED =
  * (the slices outside the blocks are refused: nothing is written in a stopped pass anyway).
  * Rejects when the listing fails, after recording why.
  */
-async function readOwnPodIps(ctx: PassContext): Promise<HostFacts> {
+async function readOwnPodIps(ctx: PassContext): Promise<EndpointSliceFacts> {
   const { hostApi, hostNamespace, bounds, tenant, policy } = ctx.scope;
   if (!policy.toHost.some((rule) => sameKind(rule, POD))) return { ownPodIps: new Set() };
   if (bounds.isStopped()) return {};
@@ -86,9 +86,12 @@ async function readOwnPodIps(ctx: PassContext): Promise<HostFacts> {
 }
 
 /** The EndpointSlice kind's turn (see the module doc). */
-export function endpointSliceTurn(ctx: PassContext, compiled: CompiledKindRule): KindTurn {
+export function endpointSliceTurn(
+  ctx: PassContext,
+  compiled: CompiledKindRule,
+): KindTurn<EndpointSliceFacts> {
   const { cidrs } = isolationOf(ctx.scope.policy.workloads).endpoints;
-  let facts: Promise<HostFacts> | undefined;
+  let facts: Promise<EndpointSliceFacts> | undefined;
   let relies = false;
   return {
     hostFacts(tenantObjects) {

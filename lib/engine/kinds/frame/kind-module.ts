@@ -27,7 +27,7 @@ export interface KindOutcome {
  * it while it runs (tenant objects taken in, the host listing), what it hands the path (host copies
  * read ahead), and the step that runs once after it.
  */
-export interface KindTurn {
+export interface KindTurn<F extends HostFacts = HostFacts> {
   /** Hears every tenant object the path took in (what it shows now). */
   readonly observe?: (tenantObject: KubeObject) => void;
   /** Hears the host namespace's listing of the kind, on a full path. */
@@ -42,17 +42,20 @@ export interface KindTurn {
    * can change while the tenant object and its copy stay as they were. A read that fails may
    * reject (once recorded): the path then takes in nothing more of the kind and skips its GC.
    */
-  readonly hostFacts?: (tenantObjects: readonly KubeObject[]) => Promise<HostFacts | undefined>;
+  readonly hostFacts?: (tenantObjects: readonly KubeObject[]) => Promise<F | undefined>;
   /** Runs once after the path, with what it did. */
   afterKind(outcome: KindOutcome): Promise<void>;
 }
 
-/** What one kind adds to the generic transform and path. Every member is optional but `kind`. */
-export interface KindModule {
+/**
+ * What one kind adds to the generic transform and path. Every member is optional but `kind`. `F`:
+ * the facts its turn reads for its translator (`translator.ts`, `HostFacts`), declared in its room.
+ */
+export interface KindModule<F extends HostFacts = HostFacts> {
   /** The kind (its resource key is the registry's key). */
   readonly kind: KindRef;
   /** References renamed, selectors scoped, refusals, partial updates (`translator.ts`). */
-  readonly translator?: KindTranslator;
+  readonly translator?: KindTranslator<F>;
   /** Fields the host allocates: stripped from the desired object, kept from the host's copy. */
   readonly hostOwned?: HostOwnedFields;
   /**
@@ -92,5 +95,5 @@ export interface KindModule {
   /** Starts host reads of a kind that will resume from `point`, alongside the resumed watches. */
   readonly prefetch?: (ctx: PassContext, rule: KindRef, point: ResumePoint) => void;
   /** The kind's turn around the generic path; without it the path runs alone. */
-  readonly startKind?: (ctx: PassContext, compiled: CompiledKindRule) => KindTurn;
+  readonly startKind?: (ctx: PassContext, compiled: CompiledKindRule) => KindTurn<F>;
 }

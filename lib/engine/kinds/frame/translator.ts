@@ -9,70 +9,30 @@ import type { TransformTarget } from '../../object/transform.js';
 
 export type { CreateAsk, TranslatedUpdate };
 
-/** What is known of the host's service ranges (its ServiceCIDRs), when a create needs them. */
-export type ServiceRanges = { cidrs: readonly string[] } | { unreadable: string };
-
 /**
  * What a kind's turn read for this pass's translations (`KindTurn.hostFacts` in
- * `kind-module.ts`), of the host and, for one fact, of the tenant beyond the kind: answers a pure
- * translator cannot read itself. Every member is optional; a
- * translator that needs one and finds it missing refuses (the check could not be made).
+ * `kind-module.ts`), of the host and, for some kinds, of the tenant beyond the kind: answers a
+ * pure translator cannot read itself. Each kind declares its own in its room (its module is a
+ * `KindModule<F>`, its translator a `KindTranslator<F>`), an object whose members are all
+ * optional, handed to its translator merged into the target; the generic code carries them
+ * unread, so no shared file names what a kind needs. A translator that needs a fact and finds it
+ * missing refuses (the check could not be made).
  */
-export interface HostFacts {
-  /**
-   * The Pod IPs of this tenant's host Pods (its copies, not on the host network, not ended), each
-   * spelt as `canonicalAddress` (`../policy/cidr.ts`) spells it: the addresses an EndpointSlice
-   * may name beyond `spec.workloads.endpoints.cidrs`.
-   */
-  ownPodIps?: ReadonlySet<string>;
-  /**
-   * The hosts the Ingresses of the host namespace name (rules and TLS, lowercase, a wildcard
-   * spelt `*.example.com`), each with when it was first claimed by this tenant's copies and by
-   * any other Ingress there (`ingress-hosts.ts`): a host another claimed first is refused.
-   */
-  ingressHosts?: ReadonlyMap<string, IngressHostClaim>;
-  /**
-   * The names of the tenant's namespaces, read from the tenant (not the host) when a
-   * NetworkPolicy peer names a namespace that is neither mapped to a host namespace nor a tenant
-   * system namespace (`network-policy-namespaces.ts`): a name the tenant does not have means a
-   * host namespace, which the peer would never reach.
-   */
-  tenantNamespaces?: ReadonlySet<string>;
-  /**
-   * The host's service ranges, read when a Service without a host copy is taken in: its create
-   * asks for the tenant's cluster IP only inside them and outside their static band
-   * (`service/cluster-ip.ts`).
-   */
-  serviceRanges?: ServiceRanges;
-  /**
-   * The cluster IP of the host copy of the tenant DNS Service (`spec.workloads.tenantDns.service`),
-   * read by the Pod kind's turn (`pod/tenant-dns.ts`): the nameserver of every host Pod that asks
-   * for cluster DNS.
-   */
-  tenantDnsAddress?: string;
-}
-
-/**
- * When the Ingresses of the host namespace first named one host: the earliest claim's creation
- * time (RFC 3339) and name, as `<time> <name>`, which order as strings.
- */
-export interface IngressHostClaim {
-  /** The earliest of this tenant's Ingress copies that name it. */
-  readonly ours?: string;
-  /** The earliest of every other Ingress there (another tenant's copy, the operator's own). */
-  readonly others?: string;
-}
+export type HostFacts = object;
 
 /**
  * Where a translated object goes: the generic target plus what a translator needs to rename and
- * scope what the object refers to, and what the kind's turn read of the host.
+ * scope what the object refers to.
  */
-export interface TranslateTarget extends TransformTarget, HostFacts {
+interface TranslateBase extends TransformTarget {
   /** The tenant object's (virtual) namespace: every reference is resolved inside it. */
   virtualNamespace: string;
   /** The tenant object, untouched (read-only): the source of tenant values such as its name. */
   source: KubeObject;
 }
+
+/** {@link TranslateBase} with what the kind's turn read for it (`F`, the kind's own facts). */
+export type TranslateTarget<F extends HostFacts = HostFacts> = TranslateBase & F;
 
 /**
  * One object another object refers to by name, always in the referring object's virtual
@@ -90,7 +50,7 @@ export interface ObjectReference extends KindRef {
 /**
  * What a kind adds to the generic transform. Every method is pure and never mutates its inputs.
  */
-export interface KindTranslator {
+export interface KindTranslator<F extends HostFacts = HostFacts> {
   /** The kind translated (its resource key is the registry's key). */
   readonly kind: KindRef;
   /**
@@ -109,21 +69,21 @@ export interface KindTranslator {
    * Why the object must not go to the host at all (a Pod asking for host access the policy does
    * not allow), or `undefined`. A refusal is a Skip whose reason is this text.
    */
-  refusal?(source: KubeObject, target: TranslateTarget): string | undefined;
+  refusal?(source: KubeObject, target: TranslateTarget<F>): string | undefined;
   /**
    * The host object: `object` is the generic transform's result (renamed, re-namespaced, reverse
    * mapping merged, server fields stripped); the translator returns it translated (references
    * renamed, selectors scoped, host-owned fields cleared). It may return a new object or `object`
    * changed in place (it is the translator's own copy).
    */
-  toHost(object: KubeObject, target: TranslateTarget): KubeObject;
+  toHost(object: KubeObject, target: TranslateTarget<F>): KubeObject;
   /**
    * Why the translated object (`host`, what {@link toHost} returned) must not be written, or
    * `undefined`: a refusal of what the host would get, the engine's own changes included, where
    * {@link refusal} judges the tenant object before translation (a Pod's Pod Security level is
    * the host Pod's: `pod/translate/pod-security.ts`). A refusal is a Skip whose reason is this text.
    */
-  hostRefusal?(host: KubeObject, target: TranslateTarget): string | undefined;
+  hostRefusal?(host: KubeObject, target: TranslateTarget<F>): string | undefined;
   /**
    * For kinds the host lets change only in part (a Pod): the update built from `observed` (the
    * host's copy, whole) with only the fields that may change overwritten from `desired`. Without
@@ -147,5 +107,5 @@ export interface KindTranslator {
    * What the copy's create asks of the host beyond the translated object (a Service's cluster
    * IPs, the tenant's own), or `undefined` for nothing.
    */
-  createAsk?(source: KubeObject, target: TranslateTarget): CreateAsk | undefined;
+  createAsk?(source: KubeObject, target: TranslateTarget<F>): CreateAsk | undefined;
 }

@@ -19,7 +19,7 @@ import type { PassContext } from '../../context/pass-context.js';
 import { attempt } from '../../errors.js';
 import { listEveryPage } from '../../listing/every-page.js';
 import { ourCopySource } from '../../names/reverse-mapping.js';
-import type { HostFacts, IngressHostClaim } from '../frame/translator.js';
+import type { IngressFacts, IngressHostClaim } from './facts.js';
 
 /** One host an Ingress names, where. */
 export interface NamedHost {
@@ -115,9 +115,9 @@ export function takenBy(
  */
 export function ingressHostFacts(
   ctx: PassContext,
-): (tenantObjects: readonly KubeObject[]) => Promise<HostFacts | undefined> {
-  let read: Promise<HostFacts> | undefined;
-  const readClaims = async (): Promise<HostFacts> => {
+): (tenantObjects: readonly KubeObject[]) => Promise<IngressFacts | undefined> {
+  let read: Promise<IngressFacts> | undefined;
+  const readClaims = async (): Promise<IngressFacts> => {
     const { hostApi, hostNamespace, bounds, tenant } = ctx.scope;
     const listed = await attempt(() =>
       withRequestDeadline(workDeadline(bounds.budget), () =>

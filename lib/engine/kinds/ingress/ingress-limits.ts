@@ -30,6 +30,7 @@ import {
 import { allowedKey, allowedName, type IngressLimits } from '../../policy/isolation.js';
 import { isolationOf } from '../../policy/workloads.js';
 import type { TranslateTarget } from '../frame/translator.js';
+import type { IngressFacts } from './facts.js';
 import { namedHosts, takenBy } from './ingress-hosts.js';
 
 /** The legacy class annotation, checked as a class. */
@@ -44,7 +45,7 @@ function listed(values: readonly string[]): string {
 function classRefusal(
   spec: Record<string, unknown>,
   source: KubeObject,
-  target: TranslateTarget,
+  target: TranslateTarget<IngressFacts>,
   limits: IngressLimits,
 ): string | undefined {
   const { classes } = limits;
@@ -72,7 +73,7 @@ function classRefusal(
 
 function annotationRefusal(
   source: KubeObject,
-  target: TranslateTarget,
+  target: TranslateTarget<IngressFacts>,
   limits: IngressLimits,
 ): string | undefined {
   const excluded = target.excludeKeys?.annotations;
@@ -108,7 +109,10 @@ function catchAllRefusal(spec: Record<string, unknown>): string | undefined {
 }
 
 /** Why a tenant Ingress must not go to the host (see the file's comment), or `undefined`. */
-export function ingressRefusal(source: KubeObject, target: TranslateTarget): string | undefined {
+export function ingressRefusal(
+  source: KubeObject,
+  target: TranslateTarget<IngressFacts>,
+): string | undefined {
   const spec = isRecord(source.spec) ? source.spec : {};
   const limits = isolationOf(target.workloads).ingresses;
   const refused =

@@ -14,6 +14,7 @@ import type { KindModule } from '../frame/kind-module.js';
 import { statusBackTurn } from '../frame/status-back.js';
 import type { StatusBackRule } from '../frame/status-patch.js';
 import type { KindTranslator, ObjectReference, TranslateTarget } from '../frame/translator.js';
+import type { IngressFacts } from './facts.js';
 import { ingressHostFacts } from './ingress-hosts.js';
 import { ingressRefusal } from './ingress-limits.js';
 
@@ -42,14 +43,14 @@ function tlsOf(spec: unknown): Record<string, unknown>[] {
   return spec.tls.filter(isRecord);
 }
 
-function rename(holder: unknown, target: TranslateTarget): void {
+function rename(holder: unknown, target: TranslateTarget<IngressFacts>): void {
   if (isRecord(holder) && typeof holder.name === 'string') {
     holder.name = hostName(holder.name, target.virtualNamespace, target.tenant);
   }
 }
 
 /** `name` or `namespace/name` of a Secret, as the host copy's `namespace/name` or name. */
-function renameAnnotation(value: string, target: TranslateTarget): string {
+function renameAnnotation(value: string, target: TranslateTarget<IngressFacts>): string {
   const slash = value.indexOf('/');
   if (slash < 0) return hostName(value, target.virtualNamespace, target.tenant);
   const namespace = value.slice(0, slash);
@@ -57,7 +58,10 @@ function renameAnnotation(value: string, target: TranslateTarget): string {
 }
 
 /** The host Ingress: backends, TLS Secrets and Secret-naming annotations renamed. */
-export function ingressToHost(object: KubeObject, target: TranslateTarget): KubeObject {
+export function ingressToHost(
+  object: KubeObject,
+  target: TranslateTarget<IngressFacts>,
+): KubeObject {
   for (const { backend } of backendsOf(object.spec)) {
     rename(backend.service, target);
     rename(backend.resource, target);
@@ -103,7 +107,7 @@ export function ingressReferences(source: KubeObject): ObjectReference[] {
 }
 
 /** Ingresses: within the policy's limits; every backend and Secret they name is the host copy. */
-export const INGRESS_TRANSLATOR: KindTranslator = {
+export const INGRESS_TRANSLATOR: KindTranslator<IngressFacts> = {
   kind: INGRESS,
   referencedKinds: [SERVICE, SECRET],
   refusal: ingressRefusal,
@@ -122,7 +126,7 @@ const INGRESS_STATUS: StatusBackRule = {
  * Ingresses: their status (the load balancer address) and host Events come back; the turn reads
  * the hosts other Ingresses of the host namespace serve for the translator (`ingress-hosts.ts`).
  */
-export const INGRESS_MODULE: KindModule = {
+export const INGRESS_MODULE: KindModule<IngressFacts> = {
   kind: INGRESS_TRANSLATOR.kind,
   translator: INGRESS_TRANSLATOR,
   statusBack: INGRESS_STATUS,

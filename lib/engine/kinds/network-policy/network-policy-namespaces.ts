@@ -21,7 +21,7 @@ import type { CompiledKindRule } from '../../policy/scope.js';
 import { TENANT_SYSTEM_NAMESPACES } from '../../policy/scope.js';
 import { isolationOf } from '../../policy/workloads.js';
 import type { KindTurn } from '../frame/kind-module.js';
-import type { HostFacts } from '../frame/translator.js';
+import type { NetworkPolicyFacts } from './facts.js';
 import { selectedNamespaceNames } from './network-policy-peers.js';
 
 const PEERS = { ingress: 'from', egress: 'to' } as const;
@@ -51,7 +51,7 @@ export function namespacesToPlace(policy: KubeObject, limits: NetworkPolicyLimit
   return names;
 }
 
-async function readTenantNamespaces(ctx: PassContext): Promise<HostFacts> {
+async function readTenantNamespaces(ctx: PassContext): Promise<NetworkPolicyFacts> {
   const { tenantApi, bounds } = ctx.scope;
   const listed = await attempt(() =>
     withRequestDeadline(workDeadline(bounds.budget), () =>
@@ -68,9 +68,12 @@ async function readTenantNamespaces(ctx: PassContext): Promise<HostFacts> {
 }
 
 /** The NetworkPolicy kind's turn (see the module doc). */
-export function networkPolicyTurn(ctx: PassContext, compiled: CompiledKindRule): KindTurn {
+export function networkPolicyTurn(
+  ctx: PassContext,
+  compiled: CompiledKindRule,
+): KindTurn<NetworkPolicyFacts> {
   const limits = isolationOf(ctx.scope.policy.workloads).networkPolicies;
-  let facts: Promise<HostFacts> | undefined;
+  let facts: Promise<NetworkPolicyFacts> | undefined;
   let lacking = false;
   return {
     async hostFacts(tenantObjects) {

@@ -15,6 +15,7 @@ import { isolationOf } from '../../policy/workloads.js';
 import type { KindModule } from '../frame/kind-module.js';
 import { scopeLabelSelector } from '../frame/selectors.js';
 import type { KindTranslator, TranslateTarget } from '../frame/translator.js';
+import type { NetworkPolicyFacts } from './facts.js';
 import { networkPolicyTurn } from './network-policy-namespaces.js';
 import { type PeerScope, translatePeer } from './network-policy-peers.js';
 
@@ -75,7 +76,7 @@ export function translateNetworkPolicySpec(
   return { spec: host };
 }
 
-function scopeOf(target: TranslateTarget): PeerScope {
+function scopeOf(target: TranslateTarget<NetworkPolicyFacts>): PeerScope {
   return {
     tenant: target.tenant,
     virtualNamespace: target.virtualNamespace,
@@ -86,7 +87,7 @@ function scopeOf(target: TranslateTarget): PeerScope {
 }
 
 /** NetworkPolicies: their Pods and peers scoped; a peer or rule that reaches past them refuses it. */
-export const NETWORK_POLICY_TRANSLATOR: KindTranslator = {
+export const NETWORK_POLICY_TRANSLATOR: KindTranslator<NetworkPolicyFacts> = {
   kind: NETWORK_POLICY,
   refusal(source, target) {
     const result = translateNetworkPolicySpec(source.spec, scopeOf(target));
@@ -101,7 +102,7 @@ export const NETWORK_POLICY_TRANSLATOR: KindTranslator = {
 };
 
 /** NetworkPolicies: the translator, and a turn reading the tenant's namespaces when peers name some. */
-export const NETWORK_POLICY_MODULE: KindModule = {
+export const NETWORK_POLICY_MODULE: KindModule<NetworkPolicyFacts> = {
   kind: NETWORK_POLICY_TRANSLATOR.kind,
   translator: NETWORK_POLICY_TRANSLATOR,
   startKind: networkPolicyTurn,

@@ -25,7 +25,7 @@ import { hostName } from '../../names/naming.js';
 import { reverseLookup } from '../../names/reverse-mapping.js';
 import { serviceRefText, type TenantServiceRef } from '../../policy/tenant-dns.js';
 import type { KindTurn } from '../frame/kind-module.js';
-import type { HostFacts } from '../frame/translator.js';
+import type { PodFacts } from './facts.js';
 import { asksClusterDns } from './translate/token.js';
 
 /**
@@ -55,7 +55,7 @@ export function dnsAddressOf(
 }
 
 /** Reads the DNS Service's host copy; records why when it gives no address, then rejects. */
-async function readDnsAddress(ctx: PassContext, ref: TenantServiceRef): Promise<HostFacts> {
+async function readDnsAddress(ctx: PassContext, ref: TenantServiceRef): Promise<PodFacts> {
   const { hostApi, hostNamespace, tenant, bounds } = ctx.scope;
   const name = hostName(ref.name, ref.namespace, tenant);
   const what = `the tenant DNS Service ${serviceRefText(ref)} (spec.workloads.tenantDns.service)`;
@@ -82,11 +82,11 @@ async function readDnsAddress(ctx: PassContext, ref: TenantServiceRef): Promise<
  * The Pod turn's `hostFacts` when the policy names a tenant DNS Service (see the module doc), or
  * `undefined` when it does not (the Pods need nothing read).
  */
-export function tenantDnsFacts(ctx: PassContext): KindTurn['hostFacts'] {
+export function tenantDnsFacts(ctx: PassContext): KindTurn<PodFacts>['hostFacts'] {
   const dns = ctx.scope.policy.workloads?.tenantDns;
   if (dns === undefined || !('service' in dns)) return undefined;
   const ref = dns.service;
-  let facts: Promise<HostFacts> | undefined;
+  let facts: Promise<PodFacts> | undefined;
   return (tenantObjects) => {
     if (!tenantObjects.some((pod) => asksClusterDns(pod.spec))) return Promise.resolve(undefined);
     facts ??= readDnsAddress(ctx, ref);

@@ -8,6 +8,7 @@ import { isRecord } from '../../../common/index.js';
 import { type HostOwnedFields, simpleSpecFields } from '../../object/kind-traits.js';
 import type { KindModule } from '../frame/kind-module.js';
 import type { StatusBackRule } from '../frame/status-patch.js';
+import type { ServiceFacts } from './facts.js';
 import { SERVICE_TRANSLATOR } from './service.js';
 import { serviceTurn } from './service-turn.js';
 
@@ -57,7 +58,7 @@ const SERVICE_STATUS: StatusBackRule = {
 };
 
 /** Services. */
-export const SERVICE_MODULE: KindModule = {
+export const SERVICE_MODULE: KindModule<ServiceFacts> = {
   kind: SERVICE_TRANSLATOR.kind,
   translator: SERVICE_TRANSLATOR,
   hostOwned: SERVICE_HOST_OWNED,

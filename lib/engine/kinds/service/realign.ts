@@ -18,7 +18,7 @@ import type { PassContext } from '../../context/pass-context.js';
 import { attempt } from '../../errors.js';
 import { hostName } from '../../names/naming.js';
 import type { CopyPair } from '../frame/status-back.js';
-import type { ServiceRanges } from '../frame/translator.js';
+import type { ServiceRanges } from './cluster-ip.js';
 import { alignable, clusterIpsOf, misaligned, placeIn, realignedService } from './cluster-ip.js';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

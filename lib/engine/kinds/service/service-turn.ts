@@ -14,6 +14,7 @@ import type { KindTurn } from '../frame/kind-module.js';
 import { statusBackTurn } from '../frame/status-back.js';
 import type { StatusBackRule } from '../frame/status-patch.js';
 import { alignable } from './cluster-ip.js';
+import type { ServiceFacts } from './facts.js';
 import { Realign } from './realign.js';
 import { HostServiceRanges } from './service-ranges.js';
 
@@ -22,7 +23,7 @@ export function serviceTurn(
   ctx: PassContext,
   compiled: CompiledKindRule,
   statusRule: StatusBackRule,
-): KindTurn {
+): KindTurn<ServiceFacts> {
   const ranges = new HostServiceRanges(ctx);
   const realign = new Realign(ctx, compiled.rule, () => ranges.get());
   const base = statusBackTurn(ctx, compiled, statusRule, realign.run);

@@ -21,6 +21,7 @@ import { hostName, tokenSecretName } from '../../../names/naming.js';
 import { parseApiEndpoint } from '../../../policy/workloads.js';
 import { carriedLabels } from '../../frame/selectors.js';
 import type { KindTranslator, ObjectReference, TranslateTarget } from '../../frame/translator.js';
+import type { PodFacts } from '../facts.js';
 import { podSelectorFields, podSelectorRefusal } from './affinity.js';
 import { tenantFieldRefs } from './downward.js';
 import { dropTokenSources, hardenSpec, hostAccessRefusal } from './hardening.js';
@@ -44,7 +45,11 @@ import { podUpdateBody } from './update.js';
  * sources go first, so the tenant CA beside them is no reference to rename; they come back as
  * sources of the Pod's token Secret after the renaming (`pod-token.ts`).
  */
-function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, host: string) {
+function translateSpec(
+  spec: Record<string, unknown>,
+  target: TranslateTarget<PodFacts>,
+  host: string,
+) {
   const { virtualNamespace: vns, tenant, workloads } = target;
   ensureTokenVolume(spec);
   const tokens = takeTokenSources(spec);
@@ -78,7 +83,7 @@ function withOwnProjection(volume: unknown): unknown {
 }
 
 /** Pods: see the module doc. */
-export const POD_TRANSLATOR: KindTranslator = {
+export const POD_TRANSLATOR: KindTranslator<PodFacts> = {
   kind: POD,
   // Services too: a tenant DNS Service's copy (`spec.workloads.tenantDns.service`) made in the
   // pass is read by the Pod kind's turn after it, for the host Pods' nameserver.

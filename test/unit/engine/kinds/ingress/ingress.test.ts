@@ -3,7 +3,7 @@
  * another Ingress named first; backends, TLS Secrets and Secret annotations name the host copies.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { IngressHostClaim } from '../../../../../lib/engine/kinds/frame/translator.js';
+import type { IngressHostClaim } from '../../../../../lib/engine/kinds/ingress/facts.js';
 import { referencesOf, translate } from '../../../../../lib/engine/kinds/registry.js';
 import { parseIsolation } from '../../../../../lib/engine/policy/isolation.js';
 import type { KubeObject } from '../../../../../lib/ports/index.js';
