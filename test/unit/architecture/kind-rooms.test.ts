@@ -3,7 +3,8 @@
  * `kinds/`); every kind of the registry has its room `kinds/<kind>/`; the root of `kinds/` holds
  * the registry alone, the shared frame sits in `kinds/frame/`; no generic folder (object/,
  * context/, listing/, the pipeline, the frame) names a kind in its code; code outside `kinds/`
- * reaches it only through the registry; and no test file passes 600 lines.
+ * reaches it only through the registry; each room's unit tests sit beside its name
+ * (`test/unit/engine/kinds/<kind>/`); and no test file passes 600 lines.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -114,6 +115,18 @@ describe('the rooms of the kinds', () => {
 function lineCount(text: string): number {
   return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 }
+
+describe('tests mirror the rooms', () => {
+  it('every room has its unit tests beside its name, none at the root of the kinds tests', () => {
+    const tests = 'test/unit/engine/kinds';
+    const rooms = [...REGISTERED.map(roomOf), 'frame'];
+    expect(rooms.filter((room) => !existsSync(join(ROOT, tests, room)))).toEqual([]);
+    const root = readdirSync(join(ROOT, tests), { withFileTypes: true });
+    expect(
+      root.filter((e) => e.isFile() && e.name.endsWith('.test.ts')).map((e) => e.name),
+    ).toEqual([]);
+  });
+});
 
 describe('test file sizes', () => {
   it('no test file exceeds 600 lines', () => {

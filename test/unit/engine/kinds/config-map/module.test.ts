@@ -1,12 +1,11 @@
 /**
- * The ConfigMap and Secret rooms: what an update can never change, known before any update (an
- * immutable one's content, a Secret's type), so the copy is replaced at once; and the Secret's
- * sensitivity, which keeps the server's message out of every error about one.
+ * The ConfigMap room (and the Secret's, which shares its rule): what an update can never change,
+ * known before any update (an immutable one's content, a Secret's type), so the copy is replaced
+ * at once.
  */
 import { describe, expect, it } from '@jest/globals';
-import { errorText } from '../../../../../lib/engine/context/error-text.js';
-import { isSensitiveKind, writeTraits } from '../../../../../lib/engine/kinds/registry.js';
-import { ClusterError, type KubeObject } from '../../../../../lib/ports/index.js';
+import { writeTraits } from '../../../../../lib/engine/kinds/registry.js';
+import type { KubeObject } from '../../../../../lib/ports/index.js';
 import { cm, hostCopyOf, secret } from '../../support.js';
 
 describe('the fixed fields of ConfigMaps and Secrets, known before any update', () => {
@@ -73,26 +72,5 @@ describe('the fixed fields of ConfigMaps and Secrets, known before any update', 
   ];
   it.each(cases)('$name', ({ desired, observed, expected }) => {
     expect(writeTraits(desired).fixedFields?.(desired, observed) ?? []).toEqual(expected);
-  });
-});
-
-describe('sensitivity', () => {
-  const SECRET = { apiVersion: 'v1', kind: 'Secret' };
-  const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
-
-  it('Secrets (their module) and kinds the policy marks are sensitive', () => {
-    expect(isSensitiveKind(SECRET)).toBe(true);
-    expect(isSensitiveKind(CONFIGMAP)).toBe(false);
-    expect(isSensitiveKind({ ...CONFIGMAP, sensitive: true })).toBe(true);
-    expect(isSensitiveKind({ apiVersion: 'example.com/v1', kind: 'Secret' })).toBe(false);
-  });
-
-  it('an error about a Secret withholds what the server quoted', () => {
-    const echoed = new ClusterError('Invalid', 'Secret "x" is invalid: data.password: "hunter2"', {
-      status: 422,
-      fields: ['data.password'],
-    });
-    expect(errorText(SECRET, echoed, isSensitiveKind)).not.toContain('hunter2');
-    expect(errorText(CONFIGMAP, echoed, isSensitiveKind)).toContain('hunter2');
   });
 });
