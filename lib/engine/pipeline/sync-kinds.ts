@@ -1,6 +1,6 @@
 /**
  * The kinds of a pass, one after the other in apply order (referenced kinds first), each on its
- * path (`kind-path.ts`) inside its module's turn (`kinds/kind-module.ts`), with the host side of
+ * path (`kind-path.ts`) inside its module's turn (`kinds/frame/kind-module.ts`), with the host side of
  * the kinds to come read ahead (`host-ahead.ts`).
  */
 import type { PassContext } from '../context/pass-context.js';
