@@ -3,9 +3,11 @@
  * writes, each tenant object the kind read whose host copy exists shows that copy's status
  * (`status-patch.ts`), written through the tenant object's `/status` subresource (a
  * JSON merge patch of what differs), apart from every spec or metadata write, so a refused spec
- * write never holds the status back. A kind's turn may add a step of its own on the tenant
- * objects with copies before their status ({@link TenantStep}: a Service realigned to its copy's
- * cluster IP).
+ * write never holds the status back. A kind whose turn does more with the tenant objects and
+ * their copies composes its own from the same parts ({@link copiesAfterPath},
+ * {@link StatusBack.pairs}, {@link StatusBack.write}, {@link fullWhenUnsettled}): the Service's
+ * turn realigns a tenant Service to its copy's cluster IP before the status
+ * (`../service/service-turn.ts`); this writer calls no kind.
  *
  * What the tenant shows is known only from what the kind read: on the full path every tenant
  * object, on the resumed path only the changed ones. So a host-only change (a load balancer
@@ -170,13 +172,6 @@ export interface CopyPair {
   readonly tenant: KubeObject;
 }
 
-/**
- * A kind's own step on the tenant objects with copies, before their status (a Service realigned
- * to its copy's address: `service/realign.ts`): the tenant objects it replaced, whose status
- * waits for the next pass (the object read is gone).
- */
-export type TenantStep = (pairs: readonly CopyPair[]) => Promise<ReadonlySet<KubeObject>>;
-
 /** The tenant objects of one kind the pass read, and their status written back from the host. */
 export class StatusBack {
   private readonly seen: NotedObjects;
@@ -187,7 +182,6 @@ export class StatusBack {
     private readonly ctx: PassContext,
     private readonly rule: KindRef,
     private readonly statusRule: StatusBackRule,
-    private readonly step?: TenantStep,
   ) {
     this.seen = new NotedObjects({ tenant: ctx.scope.tenant, kind: rule.kind });
   }
@@ -200,19 +194,27 @@ export class StatusBack {
     return this.seen.size > 0;
   }
 
-  /**
-   * Writes back the status of every noted tenant object whose host copy in `copies` (every host
-   * copy of the kind the tenant has) shows another. A failed write is an error of that object.
-   */
-  async write(copies: readonly KubeObject[]): Promise<void> {
-    const { clock } = this.ctx.scope;
+  /** The noted tenant objects with their host copy among `copies` (one not being deleted). */
+  pairs(copies: readonly KubeObject[]): CopyPair[] {
     const pairs: CopyPair[] = [];
     for (const host of copies) {
       if (host.metadata.deletionTimestamp) continue;
       const tenant = this.seen.of(host);
       if (tenant) pairs.push({ host, tenant });
     }
-    const replaced = (await this.step?.(pairs)) ?? new Set();
+    return pairs;
+  }
+
+  /**
+   * Writes back the status of every tenant object of `pairs` whose host copy shows another, but
+   * those in `replaced` (a kind's own step recreated them: the object read is gone, its status
+   * waits for the next pass). A failed write is an error of that object.
+   */
+  async write(
+    pairs: readonly CopyPair[],
+    replaced: ReadonlySet<KubeObject> = new Set(),
+  ): Promise<void> {
+    const { clock } = this.ctx.scope;
     const due: StatusDue[] = [];
     for (const { host, tenant: object } of pairs) {
       if (replaced.has(object)) continue;
@@ -228,19 +230,46 @@ export class StatusBack {
 }
 
 /**
+ * The host copies of `rule`'s kind after its path: the full path's host listing (`listed`) when
+ * the kind wrote nothing since, which is what a listing shows; else one label-selected LIST
+ * (`undefined` when it failed: an error of the kind).
+ */
+export async function copiesAfterPath(
+  ctx: PassContext,
+  rule: KindRef,
+  listed: readonly KubeObject[] | undefined,
+  wrote: boolean,
+): Promise<KubeObject[] | undefined> {
+  const current = listed !== undefined && !wrote ? ownCopies(ctx, rule, listed) : undefined;
+  return current ?? (await listHostCopies(ctx, rule, 'its status back waits'));
+}
+
+/**
+ * After a status back: a status write left undone (the copies unread, an error since `errors`),
+ * or a host copy still moving, is found again only by a listing, so the kind's next pass is full.
+ */
+export function fullWhenUnsettled(
+  ctx: PassContext,
+  rule: KindRef,
+  settled: { copies: unknown; unsettled: number; errors: number },
+): void {
+  const { copies, unsettled, errors } = settled;
+  if (copies === undefined || unsettled > 0 || ctx.ledger.errors.errors.length !== errors)
+    ctx.memory.resume.clear(rule);
+}
+
+/**
  * The turn of a kind whose status comes back: the path tells it the tenant objects it read (and a
- * full path its host listing); after the path, the status of those tenant objects. A status write
- * left undone, or a host copy still moving, is found again only by a listing: the kind's next pass
- * is then full.
+ * full path its host listing); after the path, the status of those tenant objects (see
+ * {@link fullWhenUnsettled}).
  */
 export function statusBackTurn(
   ctx: PassContext,
   compiled: CompiledKindRule,
   statusRule: StatusBackRule,
-  step?: TenantStep,
 ): KindTurn {
   const { rule } = compiled;
-  const status = new StatusBack(ctx, rule, statusRule, step);
+  const status = new StatusBack(ctx, rule, statusRule);
   let listed: readonly KubeObject[] | undefined;
   return {
     observe: status.note,
@@ -250,16 +279,9 @@ export function statusBackTurn(
     async afterKind({ wrote }) {
       if (!status.pending) return;
       const errors = ctx.ledger.errors.errors.length;
-      // A full path's host listing, when the kind wrote nothing since, is what a listing shows.
-      const current = listed !== undefined && !wrote ? ownCopies(ctx, rule, listed) : undefined;
-      const copies = current ?? (await listHostCopies(ctx, rule, 'its status back waits'));
-      if (copies !== undefined) await status.write(copies);
-      if (
-        copies === undefined ||
-        status.unsettled > 0 ||
-        ctx.ledger.errors.errors.length !== errors
-      )
-        ctx.memory.resume.clear(rule);
+      const copies = await copiesAfterPath(ctx, rule, listed, wrote);
+      if (copies !== undefined) await status.write(status.pairs(copies));
+      fullWhenUnsettled(ctx, rule, { copies, unsettled: status.unsettled, errors });
     },
   };
 }
