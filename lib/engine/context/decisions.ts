@@ -42,7 +42,7 @@ export class DecisionRecorder {
   /**
    * Decisions a full pass of the same state would make again: Skips (they persist), and writes
    * the host stored otherwise than written (the next full pass records that). A kind with any
-   * keeps no resume point (`kind/kind-path.ts`).
+   * keeps no resume point (`pipeline/kind-path.ts`).
    */
   unsettled = 0;
   constructor(private readonly sinks: readonly DecisionSink[]) {}

@@ -10,14 +10,20 @@
 import { errorMessage } from '../../common/index.js';
 import { isClusterError, type KindRef } from '../../ports/index.js';
 
-/** Whether errors about objects of `kind` must not carry the server's message. */
-export function isSensitiveKind(kind: KindRef & { sensitive?: boolean }): boolean {
-  return kind.sensitive === true || (kind.apiVersion === 'v1' && kind.kind === 'Secret');
-}
+/**
+ * Whether errors about objects of `kind` must not carry the server's message: what the kind's
+ * module says (a Secret) or the policy's `sensitive` mark. The kinds' registry answers
+ * (`kinds/registry.ts`, `isSensitiveKind`); the pass hands its answer to the ledger.
+ */
+export type Sensitivity = (kind: KindRef & { sensitive?: boolean }) => boolean;
 
 /** The text recorded for an error about an object of `kind` (see the module doc). */
-export function errorText(kind: KindRef & { sensitive?: boolean }, error: unknown): string {
-  if (!isSensitiveKind(kind) || !isClusterError(error) || error.status === undefined) {
+export function errorText(
+  kind: KindRef & { sensitive?: boolean },
+  error: unknown,
+  sensitive: Sensitivity,
+): string {
+  if (!sensitive(kind) || !isClusterError(error) || error.status === undefined) {
     return errorMessage(error);
   }
   const fields =

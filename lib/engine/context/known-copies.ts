@@ -1,7 +1,7 @@
 /**
  * What a pass knows of host copies without asking: the copies it wrote or deleted, and the host
  * listings of the kinds other kinds refer to (a Pod's ConfigMaps, Secrets, claims). A Pod create
- * checks that each required reference has a host copy (`kind/references.ts`); without this, it
+ * checks that each required reference has a host copy (`pipeline/references.ts`); without this, it
  * would GET every copy the same pass had just created or listed.
  */
 import type { KindRef, KubeObject } from '../../ports/index.js';

@@ -14,7 +14,7 @@ import type {
 import type { PassBounds } from '../bounds/budget.js';
 import { type ResourceKey, resourceKey } from '../names/resource-key.js';
 import { DecisionRecorder } from './decisions.js';
-import { errorText } from './error-text.js';
+import { errorText, type Sensitivity } from './error-text.js';
 import { KnownCopies } from './known-copies.js';
 import { ObjectErrors } from './object-errors.js';
 
@@ -44,6 +44,8 @@ export interface DecisionInput {
 export class Ledger {
   readonly recorder: DecisionRecorder;
   readonly errors: ObjectErrors;
+  /** Which kinds' errors withhold the server's message (`error-text.ts`). */
+  readonly sensitive: Sensitivity;
   private readonly started = new Set<string>();
   private readonly seen: Record<string, number> = {};
   private readonly warned: PassWarning[] = [];
@@ -68,6 +70,8 @@ export class Ledger {
       keepWanted?: boolean;
       /** The kinds other kinds of the policy refer to (see {@link copies}). */
       referenced?: ReadonlySet<ResourceKey>;
+      /** Which kinds' errors withhold the server's message (`error-text.ts`). */
+      sensitive: Sensitivity;
     },
     bounds: PassBounds,
     sinks: readonly DecisionSink[],
@@ -76,7 +80,8 @@ export class Ledger {
   ) {
     this.recorder = new DecisionRecorder(sinks);
     this.copies = new KnownCopies(identity.referenced ?? new Set());
-    this.errors = new ObjectErrors(bounds);
+    this.errors = new ObjectErrors(bounds, identity.sensitive);
+    this.sensitive = identity.sensitive;
   }
 
   /** Records a Decision; one whose write failed is also an error of the pass. */
@@ -92,7 +97,7 @@ export class Ledger {
       reason,
       passId: this.identity.passId,
       dryRun: this.identity.dryRun,
-      ...(error === undefined ? {} : { error: errorText(rule, error) }),
+      ...(error === undefined ? {} : { error: errorText(rule, error, this.sensitive) }),
       ...(alreadyGone === true ? { alreadyGone: true } : {}),
     });
     if (error !== undefined) this.errors.add(rule, error, tenantRef, hostRef);

@@ -12,7 +12,7 @@ import {
 } from '../../ports/index.js';
 import type { PassBounds } from '../bounds/budget.js';
 import { stallNote } from '../bounds/deadlines.js';
-import { errorText } from './error-text.js';
+import { errorText, type Sensitivity } from './error-text.js';
 
 /** The API's reason for a failure (`NotFound`, `Forbidden`...), when it came from a cluster. */
 export function clusterReason(error: unknown): string | undefined {
@@ -37,12 +37,18 @@ export class ObjectErrors {
   readonly incompleteKinds: string[] = [];
   private readonly stalled = new Set<ClusterRole>();
 
-  /** A 429 among the errors stops the pass (see {@link PassBounds.backOffIfThrottled}). */
-  constructor(private readonly bounds: PassBounds) {}
+  /**
+   * A 429 among the errors stops the pass (see {@link PassBounds.backOffIfThrottled});
+   * `sensitive` says which kinds' errors withhold the server's message.
+   */
+  constructor(
+    private readonly bounds: PassBounds,
+    private readonly sensitive: Sensitivity,
+  ) {}
 
   /** Records one object's (or one kind's) failure. */
   add(kind: KindRef, error: unknown, tenantRef?: ObjectRef, hostRef?: ObjectRef): void {
-    const entry: ObjectError = { kind: kind.kind, message: errorText(kind, error) };
+    const entry: ObjectError = { kind: kind.kind, message: errorText(kind, error, this.sensitive) };
     if (tenantRef) entry.tenantRef = tenantRef;
     if (hostRef) entry.hostRef = hostRef;
     const reason = clusterReason(error);
@@ -66,7 +72,7 @@ export class ObjectErrors {
   listingFailed(kind: KindRef, side: ClusterRole, error: unknown, why: string): void {
     this.errors.push({
       kind: kind.kind,
-      message: `listing ${side} ${kind.kind} objects failed: ${errorText(kind, error)}`,
+      message: `listing ${side} ${kind.kind} objects failed: ${errorText(kind, error, this.sensitive)}`,
       reason: clusterReason(error) ?? 'Unknown',
     });
     this.bounds.backOffIfThrottled(error);

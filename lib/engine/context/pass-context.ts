@@ -31,6 +31,7 @@ import { ResumeBook } from '../tenant/resume-point.js';
 import { confirmedTokens } from '../tenant/tenant-cluster.js';
 import { type Convergence, newConvergence } from './convergence.js';
 import { dryRunClient } from './dry-run.js';
+import type { Sensitivity } from './error-text.js';
 import { type InSyncMemo, type PassMemo, policyDigest } from './in-sync-memo.js';
 import { type DecisionInput, Ledger, type PassProgress } from './ledger.js';
 import { ReadAhead } from './read-ahead.js';
@@ -104,6 +105,8 @@ export interface PassContextInputs {
   memo?: InSyncMemo;
   /** The kinds a kind may refer to (`kinds/registry.ts`): applied before it, whatever the order. */
   referencedKinds: (kind: KindRef) => readonly KindRef[];
+  /** Which kinds' errors withhold the server's message (`kinds/registry.ts`, `isSensitiveKind`). */
+  sensitiveKind: Sensitivity;
 }
 
 /**
@@ -147,6 +150,7 @@ export function newPassContext(inputs: PassContextInputs): PassContext {
       dryRun: inputs.dryRun,
       keepWanted: moving,
       referenced: referenced(policy, inputs.referencedKinds),
+      sensitive: inputs.sensitiveKind,
     },
     bounds,
     inputs.sinks ?? [],

@@ -7,13 +7,8 @@ import { createHash } from 'node:crypto';
 import { cloneJson, isRecord, jsonDigest } from '../../common/index.js';
 import { EVENT, type KindRef, type KubeObject } from '../../ports/index.js';
 import { EVENTS_BACK_KINDS } from '../kinds/registry.js';
-import {
-  EventBackKeys,
-  FROM_HOST_VALUE,
-  HostClassKeys,
-  Labels,
-  MANAGED_BY_VALUE,
-} from '../names/metadata.js';
+import { tenantCopyLabels } from '../names/copy-selector.js';
+import { EventBackKeys, FROM_HOST_VALUE, HostClassKeys } from '../names/metadata.js';
 
 /** Event messages are cut to this length (events.k8s.io's `note` limit, checked on create). */
 export const MAX_MESSAGE = 1024;
@@ -106,11 +101,7 @@ export function recordedDigest(tenantEvent: KubeObject): string | undefined {
 
 /** The labels every tenant copy of a host Event carries (what a pass lists them by). */
 export function eventCopyLabels(tenant: string): Record<string, string> {
-  return {
-    [Labels.ManagedBy]: MANAGED_BY_VALUE,
-    [Labels.Tenant]: tenant,
-    [HostClassKeys.FromHost]: FROM_HOST_VALUE,
-  };
+  return { ...tenantCopyLabels(tenant), [HostClassKeys.FromHost]: FROM_HOST_VALUE };
 }
 
 /** A label selector for {@link eventCopyLabels}. */

@@ -19,8 +19,8 @@ import type { PassContext } from '../context/pass-context.js';
 import { readKey } from '../context/read-ahead.js';
 import { attempt } from '../errors.js';
 import { EVENTS_BACK_KINDS } from '../kinds/registry.js';
-import { copySelector } from '../kinds/status-back.js';
 import { listEveryPage } from '../listing/every-page.js';
+import { tenantCopySelector } from '../names/copy-selector.js';
 import { mayBeHostName } from '../names/naming.js';
 import { eventCopySelector, involvedObjectOf, ruleFor } from './event-copy.js';
 
@@ -118,7 +118,7 @@ export async function listCopyMetadata(
   rule: KindRef,
 ): Promise<KubeObject[] | undefined> {
   const { hostApi, hostNamespace, tenant } = ctx.scope;
-  const labelSelector = copySelector(tenant, rule.kind);
+  const labelSelector = tenantCopySelector(tenant, rule.kind);
   const copies = await listed(ctx, rule, 'host', () =>
     listAll(ctx, hostApi, rule, { namespace: hostNamespace, labelSelector }),
   );
@@ -200,7 +200,7 @@ export function eventsBackScope(ctx: PassContext) {
 
 /**
  * Starts the step's reads while the kinds sync, so they overlap them: the pass starts them once the
- * host apiserver has no kind left to list (`kind/sync-kinds.ts`).
+ * host apiserver has no kind left to list (`pipeline/sync-kinds.ts`).
  */
 export function prefetchEventsBack(ctx: PassContext): void {
   const scope = eventsBackScope(ctx);

@@ -24,7 +24,7 @@ import {
 } from '../../ports/index.js';
 import { involvedObjectOf } from '../events/event-copy.js';
 import { kindModule } from '../kinds/registry.js';
-import { copySelector } from '../kinds/status-back.js';
+import { tenantCopySelector } from '../names/copy-selector.js';
 import { mayBeHostName } from '../names/naming.js';
 import { resourceKey } from '../names/resource-key.js';
 import type { SyncPolicy } from '../policy/policy.js';
@@ -78,7 +78,7 @@ export function followTriggers(
       side: 'host',
       kind,
       namespace: hostNamespace,
-      labelSelector: copySelector(tenant, rule.kind),
+      labelSelector: tenantCopySelector(tenant, rule.kind),
       fullOnDelete: true,
     });
   }

@@ -10,11 +10,10 @@ import { errorText } from '../context/error-text.js';
 import type { PassContext } from '../context/pass-context.js';
 import { attempt } from '../errors.js';
 import { listHostObjects } from '../listing/host-listing.js';
-import { Labels, MANAGED_BY_VALUE } from '../names/metadata.js';
+import { tenantCopySelector } from '../names/copy-selector.js';
 import { deleteAsRead } from '../names/preconditions.js';
 import { resourceKey } from '../names/resource-key.js';
 import { isOurCopy, ourCopySource } from '../names/reverse-mapping.js';
-import { equalitySelector } from '../policy/label-selector.js';
 import type { SyncPolicy } from '../policy/policy.js';
 import { type Remembered, unionKinds } from '../tenant/lifecycle.js';
 import { type MoveHold, moveHold } from './move.js';
@@ -130,12 +129,8 @@ function retireHint(
   namespace: string,
   error: unknown,
 ): string {
-  const selector = equalitySelector({
-    [Labels.ManagedBy]: MANAGED_BY_VALUE,
-    [Labels.Tenant]: ctx.scope.tenant,
-    [Labels.Kind]: kind.kind,
-  });
-  return `could not remove ${kind.kind} copies of tenant cluster "${ctx.scope.tenant}" from host namespace ${namespace}: ${errorText(kind, error)}; grant this tenant's host identity list and delete on ${kind.kind} there, or delete them by hand: kubectl delete ${kind.kind.toLowerCase()} -n ${namespace} -l ${selector}`;
+  const selector = tenantCopySelector(ctx.scope.tenant, kind.kind);
+  return `could not remove ${kind.kind} copies of tenant cluster "${ctx.scope.tenant}" from host namespace ${namespace}: ${errorText(kind, error, ctx.ledger.sensitive)}; grant this tenant's host identity list and delete on ${kind.kind} there, or delete them by hand: kubectl delete ${kind.kind.toLowerCase()} -n ${namespace} -l ${selector}`;
 }
 
 /**

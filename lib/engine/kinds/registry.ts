@@ -1,7 +1,7 @@
 /**
  * The one list of kinds that add more than the generic transform, and what each adds (its
- * {@link KindModule}), with the entry points the pipeline calls. A kind not listed (ConfigMaps,
- * Secrets, custom resources) gets the generic transform and path alone.
+ * {@link KindModule}), with the entry points the pipeline calls. A kind not listed (a custom
+ * resource) gets the generic transform and path alone.
  *
  * To add a kind, follow `README.md` in this folder.
  */
@@ -10,26 +10,34 @@ import { Annotations } from '../names/metadata.js';
 import { resourceKey } from '../names/resource-key.js';
 import { GENERIC_WRITES, type WriteTraits } from '../object/kind-traits.js';
 import { type TransformTarget, toHostObject, withSpecHash } from '../object/transform.js';
-import { INGRESS_MODULE } from './ingress.js';
-import type { KindModule } from './kind-module.js';
-import { NETWORK_POLICY_MODULE } from './network-policy.js';
-import { PERSISTENT_VOLUME_CLAIM_MODULE } from './persistent-volume-claim.js';
+import { CONFIG_MAP_MODULE } from './config-map/module.js';
+import { ENDPOINT_SLICE_MODULE } from './endpoint-slice/module.js';
+import { ENDPOINTS_MODULE } from './endpoints/module.js';
+import type { KindModule } from './frame/kind-module.js';
+import type { CreateAsk, HostFacts, ObjectReference, TranslateTarget } from './frame/translator.js';
+import { INGRESS_MODULE } from './ingress/ingress.js';
+import { NETWORK_POLICY_MODULE } from './network-policy/network-policy.js';
+import { PERSISTENT_VOLUME_CLAIM_MODULE } from './persistent-volume-claim/persistent-volume-claim.js';
 import { POD_MODULE } from './pod/module.js';
-import { PDB_MODULE } from './pod-disruption-budget.js';
-import { ENDPOINT_SLICE_MODULE, ENDPOINTS_MODULE, SERVICE_MODULE } from './service/module.js';
-import { SERVICE_ACCOUNT_MODULE } from './service-account.js';
-import type { CreateAsk, HostFacts, ObjectReference, TranslateTarget } from './translator.js';
+import { PDB_MODULE } from './pod-disruption-budget/pod-disruption-budget.js';
+import { SECRET_MODULE } from './secret/module.js';
+import { SERVICE_MODULE } from './service/module.js';
+import { SERVICE_ACCOUNT_MODULE } from './service-account/service-account.js';
 
-export type { KindModule, KindOutcome, KindTurn } from './kind-module.js';
+export type { KindModule, KindOutcome, KindTurn } from './frame/kind-module.js';
 export type {
   HostFacts,
   KindTranslator,
   ObjectReference,
   TranslateTarget,
-} from './translator.js';
+} from './frame/translator.js';
+// The kubelet gateway reads a host Pod's record of its tenant's containers through the one door.
+export { recordedTenantContainers } from './pod/tenant-containers.js';
 
 /** Every kind with a module of its own, one module per kind. */
 export const KINDS: readonly KindModule[] = [
+  CONFIG_MAP_MODULE,
+  SECRET_MODULE,
   POD_MODULE,
   SERVICE_MODULE,
   ENDPOINT_SLICE_MODULE,
@@ -55,9 +63,10 @@ export function kindModule(kind: KindRef): KindModule {
 
 const TRAITS: ReadonlyMap<string, WriteTraits> = new Map(
   KINDS.map((module) => {
-    const { translator, hostOwned } = module;
+    const { translator, hostOwned, fixedFields } = module;
     const traits: WriteTraits = {
       ...(hostOwned ? { hostOwned } : {}),
+      ...(fixedFields ? { fixedFields } : {}),
       ...(translator?.updateBody ? { updateBody: translator.updateBody } : {}),
       ...(translator?.immutableDigest ? { immutableDigest: translator.immutableDigest } : {}),
     };
@@ -68,6 +77,14 @@ const TRAITS: ReadonlyMap<string, WriteTraits> = new Map(
 /** How `kind`'s copies are written (`object/kind-traits.ts`). */
 export function writeTraits(kind: KindRef): WriteTraits {
   return TRAITS.get(resourceKey(kind)) ?? GENERIC_WRITES;
+}
+
+/**
+ * Whether errors about objects of `kind` must not carry the server's message: its module says so
+ * (a Secret), or the policy marked the kind `sensitive` (`context/error-text.ts`).
+ */
+export function isSensitiveKind(kind: KindRef & { sensitive?: boolean }): boolean {
+  return kind.sensitive === true || BY_KEY.get(resourceKey(kind))?.sensitive === true;
 }
 
 /** The Kinds whose host Events come back to the tenant (the copies a host controller reports on). */
@@ -88,7 +105,10 @@ export type Translation = { host: KubeObject; ask?: CreateAsk } | { refused: str
  * Pure; never mutates `source`. What the kind's turn read of the host (`HostFacts`) comes with
  * `target`, handed to the translator as is.
  */
-export function translate(source: KubeObject, target: TransformTarget & HostFacts): Translation {
+export function translate<F extends HostFacts>(
+  source: KubeObject,
+  target: TransformTarget & F,
+): Translation {
   const module = BY_KEY.get(resourceKey(source));
   const translator = module?.translator;
   // A kind updated field by field (a Pod) carries no spec hash: none is computed to be dropped.

@@ -1,6 +1,6 @@
 /**
  * The tenant side of a kind: its objects in all namespaces, page by page (or, resumed, the
- * changes since a resourceVersion). What the pass makes of the pages is `kind/tenant-view.ts`.
+ * changes since a resourceVersion). What the pass makes of the pages is `pipeline/tenant-view.ts`.
  */
 import {
   type ClusterApi,
@@ -134,5 +134,5 @@ function prefetchKey(kind: KindRef, resourceVersion: string): string {
   return `${resourceKey(kind)}@${resourceVersion}`;
 }
 
-/** Short enough that a stalled watch costs little; see `kind/kind-path.ts`. */
+/** Short enough that a stalled watch costs little; see `pipeline/kind-path.ts`. */
 export const WATCH_TIMEOUT_SECONDS = 3;

@@ -169,7 +169,7 @@ export const TenantClusterKeys = {
 /**
  * Where tenant labels under a reserved key (`app.kubernetes.io/managed-by: Helm`) are carried on
  * host Pods: `<prefix>.carried.tenantplane.io/<name>`. Carried, not dropped, so a tenant selector
- * on such a key still matches once the same key function scopes it (`kinds/selectors.ts`);
+ * on such a key still matches once the same key function scopes it (`kinds/frame/selectors.ts`);
  * under the reserved domain, so a tenant can never write one of the engine's own keys through it.
  */
 export const CARRIED_KEY_DOMAIN = `carried.${RESERVED_DOMAIN}`;
@@ -187,7 +187,7 @@ export const KubernetesKeys = {
 } as const;
 
 /**
- * The host Node labels a tenant Node copies (`kinds/node/node-copy.ts`): where a Pod runs
+ * The host Node labels a tenant Node copies (`kinds/pod/node/node-copy.ts`): where a Pod runs
  * (host name, zone, region), on what (OS, architecture, instance type), which is what tenant
  * workloads and `kubectl get nodes -L` ask about; no other host label (a host's pool or team
  * labels are the host's business).

@@ -12,13 +12,7 @@ import { deleteAsRead } from '../names/preconditions.js';
 import { describeOccupant, provenance } from '../names/provenance.js';
 import type { TenantSource } from '../names/reverse-mapping.js';
 import { type CreateAsk, GENERIC_WRITES, type WriteTraits } from './kind-traits.js';
-import {
-  immutableFields,
-  predictedImmutableFields,
-  replaceCopy,
-  replacementCause,
-  sourceRecreated,
-} from './replace.js';
+import { immutableFields, replaceCopy, replacementCause, sourceRecreated } from './replace.js';
 import { resizeThenUpdate } from './resize.js';
 import { createBody, planUpdate, recordOnly } from './write-record.js';
 
@@ -75,7 +69,7 @@ export function planApply(
       : { action: 'Skip', reason: update.reason };
   }
   const { body, changed } = update;
-  const fields = hints.replace ?? predictedImmutableFields(desired, observed);
+  const fields = hints.replace ?? traits.fixedFields?.(desired, observed) ?? [];
   if (fields.length === 0) {
     return update.resize
       ? { action: 'Update', body, changed, resize: update.resize }

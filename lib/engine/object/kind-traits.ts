@@ -75,6 +75,13 @@ export interface WriteTraits {
    * (a webhook's sidecar) is told from one the tenant made.
    */
   immutableDigest?(desired: KubeObject): string;
+  /**
+   * The fields of `observed` an update to `desired` would have to change although the apiserver
+   * refuses it, known before any update by the kind's fixed rules (an `immutable: true`
+   * ConfigMap's data, a Secret's type): the copy is replaced instead. Without it a kind learns
+   * them from a refused update (`replace.ts`, `immutableFields`).
+   */
+  fixedFields?(desired: KubeObject, observed: KubeObject): string[];
 }
 
 /**

@@ -1,14 +1,14 @@
 /**
  * Replace: when the host can never accept an update of a copy (an immutable field), the copy is
- * deleted and created anew in the same pass. Recreated immutable ConfigMaps and Secrets and a
- * Secret whose `type` changed (credential rotation) converge in one pass instead of failing on
- * every pass. Only ever for this source's own copy: the caller has checked provenance.
+ * deleted and created anew in the same pass. A kind whose fixed fields are known before any
+ * update (`WriteTraits.fixedFields`: an immutable ConfigMap's data, a Secret's `type`) converges
+ * in one pass instead of failing on every pass. Only ever for this source's own copy: the caller
+ * has checked provenance.
  */
-import { isRecord, jsonEqual } from '../../common/index.js';
+import { isRecord } from '../../common/index.js';
 import { ClusterError, isClusterError, type KubeObject } from '../../ports/index.js';
 import { attempt } from '../errors.js';
 import { Annotations } from '../names/metadata.js';
-import { resourceKey } from '../names/resource-key.js';
 import type { TenantSource } from '../names/reverse-mapping.js';
 
 /** The apiserver's wording for an update of an immutable field (`FieldImmutableErrorMsg`). */
@@ -29,30 +29,6 @@ export function immutableFields(error: unknown): string[] | undefined {
     .map((part) => part.slice(0, part.indexOf(': ')))
     .filter((field) => /^[\w.[\]/-]+$/.test(field));
   return fields.length > 0 ? [...new Set(fields)] : ['(unnamed field)'];
-}
-
-/** ConfigMaps and Secrets, by resource key. */
-const CONFIG_KINDS: ReadonlySet<string> = new Set(['v1/ConfigMap', 'v1/Secret']);
-
-/**
- * The fields of `observed` an update to `desired` would have to change although the apiserver
- * refuses it, for the kinds whose rules are fixed: a ConfigMap or Secret with `immutable: true`
- * (its `data`, `binaryData` and `immutable` itself) and a Secret's `type`. Empty when an update can
- * express the change; other kinds learn it from the refused update ({@link immutableFields}).
- */
-export function predictedImmutableFields(desired: KubeObject, observed: KubeObject): string[] {
-  if (!CONFIG_KINDS.has(resourceKey(desired))) return [];
-  const fields: string[] = [];
-  if (desired.kind === 'Secret' && (desired.type ?? 'Opaque') !== (observed.type ?? 'Opaque')) {
-    fields.push('type');
-  }
-  if (observed.immutable === true) {
-    for (const field of ['data', 'binaryData']) {
-      if (!jsonEqual(desired[field] ?? {}, observed[field] ?? {})) fields.push(field);
-    }
-    if (desired.immutable !== true) fields.push('immutable');
-  }
-  return fields;
 }
 
 /** Whether the copy was made from another tenant object of the same name (deleted, recreated). */

@@ -24,11 +24,11 @@ import { newPassContext } from '../context/pass-context.js';
 import { prefetchEventsBack } from '../events/event-reads.js';
 import { syncEventsBack } from '../events/events-back.js';
 import { retireStale } from '../gc/retire.js';
-import { prefetchResumes } from '../kind/kind-path.js';
-import { applyOrder } from '../kind/references.js';
-import { syncKinds } from '../kind/sync-kinds.js';
-import { referencedKinds } from '../kinds/registry.js';
+import { referencedKinds, isSensitiveKind as sensitiveKind } from '../kinds/registry.js';
 import { TenantLister } from '../listing/tenant-listing.js';
+import { prefetchResumes } from '../pipeline/kind-path.js';
+import { applyOrder } from '../pipeline/references.js';
+import { syncKinds } from '../pipeline/sync-kinds.js';
 import { parseSyncPolicy } from '../policy/policy.js';
 import { reportPassFailure } from '../report/pass-failure.js';
 import { reportStatus } from '../report/status-report.js';
@@ -89,7 +89,7 @@ async function story(options: StoryOptions): Promise<PassResult> {
   const tenantLister = new TenantLister(tenantApi, budget.pageSize);
   const ctx = newPassContext({
     ...options,
-    ...{ hostApi, tenantLister, bounds, tenantCluster, policy, referencedKinds },
+    ...{ hostApi, tenantLister, bounds, tenantCluster, policy, referencedKinds, sensitiveKind },
   });
   const remembered = readRemembered(tenantCluster);
 

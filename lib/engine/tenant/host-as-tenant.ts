@@ -13,7 +13,7 @@
 import { errorMessage } from '../../common/index.js';
 import { type ClusterApi, isClusterError } from '../../ports/index.js';
 import { PassError, TenantClusterIsHostError } from '../errors.js';
-import { Labels, MANAGED_BY_VALUE } from '../names/metadata.js';
+import { tenantCopySelector } from '../names/copy-selector.js';
 import type { SyncPolicy } from '../policy/policy.js';
 
 /** A server URL as a comparable key: scheme, lowercase host, explicit port, no trailing path slash. */
@@ -76,7 +76,7 @@ export async function refuseHostAsTenant(input: HostAsTenantInput): Promise<void
       `both kubeconfigs name the API server ${serverKey(hostApi.server)}`,
     );
   if (!input.newIdentity) return;
-  const ownCopies = `${Labels.ManagedBy}=${MANAGED_BY_VALUE},${Labels.Tenant}=${tenant}`;
+  const ownCopies = tenantCopySelector(tenant);
   for (const rule of policy.toHost) {
     const inHostNamespace = await firstListed(tenantApi, rule, { namespace: policy.hostNamespace });
     if (inHostNamespace)

@@ -89,7 +89,7 @@ const ENGINE_ORDER = [
   'context',
   'gc',
   'kinds',
-  'kind',
+  'pipeline',
   'classes',
   'events',
   'report',

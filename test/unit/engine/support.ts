@@ -4,7 +4,11 @@ import { type Budget, effectiveBudget, PassBounds } from '../../../lib/engine/bo
 import { dryRunClient } from '../../../lib/engine/context/dry-run.js';
 import { newPassContext, type PassContext } from '../../../lib/engine/context/pass-context.js';
 import { hostName } from '../../../lib/engine/index.js';
-import { kindModule, referencedKinds } from '../../../lib/engine/kinds/registry.js';
+import {
+  isSensitiveKind,
+  kindModule,
+  referencedKinds,
+} from '../../../lib/engine/kinds/registry.js';
 import { TenantLister } from '../../../lib/engine/listing/tenant-listing.js';
 import { TenantClusterKeys } from '../../../lib/engine/names/metadata.js';
 import { toHostObject } from '../../../lib/engine/object/transform.js';
@@ -187,6 +191,7 @@ export function passContext(options: PassContextOptions = {}): PassContext {
     clock,
     path: 'full',
     referencedKinds,
+    sensitiveKind: isSensitiveKind,
   });
   // The fake host holds no TenantCluster to re-read: the policy never changes under a step.
   return { ...ctx, memory: { ...ctx.memory, recheckPolicy: async () => undefined } };

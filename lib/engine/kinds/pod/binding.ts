@@ -2,7 +2,7 @@
  * Nodes back, the bindings: a tenant Pod whose host copy is scheduled is bound to the tenant Node
  * of the host node's name through the tenant's `pods/binding` subresource, as a scheduler binds
  * (the tenant has none), so `kubectl get pods -o wide` in the tenant shows where it runs. First
- * the tenant Nodes (`tenant-nodes.ts`), so a Pod is never bound to a Node the tenant lacks; then
+ * the tenant Nodes (`node/tenant-nodes.ts`), so a Pod is never bound to a Node the tenant lacks; then
  * the bindings, only for Pods the pass read unbound (a steady state binds nothing).
  *
  * A binding is a tenant write like a status write: taken from the write budget and counted in the
@@ -14,8 +14,8 @@ import { runPool } from '../../../common/index.js';
 import type { KindRef, KubeObject } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
 import { stepWrite } from '../../context/step-write.js';
-import { bindingNeed, podBinding } from '../node/node-copy.js';
-import { syncTenantNodes } from '../node/tenant-nodes.js';
+import { bindingNeed, podBinding } from './node/node-copy.js';
+import { syncTenantNodes } from './node/tenant-nodes.js';
 
 /** Finds the tenant Pod (as the pass read it) a host Pod is the current copy of. */
 export type TenantPodOf = (hostPod: KubeObject) => KubeObject | undefined;

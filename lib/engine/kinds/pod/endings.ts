@@ -23,7 +23,7 @@ import { Annotations } from '../../names/metadata.js';
 import { hostName } from '../../names/naming.js';
 import { sourceKey } from '../../names/provenance.js';
 import { ourCopySource } from '../../names/reverse-mapping.js';
-import { nodeNameOf } from '../node/node-copy.js';
+import { nodeNameOf } from './node/node-copy.js';
 
 /** The grace period a tenant object was deleted with (`metadata.deletionGracePeriodSeconds`). */
 export function gracePeriodOf(object: KubeObject): number | undefined {

@@ -5,9 +5,10 @@
  * bindings, endings, statuses).
  */
 import { simpleSpecFields } from '../../object/kind-traits.js';
-import type { KindModule } from '../kind-module.js';
-import type { KindTranslator } from '../translator.js';
+import type { KindModule } from '../frame/kind-module.js';
+import type { KindTranslator } from '../frame/translator.js';
 import { gracePeriodOf, lostPodReason } from './endings.js';
+import type { PodFacts } from './facts.js';
 import { podTurn, prefetchHostPods } from './pod-kind.js';
 import { podImmutableDigest } from './translate/immutable.js';
 import { POD_TRANSLATOR } from './translate/pod.js';
@@ -20,14 +21,14 @@ import { withHostPriorityClass } from './translate/priority.js';
  * (`translate/immutable.ts`, next to the update that names such changes), and the Pod Security
  * Standards checked on the host Pod once everything above made it (`translate/pod-security.ts`).
  */
-const POD: KindTranslator = {
+const POD: KindTranslator<PodFacts> = {
   ...withHostPriorityClass(POD_TRANSLATOR),
   immutableDigest: podImmutableDigest,
   hostRefusal: podSecurityHostRefusal,
 };
 
 /** Pods. */
-export const POD_MODULE: KindModule = {
+export const POD_MODULE: KindModule<PodFacts> = {
   kind: POD.kind,
   translator: POD,
   // The node a Pod runs on is the host scheduler's choice.

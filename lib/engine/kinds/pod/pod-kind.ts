@@ -23,9 +23,10 @@ import { attempt } from '../../errors.js';
 import { ourCopySource } from '../../names/reverse-mapping.js';
 import { type CompiledKindRule, isExcluded } from '../../policy/scope.js';
 import type { ResumePoint } from '../../tenant/status.js';
-import type { KindOutcome, KindTurn } from '../kind-module.js';
-import { dropNodeReads, prefetchNodeReads } from '../node/node-reads.js';
-import { ownCopies } from '../status-back.js';
+import type { KindOutcome, KindTurn } from '../frame/kind-module.js';
+import { ownCopies } from '../frame/status-back.js';
+import type { PodFacts } from './facts.js';
+import { dropNodeReads, prefetchNodeReads } from './node/node-reads.js';
 import { listHostPods, PodStatusBack } from './status-back.js';
 import { tenantDnsFacts } from './tenant-dns.js';
 import { syncPodTokens } from './tokens.js';
@@ -81,7 +82,7 @@ function takeHostPods(
  * (which starts the tenant Nodes step's reads); after it, tokens, Nodes, bindings, endings and
  * statuses.
  */
-export function podTurn(ctx: PassContext, compiled: CompiledKindRule): KindTurn {
+export function podTurn(ctx: PassContext, compiled: CompiledKindRule): KindTurn<PodFacts> {
   const { rule } = compiled;
   const plan = ctx.memory.resume.plan(rule);
   const resuming = 'resume' in plan;

@@ -2,16 +2,16 @@ import { type KindRef, type KubeObject, POD } from '../../../ports/index.js';
 import { objectVersion } from '../../context/in-sync-memo.js';
 import type { PassContext } from '../../context/pass-context.js';
 import { sourceKey } from '../../names/provenance.js';
-import { bindingNeed } from '../node/node-copy.js';
 import {
   listHostCopies,
   NotedObjects,
   STARTING_MS,
   type StatusDue,
   writeStatuses,
-} from '../status-back.js';
+} from '../frame/status-back.js';
 import { bindToNodes } from './binding.js';
 import { PodEndings } from './endings.js';
+import { bindingNeed } from './node/node-copy.js';
 import { CONTAINER_LISTS } from './translate/references.js';
 import { podStatusPatch, podStatusSettled } from './translate/status.js';
 

@@ -12,7 +12,7 @@
  *
  * No address (the copy is missing, not yet synced, being deleted, headless or ExternalName) or a
  * failed read is an error of the pass naming the Service, and the read rejects: the Pod kind then
- * takes in nothing more and skips its garbage collection (`kind/tenant-view.ts` `readFacts`). So
+ * takes in nothing more and skips its garbage collection (`pipeline/tenant-view.ts` `readFacts`). So
  * new Pods wait for the DNS and running host Pods stay; never a refusal, whose copy GC would
  * delete.
  */
@@ -24,8 +24,8 @@ import { attempt } from '../../errors.js';
 import { hostName } from '../../names/naming.js';
 import { reverseLookup } from '../../names/reverse-mapping.js';
 import { serviceRefText, type TenantServiceRef } from '../../policy/tenant-dns.js';
-import type { KindTurn } from '../kind-module.js';
-import type { HostFacts } from '../translator.js';
+import type { KindTurn } from '../frame/kind-module.js';
+import type { PodFacts } from './facts.js';
 import { asksClusterDns } from './translate/token.js';
 
 /**
@@ -55,7 +55,7 @@ export function dnsAddressOf(
 }
 
 /** Reads the DNS Service's host copy; records why when it gives no address, then rejects. */
-async function readDnsAddress(ctx: PassContext, ref: TenantServiceRef): Promise<HostFacts> {
+async function readDnsAddress(ctx: PassContext, ref: TenantServiceRef): Promise<PodFacts> {
   const { hostApi, hostNamespace, tenant, bounds } = ctx.scope;
   const name = hostName(ref.name, ref.namespace, tenant);
   const what = `the tenant DNS Service ${serviceRefText(ref)} (spec.workloads.tenantDns.service)`;
@@ -82,11 +82,11 @@ async function readDnsAddress(ctx: PassContext, ref: TenantServiceRef): Promise<
  * The Pod turn's `hostFacts` when the policy names a tenant DNS Service (see the module doc), or
  * `undefined` when it does not (the Pods need nothing read).
  */
-export function tenantDnsFacts(ctx: PassContext): KindTurn['hostFacts'] {
+export function tenantDnsFacts(ctx: PassContext): KindTurn<PodFacts>['hostFacts'] {
   const dns = ctx.scope.policy.workloads?.tenantDns;
   if (dns === undefined || !('service' in dns)) return undefined;
   const ref = dns.service;
-  let facts: Promise<HostFacts> | undefined;
+  let facts: Promise<PodFacts> | undefined;
   return (tenantObjects) => {
     if (!tenantObjects.some((pod) => asksClusterDns(pod.spec))) return Promise.resolve(undefined);
     facts ??= readDnsAddress(ctx, ref);

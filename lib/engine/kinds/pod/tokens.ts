@@ -27,9 +27,9 @@ import {
 import type { PassContext } from '../../context/pass-context.js';
 import { attempt } from '../../errors.js';
 import { listEveryPage } from '../../listing/every-page.js';
+import { tenantCopySelector } from '../../names/copy-selector.js';
 import { Annotations, TOKEN_SECRET_KIND } from '../../names/metadata.js';
 import { tokenSecretName } from '../../names/naming.js';
-import { copySelector } from '../status-back.js';
 import { CA_KEY, ROOT_CA_CONFIG_MAP } from './translate/token.js';
 import {
   type PodTokenNeed,
@@ -78,8 +78,8 @@ export async function syncPodTokens(ctx: PassContext, options: PodTokenOptions):
   // takes its Secret with it (owner reference).
   if (options.steady && !pods?.some((pod) => podTokenNeed(pod) !== undefined)) return;
   const listed = await attempt(async () => {
-    const secrets = await listAll(ctx, SECRET, copySelector(tenant, TOKEN_SECRET_KIND));
-    if (options.listPods) pods ??= await listAll(ctx, POD, copySelector(tenant, POD.kind));
+    const secrets = await listAll(ctx, SECRET, tenantCopySelector(tenant, TOKEN_SECRET_KIND));
+    if (options.listPods) pods ??= await listAll(ctx, POD, tenantCopySelector(tenant, POD.kind));
     return secrets;
   });
   if (!listed.ok) {

@@ -1,17 +1,15 @@
 /**
- * The Service room's modules: Services (selectors scoped, allocations left to the host, the
- * tenant's cluster IPs asked for and the tenant realigned when the host gives others, status
- * back), and the endpoints a selector-less Service is given by hand
- * (checked against the tenant's own Pod IPs, which the EndpointSlice turn reads: `own-pod-ips.ts`).
+ * The Service's module: selectors scoped, allocations left to the host, the tenant's cluster IPs
+ * asked for and the tenant realigned when the host gives others, status back. The endpoints a
+ * selector-less Service is given by hand have rooms of their own (`../endpoint-slice/`,
+ * `../endpoints/`).
  */
 import { isRecord } from '../../../common/index.js';
 import { type HostOwnedFields, simpleSpecFields } from '../../object/kind-traits.js';
-import type { KindModule } from '../kind-module.js';
-import type { StatusBackRule } from '../status-patch.js';
-import { ENDPOINT_SLICE_TRANSLATOR } from './endpoint-slice.js';
-import { ENDPOINTS_TRANSLATOR } from './endpoints.js';
+import type { KindModule } from '../frame/kind-module.js';
+import type { StatusBackRule } from '../frame/status-patch.js';
+import type { ServiceFacts } from './facts.js';
 import { nameserverHold } from './nameserver-hold.js';
-import { endpointSliceTurn } from './own-pod-ips.js';
 import { SERVICE_TRANSLATOR } from './service.js';
 import { serviceTurn } from './service-turn.js';
 
@@ -61,7 +59,7 @@ const SERVICE_STATUS: StatusBackRule = {
 };
 
 /** Services. */
-export const SERVICE_MODULE: KindModule = {
+export const SERVICE_MODULE: KindModule<ServiceFacts> = {
   kind: SERVICE_TRANSLATOR.kind,
   translator: SERVICE_TRANSLATOR,
   hostOwned: SERVICE_HOST_OWNED,
@@ -71,17 +69,4 @@ export const SERVICE_MODULE: KindModule = {
   // The copy of a deleted tenant DNS stays while host Pods use its address (`nameserver-hold.ts`).
   gcHold: nameserverHold,
   startKind: (ctx, compiled) => serviceTurn(ctx, compiled, SERVICE_STATUS),
-};
-
-/** EndpointSlices: the translator, and the turn that reads the tenant's own Pod IPs for it. */
-export const ENDPOINT_SLICE_MODULE: KindModule = {
-  kind: ENDPOINT_SLICE_TRANSLATOR.kind,
-  translator: ENDPOINT_SLICE_TRANSLATOR,
-  startKind: endpointSliceTurn,
-};
-
-/** Endpoints: the translator alone (it refuses them; slices are the way). */
-export const ENDPOINTS_MODULE: KindModule = {
-  kind: ENDPOINTS_TRANSLATOR.kind,
-  translator: ENDPOINTS_TRANSLATOR,
 };

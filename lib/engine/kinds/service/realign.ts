@@ -23,8 +23,8 @@ import { type KindRef, type KubeObject, SERVICE } from '../../../ports/index.js'
 import type { PassContext } from '../../context/pass-context.js';
 import { attempt } from '../../errors.js';
 import { hostName } from '../../names/naming.js';
-import type { CopyPair } from '../status-back.js';
-import type { ServiceRanges } from '../translator.js';
+import type { CopyPair } from '../frame/status-back.js';
+import type { ServiceRanges } from './cluster-ip.js';
 import { alignable, clusterIpsOf, misaligned, placeIn, realignedService } from './cluster-ip.js';
 import { dependentsOf, namedDependents } from './dependents.js';
 import { RELEASE_TIMING, releaseService } from './release.js';

@@ -23,8 +23,9 @@ import type { KubeObject } from '../../../ports/index.js';
 import { addressWithin } from '../../policy/cidr.js';
 import { allowedKey, type ServiceLimits } from '../../policy/isolation.js';
 import { isolationOf } from '../../policy/workloads.js';
-import type { TranslateTarget } from '../translator.js';
+import type { TranslateTarget } from '../frame/translator.js';
 import { externalNameProblem } from './external-name.js';
+import type { ServiceFacts } from './facts.js';
 
 /** Where the Service knobs live, for the Skips. */
 const KNOBS = 'spec.workloads.services';
@@ -110,7 +111,11 @@ function addressProblems(spec: Record<string, unknown>, limits: ServiceLimits): 
     );
 }
 
-function annotationProblems(source: KubeObject, target: TranslateTarget, limits: ServiceLimits) {
+function annotationProblems(
+  source: KubeObject,
+  target: TranslateTarget<ServiceFacts>,
+  limits: ServiceLimits,
+) {
   const excluded = target.excludeKeys?.annotations;
   return Object.keys(source.metadata.annotations ?? {})
     .filter((key) => isLoadBalancerAnnotation(key) && !excluded?.(key))
@@ -125,7 +130,10 @@ function annotationProblems(source: KubeObject, target: TranslateTarget, limits:
  * Why the Service must not reach the host: every field beyond what `spec.workloads.services`
  * allows, joined; `undefined` when it asks for nothing beyond its tenant.
  */
-export function serviceRefusal(source: KubeObject, target: TranslateTarget): string | undefined {
+export function serviceRefusal(
+  source: KubeObject,
+  target: TranslateTarget<ServiceFacts>,
+): string | undefined {
   const limits = isolationOf(target.workloads).services;
   const spec = isRecord(source.spec) ? source.spec : {};
   const problems = [

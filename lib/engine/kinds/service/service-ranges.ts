@@ -11,7 +11,7 @@ import { workDeadline } from '../../bounds/deadlines.js';
 import type { PassContext } from '../../context/pass-context.js';
 import { attempt } from '../../errors.js';
 import { listEveryPage } from '../../listing/every-page.js';
-import type { ServiceRanges } from '../translator.js';
+import type { ServiceRanges } from './cluster-ip.js';
 
 /** The CIDRs of ServiceCIDR objects (those being deleted aside: the host allocates from none). */
 export function rangesOf(objects: readonly unknown[]): string[] {

@@ -11,9 +11,10 @@
  */
 import { isRecord } from '../../../common/index.js';
 import { type KubeObject, SERVICE } from '../../../ports/index.js';
-import { scopeSelectorMap } from '../selectors.js';
-import type { CreateAsk, KindTranslator, TranslateTarget } from '../translator.js';
+import { scopeSelectorMap } from '../frame/selectors.js';
+import type { CreateAsk, KindTranslator, TranslateTarget } from '../frame/translator.js';
 import { askRefusal, clusterIpAsk } from './cluster-ip.js';
+import type { ServiceFacts } from './facts.js';
 import { serviceRefusal } from './service-limits.js';
 
 /** The cluster IP that asks for a headless Service. */
@@ -21,9 +22,12 @@ const HEADLESS = 'None';
 
 /**
  * The host Service: the selector scoped (a Service without a selector stays without one: its
- * endpoints are the tenant's own EndpointSlices, `endpoint-slice.ts`); `clusterIP: None` kept.
+ * endpoints are the tenant's own EndpointSlices, `../endpoint-slice/endpoint-slice.ts`); `clusterIP: None` kept.
  */
-export function serviceToHost(object: KubeObject, target: TranslateTarget): KubeObject {
+export function serviceToHost(
+  object: KubeObject,
+  target: TranslateTarget<ServiceFacts>,
+): KubeObject {
   const spec = object.spec;
   const tenantSpec = target.source.spec;
   if (!isRecord(spec) || !isRecord(tenantSpec)) return object;
@@ -43,7 +47,7 @@ export function serviceToHost(object: KubeObject, target: TranslateTarget): Kube
  */
 export function serviceCreateAsk(
   source: KubeObject,
-  target: TranslateTarget,
+  target: TranslateTarget<ServiceFacts>,
 ): CreateAsk | undefined {
   const decided = clusterIpAsk(source, target.serviceRanges);
   if ('ask' in decided) return { spec: decided.ask, refused: askRefusal };
@@ -54,7 +58,7 @@ export function serviceCreateAsk(
  * Services: selectors scoped, headless kept, allocations left to the host (the tenant's cluster
  * IPs asked for at create), what reaches beyond the tenant refused.
  */
-export const SERVICE_TRANSLATOR: KindTranslator = {
+export const SERVICE_TRANSLATOR: KindTranslator<ServiceFacts> = {
   kind: SERVICE,
   refusal: serviceRefusal,
   toHost: serviceToHost,

@@ -11,7 +11,7 @@ import {
   workDeadline,
 } from '../../../../lib/engine/bounds/deadlines.js';
 import { runPass } from '../../../../lib/engine/index.js';
-import { syncKind } from '../../../../lib/engine/kind/sync-kind.js';
+import { syncKind } from '../../../../lib/engine/pipeline/sync-kind.js';
 import { compileKindRule } from '../../../../lib/engine/policy/scope.js';
 import {
   ClusterError,

@@ -41,6 +41,7 @@ function ledger(
       dryRun: options.dryRun === true,
       ...(options.keepWanted === undefined ? {} : { keepWanted: options.keepWanted }),
       ...(options.referenced ? { referenced: new Set(options.referenced.map(resourceKey)) } : {}),
+      sensitive: (kind) => kind.kind === 'Secret',
     },
     new PassBounds(effectiveBudget(), { now: () => 0 }),
     [],

@@ -20,7 +20,7 @@ import {
   takeEventReads,
   tenantObjectUid,
 } from '../../../../lib/engine/events/event-reads.js';
-import { copySelector } from '../../../../lib/engine/kinds/status-back.js';
+import { tenantCopySelector } from '../../../../lib/engine/names/copy-selector.js';
 import { Labels, MANAGED_BY_VALUE } from '../../../../lib/engine/names/metadata.js';
 import type { EventsBack } from '../../../../lib/engine/policy/workloads.js';
 import {
@@ -257,7 +257,7 @@ describe('the copies and a tenant object', () => {
     // Without its resourceVersion, owners, spec or status: the reverse mapping needs none.
     expect(await listCopyMetadata(eventContext({ hostApi }), POD)).toEqual([{ ...POD, metadata }]);
     expect(hostApi.callsOf('list').map((c) => c.options)).toEqual([
-      { namespace: HOST_NS, labelSelector: copySelector(TENANT, 'Pod'), limit: 500 },
+      { namespace: HOST_NS, labelSelector: tenantCopySelector(TENANT, 'Pod'), limit: 500 },
     ]);
   });
 

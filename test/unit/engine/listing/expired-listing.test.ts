@@ -4,9 +4,9 @@
  * restarts the same way.
  */
 import { describe, expect, it } from '@jest/globals';
-import { syncKind } from '../../../../lib/engine/kind/sync-kind.js';
 import { restartExpired } from '../../../../lib/engine/listing/expired-listing.js';
 import { listHostObjects } from '../../../../lib/engine/listing/host-listing.js';
+import { syncKind } from '../../../../lib/engine/pipeline/sync-kind.js';
 import { compileKindRule } from '../../../../lib/engine/policy/scope.js';
 import { ClusterError } from '../../../../lib/ports/index.js';
 import { MemoryCluster } from '../../fakes/memory-cluster.js';

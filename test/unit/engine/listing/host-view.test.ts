@@ -7,6 +7,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { stableJson } from '../../../../lib/common/index.js';
 import { runPass } from '../../../../lib/engine/index.js';
+import { writeTraits } from '../../../../lib/engine/kinds/registry.js';
 import {
   compactHostObject,
   elidedFields,
@@ -16,7 +17,7 @@ import {
 import { Annotations } from '../../../../lib/engine/names/metadata.js';
 import { planApply } from '../../../../lib/engine/object/apply.js';
 import { toHostObject } from '../../../../lib/engine/object/transform.js';
-import type { KubeObject } from '../../../../lib/ports/index.js';
+import { CONFIG_MAP, type KubeObject } from '../../../../lib/ports/index.js';
 import type { MemoryCluster } from '../../fakes/memory-cluster.js';
 import { clusters, cm, decisionLines, HOST_NS, hn, hostCopyOf, TENANT } from '../support.js';
 
@@ -126,8 +127,8 @@ describe('observedView', () => {
     const { observed, complete } = observedView(desired(big('a')), compactHostObject(copy));
     expect(complete).toBe(true);
     expect(observed?.data).toEqual(big('a'));
-    expect(planApply(desired(big('a')), observed, sourceRef)).toEqual(
-      planApply(desired(big('a')), copy, sourceRef),
+    expect(planApply(desired(big('a')), observed, sourceRef, {}, writeTraits(CONFIG_MAP))).toEqual(
+      planApply(desired(big('a')), copy, sourceRef, {}, writeTraits(CONFIG_MAP)),
     );
   });
 
@@ -135,7 +136,7 @@ describe('observedView', () => {
     const copy = hostCopyOf(source(big('a')));
     const { observed, complete } = observedView(desired(big('b')), compactHostObject(copy));
     expect(complete).toBe(false);
-    const plan = planApply(desired(big('b')), observed, sourceRef);
+    const plan = planApply(desired(big('b')), observed, sourceRef, {}, writeTraits(CONFIG_MAP));
     expect(plan).toMatchObject({ action: 'Update', changed: ['data'] });
   });
 
@@ -143,7 +144,7 @@ describe('observedView', () => {
     const copy = { ...hostCopyOf(source(big('a'))), immutable: true };
     const want = { ...desired(big('b')), immutable: true };
     const { observed } = observedView(want, compactHostObject(copy));
-    expect(planApply(want, observed, sourceRef)).toMatchObject({
+    expect(planApply(want, observed, sourceRef, {}, writeTraits(CONFIG_MAP))).toMatchObject({
       action: 'Replace',
       fields: ['data'],
     });

@@ -6,9 +6,9 @@ import { describe, expect, it } from '@jest/globals';
 import { formatObjectError } from '../../../../lib/engine/context/object-errors.js';
 import { ClusterUnreachableError } from '../../../../lib/engine/errors.js';
 import { compileKindRule, hostName } from '../../../../lib/engine/index.js';
-import { TenantView } from '../../../../lib/engine/kind/tenant-view.js';
 import { PAGE_BYTES } from '../../../../lib/engine/listing/page-bytes.js';
 import { TenantLister } from '../../../../lib/engine/listing/tenant-listing.js';
+import { TenantView } from '../../../../lib/engine/pipeline/tenant-view.js';
 import { ClusterError, type KubeObject } from '../../../../lib/ports/index.js';
 import { MemoryCluster } from '../../fakes/memory-cluster.js';
 import {

@@ -8,7 +8,6 @@ import { runPass } from '../../../../lib/engine/index.js';
 import { Annotations } from '../../../../lib/engine/names/metadata.js';
 import {
   immutableFields,
-  predictedImmutableFields,
   replaceCopy,
   replacementCause,
   sourceRecreated,
@@ -79,73 +78,6 @@ describe('immutableFields', () => {
   ];
   it.each(cases)('$name', ({ error, expected }) => {
     expect(immutableFields(error)).toEqual(expected);
-  });
-});
-
-describe('predictedImmutableFields', () => {
-  const host = (object: KubeObject) => hostCopyOf(object);
-  const immutableCm = (data: Record<string, string>) => ({
-    ...cm('default', 'a', data),
-    immutable: true,
-  });
-  const cases: Array<{
-    name: string;
-    desired: KubeObject;
-    observed: KubeObject;
-    expected: string[];
-  }> = [
-    {
-      name: 'an immutable ConfigMap with new data',
-      desired: host(immutableCm({ k: 'new' })),
-      observed: host(immutableCm({ k: 'old' })),
-      expected: ['data'],
-    },
-    {
-      name: 'an immutable ConfigMap made mutable again',
-      desired: host(cm('default', 'a', { k: 'old' })),
-      observed: host(immutableCm({ k: 'old' })),
-      expected: ['immutable'],
-    },
-    {
-      name: 'an immutable ConfigMap whose labels change only (an update can do that)',
-      desired: host({
-        ...immutableCm({ k: 'old' }),
-        metadata: { ...cm('default', 'a').metadata, labels: { x: 'y' } },
-      }),
-      observed: host(immutableCm({ k: 'old' })),
-      expected: [],
-    },
-    {
-      name: 'a mutable ConfigMap made immutable with new data (an update can do that)',
-      desired: host(immutableCm({ k: 'new' })),
-      observed: host(cm('default', 'a', { k: 'old' })),
-      expected: [],
-    },
-    {
-      name: "a Secret's type",
-      desired: host(secret('default', 's', 'kubernetes.io/basic-auth')),
-      observed: host(secret('default', 's', 'Opaque')),
-      expected: ['type'],
-    },
-    {
-      name: 'a Secret without a type is Opaque',
-      desired: host({ ...secret('default', 's'), type: undefined }),
-      observed: host(secret('default', 's', 'Opaque')),
-      expected: [],
-    },
-    {
-      name: 'another kind: learned from the refusal only',
-      desired: { ...host(immutableCm({ k: 'new' })), apiVersion: 'example.com/v1', kind: 'Gadget' },
-      observed: {
-        ...host(immutableCm({ k: 'old' })),
-        apiVersion: 'example.com/v1',
-        kind: 'Gadget',
-      },
-      expected: [],
-    },
-  ];
-  it.each(cases)('$name', ({ desired, observed, expected }) => {
-    expect(predictedImmutableFields(desired, observed)).toEqual(expected);
   });
 });
 

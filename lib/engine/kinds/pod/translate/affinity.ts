@@ -25,7 +25,7 @@ import {
   type LabelSelectorRequirement,
   namespaceRequirements,
   scopeLabelSelector,
-} from '../../selectors.js';
+} from '../../frame/selectors.js';
 
 type Json = Record<string, unknown>;
 

@@ -15,7 +15,7 @@ import { isRecord } from '../../../../common/index.js';
 import type { KubeObject } from '../../../../ports/index.js';
 import { Annotations, DROPPED_TENANT_ANNOTATIONS, isReservedKey } from '../../../names/metadata.js';
 import type { KeyExclusions } from '../../../policy/key-exclusions.js';
-import { hostLabelKey } from '../../selectors.js';
+import { hostLabelKey } from '../../frame/selectors.js';
 import { CONTAINER_LISTS } from './references.js';
 
 type Json = Record<string, unknown>;

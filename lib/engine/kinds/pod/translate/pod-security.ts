@@ -19,7 +19,8 @@
 import type { KubeObject } from '../../../../ports/index.js';
 import { PodSecurityLevel as Level, type PodSecurityLevel } from '../../../policy/isolation.js';
 import { isolationOf } from '../../../policy/workloads.js';
-import type { TranslateTarget } from '../../translator.js';
+import type { TranslateTarget } from '../../frame/translator.js';
+import type { PodFacts } from '../facts.js';
 import { BASELINE_CHECKS } from './pod-security-baseline.js';
 import { RESTRICTED_CHECKS } from './pod-security-restricted.js';
 import { type PodSecurityCheck, type PodView, record } from './pod-security-support.js';
@@ -108,7 +109,7 @@ export function podSecurityRefusal(pod: KubeObject, level: PodSecurityLevel): st
  */
 export function podSecurityHostRefusal(
   host: KubeObject,
-  target: TranslateTarget,
+  target: TranslateTarget<PodFacts>,
 ): string | undefined {
   return podSecurityRefusal(host, isolationOf(target.workloads).podSecurity);
 }

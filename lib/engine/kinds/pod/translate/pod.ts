@@ -20,8 +20,9 @@ import { type KubeObject, POD, SERVICE } from '../../../../ports/index.js';
 import { Annotations, POD_NODE_LABELS } from '../../../names/metadata.js';
 import { hostName, tokenSecretName } from '../../../names/naming.js';
 import { parseApiEndpoint } from '../../../policy/workloads.js';
-import { carriedLabels } from '../../selectors.js';
-import type { KindTranslator, ObjectReference, TranslateTarget } from '../../translator.js';
+import { carriedLabels } from '../../frame/selectors.js';
+import type { KindTranslator, ObjectReference, TranslateTarget } from '../../frame/translator.js';
+import type { PodFacts } from '../facts.js';
 import { tenantContainerNames, tenantContainersAnnotation } from '../tenant-containers.js';
 import { podSelectorFields, podSelectorRefusal } from './affinity.js';
 import { tenantFieldRefs } from './downward.js';
@@ -47,7 +48,11 @@ import { podUpdateBody } from './update.js';
  * sources go first, so the tenant CA beside them is no reference to rename; they come back as
  * sources of the Pod's token Secret after the renaming (`pod-token.ts`).
  */
-function translateSpec(spec: Record<string, unknown>, target: TranslateTarget, host: string) {
+function translateSpec(
+  spec: Record<string, unknown>,
+  target: TranslateTarget<PodFacts>,
+  host: string,
+) {
   const { virtualNamespace: vns, tenant, workloads } = target;
   ensureTokenVolume(spec);
   const tokens = takeTokenSources(spec);
@@ -82,7 +87,7 @@ function withOwnProjection(volume: unknown): unknown {
 }
 
 /** Pods: see the module doc. */
-export const POD_TRANSLATOR: KindTranslator = {
+export const POD_TRANSLATOR: KindTranslator<PodFacts> = {
   kind: POD,
   // Services too: a tenant DNS Service's copy (`spec.workloads.tenantDns.service`) made in the
   // pass is read by the Pod kind's turn after it, for the host Pods' nameserver.
@@ -125,7 +130,7 @@ export const POD_TRANSLATOR: KindTranslator = {
       [Annotations.ServiceAccountName]: serviceAccount,
       // The containers the kubelet gateway may serve: the tenant's, not a host webhook's.
       ...tenantContainersAnnotation(tenantContainerNames(target.source.spec)),
-      // What a pass mints into the Pod's token Secret (`kind/pod-tokens.ts`), read from the host
+      // What a pass mints into the Pod's token Secret (`kinds/pod/tokens.ts`), read from the host
       // Pod so renewal needs no tenant read.
       ...(tokens.length > 0 ? { [Annotations.TokenRequests]: JSON.stringify(tokens) } : {}),
     };

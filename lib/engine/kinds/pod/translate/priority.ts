@@ -8,7 +8,8 @@
  */
 import { isRecord } from '../../../../common/index.js';
 import type { WorkloadPolicy } from '../../../policy/workloads.js';
-import type { KindTranslator } from '../../translator.js';
+import type { KindTranslator } from '../../frame/translator.js';
+import type { PodFacts } from '../facts.js';
 
 /**
  * The host class for a tenant Pod of class `tenantClass` (empty or absent: none), or `undefined`
@@ -26,7 +27,9 @@ export function hostPriorityClass(
 }
 
 /** `translator` (the Pod's) with the policy's host priority class set on the host Pod. */
-export function withHostPriorityClass(translator: KindTranslator): KindTranslator {
+export function withHostPriorityClass(
+  translator: KindTranslator<PodFacts>,
+): KindTranslator<PodFacts> {
   return {
     ...translator,
     toHost(object, target) {

@@ -109,7 +109,7 @@ export function podStatusPatch(
 /**
  * Whether a host Pod's status is where it will stay for a while: Ready, or ended (`Succeeded`,
  * `Failed`). A Pod still starting changes its status without its tenant Pod changing, which a
- * resumed pass would not see (`kind/pod-status-back.ts`).
+ * resumed pass would not see (`kinds/pod/status-back.ts`).
  */
 export function podStatusSettled(hostStatus: unknown): boolean {
   if (!isRecord(hostStatus)) return false;

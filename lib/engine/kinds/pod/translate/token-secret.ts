@@ -1,7 +1,7 @@
 /**
  * The per-Pod token Secret: what it holds (the tenant tokens, the tenant CA, the virtual
  * namespace), how it is marked as the engine's own, and when its tokens are due again. Pure: the
- * pass that mints and writes it is `kind/pod-tokens.ts`.
+ * pass that mints and writes it is `kinds/pod/tokens.ts`.
  *
  * The tokens live only in the Secret's `data`; its annotations hold when they were minted and
  * when they expire, never a token (an annotation is read by every tool that lists the object).

@@ -1,7 +1,7 @@
 /**
  * In-cluster API access of a host Pod goes to the tenant: its service-account token sources are
  * served from a per-Pod host Secret that a pass fills with tokens minted by the tenant apiserver
- * (`kind/pod-tokens.ts`), never by the host; `KUBERNETES_SERVICE_HOST`/`PORT` name the tenant
+ * (`kinds/pod/tokens.ts`), never by the host; `KUBERNETES_SERVICE_HOST`/`PORT` name the tenant
  * apiserver; and with a tenant DNS in the policy, names resolve in the tenant's virtual namespace.
  *
  * Which Pods mount a token: the ones whose spec says so. A tenant apiserver's ServiceAccount

@@ -11,7 +11,7 @@
 import { cloneJson, isRecord, jsonEqual } from '../../../../common/index.js';
 import type { KubeObject } from '../../../../ports/index.js';
 import { isSubset } from '../../../object/drift.js';
-import type { TranslatedUpdate } from '../../translator.js';
+import type { TranslatedUpdate } from '../../frame/translator.js';
 import { immutableChangeReason, immutablePodChanges, resizable } from './immutable.js';
 
 type Json = Record<string, unknown>;

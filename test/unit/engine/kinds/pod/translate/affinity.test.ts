@@ -4,8 +4,11 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import {
+  type ApiLabelSelector,
+  hostLabels,
+} from '../../../../../../lib/engine/kinds/frame/selectors.js';
 import { podSelectorFields } from '../../../../../../lib/engine/kinds/pod/translate/affinity.js';
-import { type ApiLabelSelector, hostLabels } from '../../../../../../lib/engine/kinds/selectors.js';
 import { Labels } from '../../../../../../lib/engine/names/metadata.js';
 import { reverseMappingLabels } from '../../../../../../lib/engine/names/reverse-mapping.js';
 import type { KubeObject } from '../../../../../../lib/ports/index.js';

@@ -1,7 +1,7 @@
 /** The Pod translator: references renamed, host access refused, no host credentials, tenant identity. */
 import { describe, expect, it } from '@jest/globals';
+import { scopeSelectorMap } from '../../../../../../lib/engine/kinds/frame/selectors.js';
 import { referencesOf, translate } from '../../../../../../lib/engine/kinds/registry.js';
-import { scopeSelectorMap } from '../../../../../../lib/engine/kinds/selectors.js';
 import { Annotations } from '../../../../../../lib/engine/names/metadata.js';
 import { hostName, tokenSecretName } from '../../../../../../lib/engine/names/naming.js';
 import { reverseMappingLabels } from '../../../../../../lib/engine/names/reverse-mapping.js';
