@@ -3,8 +3,47 @@
  * command as a child process (and, where a cluster is involved, against the real clusters).
  */
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from '@jest/globals';
-import { BIN, NODE, REPO_ROOT } from './support.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { parse } from 'yaml';
+import {
+  createClusterApi,
+  type KubeClusterApi,
+} from '../../../lib/adapters/kube/cluster-client.js';
+import { integrationClusters } from '../support/clusters.js';
+import { seedTenant } from '../support/seed.js';
+import { BIN, expectExit, NODE, REPO_ROOT, tenantplane } from './support.js';
+
+const TENANT = 'cli-papercuts';
+const HOST_NS = 'cli-papercuts-host';
+
+let hostApi: KubeClusterApi;
+let tmp: string;
+/** The command's environment: no KUBECONFIG of the test runner's, and its own state directory. */
+let env: NodeJS.ProcessEnv;
+let hostContext: string;
+
+beforeAll(async () => {
+  const clusters = integrationClusters();
+  hostApi = createClusterApi(clusters.host);
+  tmp = await mkdtemp(join(tmpdir(), 'tenantplane-papercuts-'));
+  env = { ...process.env, XDG_STATE_HOME: join(tmp, 'state') };
+  delete env.KUBECONFIG;
+  hostContext = (parse(clusters.host.text) as { 'current-context': string })['current-context'];
+  await seedTenant({
+    hostApi,
+    tenant: TENANT,
+    hostNamespace: HOST_NS,
+    kinds: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await hostApi?.close();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
 
 /** Runs the command with its stdout's reader already gone (`... | head -1` after the first line). */
 function runWithClosedStdout(
@@ -34,4 +73,26 @@ describe('a reader that goes away (| head -1)', () => {
       expect(run.code).toBe(0);
     },
   );
+});
+
+describe('--context alone reads KUBECONFIG, like kubectl', () => {
+  it('status <tenant> --context <host> reads the host of KUBECONFIG, not the local clusters', async () => {
+    const run = await tenantplane(['status', TENANT, '--context', hostContext, '-o', 'json'], {
+      ...env,
+      KUBECONFIG: integrationClusters().hostKubeconfigPath,
+    });
+    expectExit(run, 0);
+    expect(run.stderr).not.toContain('[local]');
+    expect(JSON.parse(run.stdout)).toMatchObject({ tenant: TENANT });
+  });
+
+  it('sync <tenant> --context <one> is refused: one context cannot be both clusters', async () => {
+    const run = await tenantplane(['sync', TENANT, '--context', hostContext], {
+      ...env,
+      KUBECONFIG: integrationClusters().hostKubeconfigPath,
+    });
+    expectExit(run, 2);
+    expect(run.stderr).toContain(`would both use context "${hostContext}"`);
+    expect(run.stderr).not.toContain('[local]');
+  });
 });
