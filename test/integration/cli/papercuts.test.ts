@@ -96,3 +96,46 @@ describe('--context alone reads KUBECONFIG, like kubectl', () => {
     expect(run.stderr).not.toContain('[local]');
   });
 });
+
+describe('a host without the TenantCluster CRD', () => {
+  // The tenant apiserver has no TenantCluster CRD: named as the host, it is a host that lacks it.
+  const swapped = () => {
+    const clusters = integrationClusters();
+    return [
+      '--tenant-kubeconfig',
+      clusters.hostKubeconfigPath,
+      '--host-kubeconfig',
+      clusters.tenantKubeconfigPath,
+    ];
+  };
+
+  it.each([[['sync', TENANT]], [['plan', TENANT]], [['status', TENANT]], [['status']]])(
+    '%j says the CRD is missing and how to install it (exit 1)',
+    async (args) => {
+      const run = await tenantplane([...args, ...swapped()], env);
+      expectExit(run, 1);
+      expect(run.stderr).toBe(
+        'error: the host cluster does not serve TenantCluster (tenantplane.io/v1alpha1): the CRD tenantclusters.tenantplane.io is not installed; install it on the host with "kubectl apply -f deploy/crds/tenantclusters.tenantplane.io.yaml" (from the tenantplane repository), then create the TenantCluster\n',
+      );
+    },
+  );
+
+  it('with the CRD installed, a missing TenantCluster is still named as such', async () => {
+    const clusters = integrationClusters();
+    const run = await tenantplane(
+      [
+        'plan',
+        'cli-papercuts-none',
+        '--tenant-kubeconfig',
+        clusters.tenantKubeconfigPath,
+        '--host-kubeconfig',
+        clusters.hostKubeconfigPath,
+      ],
+      env,
+    );
+    expectExit(run, 1);
+    expect(run.stderr).toBe(
+      'error: TenantCluster "cli-papercuts-none" does not exist on the host cluster\n',
+    );
+  });
+});
