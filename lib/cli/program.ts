@@ -60,7 +60,7 @@ export function buildProgram(io: CliIo, deps: CliDeps, setExit: (code: ExitCode)
     )
     .argument('<name>', 'name of the tenant object')
     .argument('<virtual-namespace>', 'its namespace in the tenant cluster')
-    .argument('<tenant>', 'the TenantCluster name')
+    .argument('<tenant>', 'the TenantCluster name (checked as sync checks it)')
     .addHelpText(
       'after',
       `
@@ -73,6 +73,8 @@ Examples:
 Needs no cluster.`,
     )
     .action((name: string, vns: string, tenant: string) => {
+      // The rule sync applies: a name no TenantCluster can have has no host names either.
+      checkTenantName(tenant);
       io.out(`${hostName(name, vns, tenant)}\n`);
       setExit(ExitCode.Ok);
     });

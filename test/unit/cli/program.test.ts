@@ -55,6 +55,10 @@ describe('tenantplane (in-process)', () => {
     [['explain', 'ns/x', '--kind', 'Widget'], /--api-version/],
     [['frobnicate'], /unknown command 'frobnicate'/],
     [['name', 'a', 'b'], /missing required argument 'tenant'/],
+    // name checks the tenant as sync does: no host names for a tenant that cannot exist.
+    [['name', 'nginx', 'default', 'Not_A_Name'], /invalid tenant cluster name "Not_A_Name"/],
+    [['name', 'nginx', 'default', 'a'.repeat(64)], /invalid tenant cluster name/],
+    [['name', 'nginx', 'default', 'dev-'], /invalid tenant cluster name/],
   ])('%j is bad usage (exit 2)', async (argv, message) => {
     const io = captureIo();
     expect(await run(argv, io)).toBe(2);
