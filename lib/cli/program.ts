@@ -2,12 +2,12 @@
  * The `tenantplane` command: argument parsing (commander), help with examples, and the mapping of
  * every outcome to an exit status. `run()` is the whole command, testable in-process.
  */
-import { readFileSync } from 'node:fs';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { Command, CommanderError } from 'commander';
 import { hostName } from '../engine/index.js';
 import { addClusterCommands } from './cluster-commands.js';
 import { addGatewayCommand } from './commands/gateway.js';
+import { addVersionCommand, packageVersion } from './commands/version.js';
 import { errorLine, exitCodeForError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
 import { ROOT_HELP } from './help.js';
@@ -19,17 +19,6 @@ export interface CliDeps {
   eventBridgeClient?: EventBridgeClient;
 }
 
-function version(): string {
-  try {
-    const pkg = JSON.parse(
-      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
-    ) as { version?: string };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
-
 /** Builds the command tree; actions report their exit status through `setExit`. */
 export function buildProgram(io: CliIo, deps: CliDeps, setExit: (code: ExitCode) => void): Command {
   const program = new Command('tenantplane');
@@ -37,7 +26,7 @@ export function buildProgram(io: CliIo, deps: CliDeps, setExit: (code: ExitCode)
     .description(
       'Run, preview and explain tenantplane sync passes: tenant (virtual) cluster objects copied into a shared host cluster.',
     )
-    .version(version(), '-v, --version', 'print the version')
+    .version(packageVersion(), '-v, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .exitOverride()
     .configureOutput({
@@ -51,6 +40,7 @@ export function buildProgram(io: CliIo, deps: CliDeps, setExit: (code: ExitCode)
 
   addClusterCommands(program, io, setExit);
   addGatewayCommand(program, io, setExit);
+  addVersionCommand(program, io, setExit);
 
   program
     .command('name')
