@@ -6,6 +6,7 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { Command, CommanderError } from 'commander';
 import { hostName } from '../engine/index.js';
 import { addClusterCommands } from './cluster-commands.js';
+import { addCompletionCommand } from './commands/completion.js';
 import { addGatewayCommand } from './commands/gateway.js';
 import { addVersionCommand, packageVersion } from './commands/version.js';
 import { errorLine, exitCodeForError, UsageError } from './errors.js';
@@ -109,6 +110,8 @@ function's logs or with "tenantplane status <tenant>".`,
       },
     );
 
+  // Last: its script covers every command added before it.
+  addCompletionCommand(program, io, setExit);
   return program;
 }
 
