@@ -8,7 +8,6 @@
  * object not labelled `tenantplane-test=<tenant>`, so only its own objects sync.
  */
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubernetesEventsSink } from '../../../lib/adapters/events/index.js';
 import {
@@ -25,7 +24,7 @@ import {
   type PassResult,
 } from '../../../lib/ports/index.js';
 import { integrationClusters } from '../support/clusters.js';
-import { kubectlApply, RBAC_DIR, restrictedHostIdentity } from '../support/rbac.js';
+import { kubectlApply, rbacFile, restrictedHostIdentity } from '../support/rbac.js';
 
 const clusters = integrationClusters();
 
@@ -156,7 +155,7 @@ beforeAll(async () => {
   // As the operators would: the manifests, applied with admin credentials.
   await kubectlApply(
     clusters.tenantKubeconfigPath,
-    await readFile(resolve(RBAC_DIR, 'tenant-cluster.yaml'), 'utf8'),
+    await readFile(rbacFile('tenant-cluster.yaml'), 'utf8'),
   );
   for (const ns of [HOST_NS, OTHER_NS]) {
     await admin.host.create({ ...NAMESPACE, metadata: { name: ns } });
@@ -486,7 +485,7 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
   beforeAll(async () => {
     await kubectlApply(
       clusters.tenantKubeconfigPath,
-      await readFile(resolve(RBAC_DIR, 'tenant-workloads.yaml'), 'utf8'),
+      await readFile(rbacFile('tenant-workloads.yaml'), 'utf8'),
     );
     await admin.host.create({ ...NAMESPACE, metadata: { name: W_HOST_NS } });
     const hostKc = await restrictedHostIdentity(W_TENANT, W_HOST_NS);
