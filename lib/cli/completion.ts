@@ -24,6 +24,10 @@ interface CommandSpec {
   flags: FlagSpec[];
   /** The values of its first argument, when they are a fixed set (`completion bash|zsh`). */
   argChoices?: readonly string[];
+  /** Its subcommands (`secrets put`). */
+  subcommands?: CommandSpec[];
+  /** What its first argument is called (`shell`, `subcommand`). */
+  argName?: string;
 }
 
 function flagSpec(option: Option): FlagSpec {
@@ -44,17 +48,24 @@ const HELP_FLAG: FlagSpec = {
   value: false,
 };
 
+function specOf(command: Command): CommandSpec {
+  const first = command.registeredArguments[0];
+  const subcommands = command.commands.map(specOf);
+  // A group (`secrets`) completes its subcommands where another command takes its argument.
+  const argChoices = subcommands.length > 0 ? subcommands.map((c) => c.name) : first?.argChoices;
+  return {
+    name: command.name(),
+    summary: command.summary() || command.description(),
+    flags: [...command.options.map(flagSpec), HELP_FLAG],
+    ...(argChoices ? { argChoices } : {}),
+    ...(subcommands.length > 0 ? { subcommands } : {}),
+    argName: subcommands.length > 0 ? 'subcommand' : (first?.name() ?? 'argument'),
+  };
+}
+
 /** The commands of `program` with their flags, in the order `--help` lists them. */
 export function commandSpecs(program: Command): CommandSpec[] {
-  const specs: CommandSpec[] = program.commands.map((command) => {
-    const first = command.registeredArguments[0];
-    return {
-      name: command.name(),
-      summary: command.summary() || command.description(),
-      flags: [...command.options.map(flagSpec), HELP_FLAG],
-      ...(first?.argChoices ? { argChoices: first.argChoices } : {}),
-    };
-  });
+  const specs: CommandSpec[] = program.commands.map(specOf);
   specs.push({ name: 'help', summary: 'show help for a command', flags: [] });
   return specs;
 }
@@ -65,9 +76,22 @@ function rootFlags(program: Command): FlagSpec[] {
 
 const words = (list: readonly string[]) => list.join(' ');
 
+function bashCase(pattern: string, spec: CommandSpec, all: readonly CommandSpec[]): string {
+  // `help` completes the command names; a command with fixed first arguments those; every
+  // command its flags.
+  const first = spec.name === 'help' ? all.map((s) => s.name) : (spec.argChoices ?? []);
+  const list = [...first, ...spec.flags.flatMap((f) => f.flags)];
+  return `    ${pattern}) COMPREPLY=($(compgen -W "${words(list)}" -- "$cur")) ;;`;
+}
+
 function bashScript(program: Command): string {
   const specs = commandSpecs(program);
-  const allFlags = [...specs.flatMap((s) => s.flags), ...rootFlags(program)];
+  const nested = specs.flatMap((s) => (s.subcommands ?? []).map((sub) => ({ group: s, sub })));
+  const allFlags = [
+    ...specs.flatMap((s) => s.flags),
+    ...nested.flatMap((n) => n.sub.flags),
+    ...rootFlags(program),
+  ];
   const fileFlags = [...new Set(allFlags.filter((f) => f.file).flatMap((f) => f.flags))];
   const choiceCases = new Map<string, string[]>();
   for (const flag of allFlags) {
@@ -77,12 +101,11 @@ function bashScript(program: Command): string {
     ([choices, flags]) =>
       `    ${[...new Set(flags)].join('|')}) COMPREPLY=($(compgen -W "${choices}" -- "$cur")); return ;;`,
   );
-  const commandCases = specs.map((spec) => {
-    // `help` completes the command names; `completion` its shells; every command its flags.
-    const first = spec.name === 'help' ? specs.map((s) => s.name) : (spec.argChoices ?? []);
-    const all = [...first, ...spec.flags.flatMap((f) => f.flags)];
-    return `    ${spec.name}) COMPREPLY=($(compgen -W "${words(all)}" -- "$cur")) ;;`;
-  });
+  const groups = specs.filter((s) => s.subcommands).map((s) => s.name);
+  const commandCases = [
+    ...nested.map((n) => bashCase(`"${n.group.name} ${n.sub.name}"`, n.sub, specs)),
+    ...specs.map((spec) => bashCase(spec.name, spec, specs)),
+  ];
   return `# tenantplane completion for bash. Load it with: source <(tenantplane completion bash)
 # or install it: tenantplane completion bash > ~/.local/share/bash-completion/completions/tenantplane
 _tenantplane() {
@@ -93,7 +116,15 @@ _tenantplane() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     case "\${COMP_WORDS[i]}" in
       -*) ;;
-      *) cmd="\${COMP_WORDS[i]}"; break ;;
+      *)
+        if [[ -z "$cmd" ]]; then
+          cmd="\${COMP_WORDS[i]}"
+          [[ " ${words(groups)} " == *" $cmd "* ]] || break
+        else
+          cmd="$cmd \${COMP_WORDS[i]}"
+          break
+        fi
+        ;;
     esac
   done
   case "$prev" in
@@ -125,18 +156,38 @@ function zshFlag(flag: FlagSpec): string[] {
   return flag.flags.map((f) => `'${f}[${zshText(flag.description)}]${action}'`);
 }
 
+function zshArguments(spec: CommandSpec, all: readonly CommandSpec[]): string {
+  const args = spec.flags.flatMap(zshFlag);
+  const positional = spec.argChoices
+    ? `'1:${spec.argName ?? 'argument'}:(${words(spec.argChoices)})'`
+    : spec.name === 'help'
+      ? `'1:command:(${words(all.map((s) => s.name))})'`
+      : `'*:argument: '`;
+  return `_arguments ${[...args, positional].join(' \\\n        ')}`;
+}
+
+function zshCase(spec: CommandSpec, all: readonly CommandSpec[]): string {
+  if (!spec.subcommands) return `    ${spec.name})\n      ${zshArguments(spec, all)} ;;`;
+  const inner = spec.subcommands.map(
+    (sub) => `          ${sub.name})\n            ${zshArguments(sub, all)} ;;`,
+  );
+  return `    ${spec.name})
+      if (( CURRENT == 2 )); then
+        ${zshArguments(spec, all)}
+      else
+        local sub="$words[2]"
+        shift words
+        (( CURRENT-- ))
+        case "$sub" in
+${inner.join('\n')}
+        esac
+      fi ;;`;
+}
+
 function zshScript(program: Command): string {
   const specs = commandSpecs(program);
   const commands = specs.map((s) => `    '${s.name}:${zshText(s.summary)}'`);
-  const cases = specs.map((spec) => {
-    const args = spec.flags.flatMap(zshFlag);
-    const positional = spec.argChoices
-      ? `'1:shell:(${words(spec.argChoices)})'`
-      : spec.name === 'help'
-        ? `'1:command:(${words(specs.map((s) => s.name))})'`
-        : `'*:argument: '`;
-    return `    ${spec.name})\n      _arguments ${[...args, positional].join(' \\\n        ')} ;;`;
-  });
+  const cases = specs.map((spec) => zshCase(spec, specs));
   return `#compdef tenantplane
 # tenantplane completion for zsh. Load it with: source <(tenantplane completion zsh)
 # or install it as _tenantplane in a directory of $fpath.

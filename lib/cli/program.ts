@@ -3,11 +3,13 @@
  * every outcome to an exit status. `run()` is the whole command, testable in-process.
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { Command, CommanderError } from 'commander';
 import { hostName } from '../engine/index.js';
 import { addClusterCommands } from './cluster-commands.js';
 import { addCompletionCommand } from './commands/completion.js';
 import { addGatewayCommand } from './commands/gateway.js';
+import { addSecretsCommand } from './commands/secrets.js';
 import { addVersionCommand, packageVersion } from './commands/version.js';
 import { errorLine, exitCodeForError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
@@ -15,9 +17,10 @@ import { ROOT_HELP } from './help.js';
 import { type CliIo, processIo } from './io.js';
 import { addFullOption, checkTenantName } from './options.js';
 
-/** Replaceable collaborators (tests hand in a mocked EventBridge client). */
+/** Replaceable collaborators (tests hand in mocked AWS clients). */
 export interface CliDeps {
   eventBridgeClient?: EventBridgeClient;
+  secretsManagerClient?: SecretsManagerClient;
 }
 
 /** Builds the command tree; actions report their exit status through `setExit`. */
@@ -110,6 +113,7 @@ function's logs or with "tenantplane status <tenant>".`,
       },
     );
 
+  addSecretsCommand(program, io, setExit, () => deps.secretsManagerClient);
   // Last: its script covers every command added before it.
   addCompletionCommand(program, io, setExit);
   return program;

@@ -45,6 +45,12 @@ describe('tenantplane completion bash', () => {
       expect.arrayContaining(['bash', 'zsh']),
     );
     expect(bashCompletes(bash, ['tenantplane', 'help', 'tr'])).toEqual(['trigger']);
+    // A group completes its subcommands, and a subcommand its own flags.
+    expect(bashCompletes(bash, ['tenantplane', 'secrets', ''])).toEqual(['put', '-h', '--help']);
+    expect(bashCompletes(bash, ['tenantplane', 'secrets', 'put', 'dev', '--host-'])).toEqual([
+      '--host-kubeconfig',
+      '--host-secret-id',
+    ]);
   });
 
   it('ends by registering the function for the command', async () => {
