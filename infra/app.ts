@@ -6,12 +6,26 @@
 import { isAbsolute, join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { bundleSyncHandler, REPO_ROOT } from './bundle.js';
-import { loadTenantsConfig } from './config.js';
+import { loadTenantsConfig, type TenantsConfig, TenantsConfigError } from './config.js';
 import { addTenantplane } from './stacks.js';
+
+/**
+ * The config, or exit 1 with one message listing its problems: a config mistake is the
+ * operator's to fix, and an uncaught exception's stack only hid the list.
+ */
+function loadConfigOrExit(path: string): TenantsConfig {
+  try {
+    return loadTenantsConfig(path);
+  } catch (error) {
+    if (!(error instanceof TenantsConfigError)) throw error;
+    process.stderr.write(`error: ${error.message}\n`);
+    process.exit(1);
+  }
+}
 
 const app = new App();
 const configPath = String(app.node.tryGetContext('tenantsConfig') ?? 'config/tenants.yaml');
-const config = loadTenantsConfig(isAbsolute(configPath) ? configPath : join(REPO_ROOT, configPath));
+const config = loadConfigOrExit(isAbsolute(configPath) ? configPath : join(REPO_ROOT, configPath));
 const account = process.env.CDK_DEFAULT_ACCOUNT;
 const region = process.env.CDK_DEFAULT_REGION;
 const bundle = await bundleSyncHandler();

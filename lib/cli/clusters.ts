@@ -12,6 +12,7 @@ import {
   contextFor,
   kubeconfigSource,
 } from './kubeconfig-choice.js';
+import { missingCrdError } from './tenant-cluster-crd.js';
 
 /** What opening clusters needs of the terminal: its environment, and stderr for `[local]` lines. */
 export type ClusterIo = Pick<CliIo, 'env' | 'err'>;
@@ -20,6 +21,8 @@ export type ClusterIo = Pick<CliIo, 'env' | 'err'>;
 export interface Clusters {
   tenant(): Promise<KubeClusterApi>;
   host(): Promise<KubeClusterApi>;
+  /** The client of `role` if the command opened it, without opening it. */
+  opened(role: ClusterRole): Promise<KubeClusterApi> | undefined;
   close(): Promise<void>;
 }
 
@@ -53,6 +56,7 @@ export function openClusters(flags: ClusterFlags, io: ClusterIo): Clusters {
   return {
     tenant: () => open('tenant'),
     host: () => open('host'),
+    opened: (role) => opened.get(role),
     async close() {
       await Promise.allSettled([...opened.values()].map(async (api) => (await api).close()));
     },
@@ -61,7 +65,8 @@ export function openClusters(flags: ClusterFlags, io: ClusterIo): Clusters {
 
 /**
  * Runs `use` with the clusters the flags name and closes them however it ends: an open
- * connection would keep the process alive after the command is done.
+ * connection would keep the process alive after the command is done. A "not found" failure on a
+ * host without the TenantCluster CRD is reported as the missing CRD, with how to install it.
  * @param io where `KUBECONFIG` and `HOME` are read, and `[local]` progress is written
  */
 export async function withClusters<T>(
@@ -72,6 +77,10 @@ export async function withClusters<T>(
   const clusters = openClusters(flags, io);
   try {
     return await use(clusters);
+  } catch (error) {
+    const host = clusters.opened('host');
+    const crd = host === undefined ? undefined : await missingCrdError(await host, error);
+    throw crd ?? error;
   } finally {
     await clusters.close();
   }

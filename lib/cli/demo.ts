@@ -141,7 +141,7 @@ export async function seedDemo(
   kubeletGateway?: { address: string; port: number },
 ): Promise<SeedResult> {
   const created: string[] = [];
-  // Labelled as deploy/rbac/host-cluster.yaml labels a host namespace: the host's own Pod
+  // Labelled as deploy/rbac/host-cluster/host-cluster.yaml labels a host namespace: the host's own Pod
   // Security admission is the second wall behind the engine's check of every host Pod.
   const hostNamespace = namespaceObject(DEMO_HOST_NAMESPACE);
   hostNamespace.metadata.labels = { [KubernetesKeys.PodSecurityEnforce]: 'baseline' };

@@ -8,8 +8,9 @@ import { Command, CommanderError } from 'commander';
 import { addGatewayCommand } from './commands/gateway.js';
 import { errorLine, exitCodeForError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
-import { processIo } from './io.js';
+import { processIo, quietOnClosedPipes } from './io.js';
 
+quietOnClosedPipes([process.stdout, process.stderr]);
 const io = processIo();
 let code: ExitCode = ExitCode.Ok;
 const program = new Command('tenantplane')

@@ -6,8 +6,8 @@ export const CLUSTERS_HELP = `Clusters:
   With no cluster flags, tenantplane uses the local tenant + host control plane of "npm start"
   (starting it, and building it the first time, with progress on stderr).
   --kubeconfig <file> holds both clusters, picked with --tenant-context and --host-context,
-  like kubectl. --tenant-context/--host-context without a file flag read KUBECONFIG (files
-  separated by ":", merged like kubectl merges them), else ~/.kube/config.
+  like kubectl. --context, --tenant-context and --host-context without a file flag read
+  KUBECONFIG (files separated by ":", merged like kubectl merges them), else ~/.kube/config.
   --tenant-kubeconfig/--host-kubeconfig name one file per cluster (either one overrides
   --kubeconfig for its cluster); --secrets <tenantSecretId>,<hostSecretId> loads both from
   AWS Secrets Manager instead.`;

@@ -24,6 +24,21 @@ export function processIo(): CliIo {
   };
 }
 
+/**
+ * Makes a reader that went away (`tenantplane sync --help | head -1`) end the output quietly:
+ * without it the first write after the reader closed raised EPIPE as an uncaught exception with a
+ * stack. Later writes are dropped, and the command still runs to its end with its own exit
+ * status: a pass is never cut off halfway because nobody reads its report.
+ */
+export function quietOnClosedPipes(streams: readonly NodeJS.WriteStream[]): void {
+  for (const stream of streams) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+      throw error;
+    });
+  }
+}
+
 /** Colors only on a terminal, and never with `NO_COLOR` set or `TERM=dumb`. */
 export function colorsEnabled(io: CliIo): boolean {
   return io.stdoutIsTTY && !io.env.NO_COLOR && io.env.TERM !== 'dumb';

@@ -40,15 +40,20 @@ export type KubeconfigChoice =
 
 /**
  * The kubeconfig that holds both clusters, kubectl's way: `--kubeconfig <file>`, else the files of
- * `KUBECONFIG`, else `~/.kube/config`. Only `--kubeconfig` or a per-cluster context flag asks for
- * it: with neither, the default stays the local control plane, and a `KUBECONFIG` exported for
- * other work never points a pass at an unintended cluster.
+ * `KUBECONFIG`, else `~/.kube/config`. Only `--kubeconfig` or a context flag (`--context`,
+ * `--tenant-context`, `--host-context`) asks for it, as naming a context does for kubectl: with
+ * none, the default stays the local control plane, and a `KUBECONFIG` exported for other work
+ * never points a pass at an unintended cluster.
  */
 function sharedKubeconfig(flags: ClusterFlags, env: CliEnv): KubeconfigFiles | undefined {
   if (flags.kubeconfig !== undefined) {
     return { paths: [flags.kubeconfig], via: '--kubeconfig', skipMissing: false };
   }
-  if (flags.tenantContext === undefined && flags.hostContext === undefined) return undefined;
+  const anyContext =
+    flags.context !== undefined ||
+    flags.tenantContext !== undefined ||
+    flags.hostContext !== undefined;
+  if (!anyContext) return undefined;
   const list = (env.KUBECONFIG ?? '').split(delimiter).filter((p) => p !== '');
   if (list.length > 0) {
     return { paths: [...new Set(list)], via: 'KUBECONFIG', skipMissing: true };
@@ -73,8 +78,7 @@ function secretsChoice(secrets: string): KubeconfigChoice {
 
 /**
  * Decides where the kubeconfigs come from. `--tenant-kubeconfig` + `--host-kubeconfig` name one
- * file each; `--kubeconfig` (or, with `--tenant-context`/`--host-context`, `KUBECONFIG` or
- * `~/.kube/config`) holds both clusters, a per-cluster file flag overriding it for its cluster;
+ * file each; `--kubeconfig` (or, with a context flag, `KUBECONFIG` or `~/.kube/config`) holds both clusters, a per-cluster file flag overriding it for its cluster;
  * `--secrets` takes `<tenantSecretId>,<hostSecretId>` and excludes the file flags; nothing at
  * all means the local control plane.
  * @param env where `KUBECONFIG` and `HOME` are read (the command's environment)

@@ -1,5 +1,8 @@
 /** Entry point of the `tenantplane` command (see bin/tenantplane.js). */
+import { quietOnClosedPipes } from './io.js';
 import { run } from './program.js';
+
+quietOnClosedPipes([process.stdout, process.stderr]);
 
 const code = await run(process.argv.slice(2));
 // Connections are closed by the commands; exit explicitly so a stray handle cannot hold the

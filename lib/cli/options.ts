@@ -16,7 +16,10 @@ export function addClusterOptions(command: Command): Command {
     )
     .option('--tenant-kubeconfig <path>', 'kubeconfig file of the tenant cluster')
     .option('--host-kubeconfig <path>', 'kubeconfig file of the host cluster')
-    .option('--context <name>', 'kubeconfig context for both clusters')
+    .option(
+      '--context <name>',
+      'kubeconfig context for both clusters (alone it reads KUBECONFIG or ~/.kube/config)',
+    )
     .option(
       '--tenant-context <name>',
       'kubeconfig context of the tenant cluster (overrides --context; alone it reads KUBECONFIG or ~/.kube/config)',

@@ -2,32 +2,25 @@
  * The `tenantplane` command: argument parsing (commander), help with examples, and the mapping of
  * every outcome to an exit status. `run()` is the whole command, testable in-process.
  */
-import { readFileSync } from 'node:fs';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { Command, CommanderError } from 'commander';
 import { hostName } from '../engine/index.js';
 import { addClusterCommands } from './cluster-commands.js';
+import { addCompletionCommand } from './commands/completion.js';
 import { addGatewayCommand } from './commands/gateway.js';
+import { addSecretsCommand } from './commands/secrets.js';
+import { addVersionCommand, packageVersion } from './commands/version.js';
 import { errorLine, exitCodeForError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
 import { ROOT_HELP } from './help.js';
 import { type CliIo, processIo } from './io.js';
 import { addFullOption, checkTenantName } from './options.js';
 
-/** Replaceable collaborators (tests hand in a mocked EventBridge client). */
+/** Replaceable collaborators (tests hand in mocked AWS clients). */
 export interface CliDeps {
   eventBridgeClient?: EventBridgeClient;
-}
-
-function version(): string {
-  try {
-    const pkg = JSON.parse(
-      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
-    ) as { version?: string };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
+  secretsManagerClient?: SecretsManagerClient;
 }
 
 /** Builds the command tree; actions report their exit status through `setExit`. */
@@ -37,7 +30,7 @@ export function buildProgram(io: CliIo, deps: CliDeps, setExit: (code: ExitCode)
     .description(
       'Run, preview and explain tenantplane sync passes: tenant (virtual) cluster objects copied into a shared host cluster.',
     )
-    .version(version(), '-v, --version', 'print the version')
+    .version(packageVersion(), '-v, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .exitOverride()
     .configureOutput({
@@ -51,6 +44,7 @@ export function buildProgram(io: CliIo, deps: CliDeps, setExit: (code: ExitCode)
 
   addClusterCommands(program, io, setExit);
   addGatewayCommand(program, io, setExit);
+  addVersionCommand(program, io, setExit);
 
   program
     .command('name')
@@ -60,7 +54,7 @@ export function buildProgram(io: CliIo, deps: CliDeps, setExit: (code: ExitCode)
     )
     .argument('<name>', 'name of the tenant object')
     .argument('<virtual-namespace>', 'its namespace in the tenant cluster')
-    .argument('<tenant>', 'the TenantCluster name')
+    .argument('<tenant>', 'the TenantCluster name (checked as sync checks it)')
     .addHelpText(
       'after',
       `
@@ -73,6 +67,8 @@ Examples:
 Needs no cluster.`,
     )
     .action((name: string, vns: string, tenant: string) => {
+      // The rule sync applies: a name no TenantCluster can have has no host names either.
+      checkTenantName(tenant);
       io.out(`${hostName(name, vns, tenant)}\n`);
       setExit(ExitCode.Ok);
     });
@@ -117,6 +113,9 @@ function's logs or with "tenantplane status <tenant>".`,
       },
     );
 
+  addSecretsCommand(program, io, setExit, () => deps.secretsManagerClient);
+  // Last: its script covers every command added before it.
+  addCompletionCommand(program, io, setExit);
   return program;
 }
 

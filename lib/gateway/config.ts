@@ -54,18 +54,34 @@ async function readText(path: string, what: string): Promise<string> {
   }
 }
 
+type Check = (value: unknown) => boolean;
+
+const FIELDS: readonly (readonly [string, Check, string])[] = [
+  ['name', (v) => typeof v === 'string' && !tenantNameProblem(v), 'a TenantCluster name'],
+  ['hostNamespace', (v) => typeof v === 'string' && DNS_LABEL.test(v), 'a namespace name'],
+  ['clientCA', (v) => typeof v === 'string' && v !== '', 'the path of a PEM CA bundle'],
+  ['hostKubeconfig', (v) => typeof v === 'string' && v !== '', 'the path of a kubeconfig'],
+];
+
+/** Every problem of a tenant entry's fields, each naming its field. */
+function fieldProblems(entry: Record<string, unknown>): string[] {
+  return FIELDS.flatMap(([field, ok, what]) => {
+    const value = entry[field];
+    if (value === undefined) return [`${field} is missing (${what})`];
+    return ok(value) ? [] : [`${field} must be ${what}, got ${JSON.stringify(value)}`];
+  });
+}
+
 async function parseTenant(entry: unknown, at: string, base: string): Promise<GatewayTenant> {
   if (!isRecord(entry)) throw new GatewayConfigError(`${at} must be an object`);
-  const { name, hostNamespace, clientCA, hostKubeconfig } = entry;
-  if (typeof name !== 'string' || tenantNameProblem(name)) {
-    throw new GatewayConfigError(`${at}.name must be a TenantCluster name`);
-  }
-  if (typeof hostNamespace !== 'string' || !DNS_LABEL.test(hostNamespace)) {
-    throw new GatewayConfigError(`${at}.hostNamespace must be a namespace name`);
-  }
-  if (typeof clientCA !== 'string' || typeof hostKubeconfig !== 'string') {
-    throw new GatewayConfigError(`${at} needs clientCA and hostKubeconfig file paths`);
-  }
+  const problems = fieldProblems(entry);
+  if (problems.length > 0) throw new GatewayConfigError(`${at}: ${problems.join('; ')}`);
+  const { name, hostNamespace, clientCA, hostKubeconfig } = entry as {
+    name: string;
+    hostNamespace: string;
+    clientCA: string;
+    hostKubeconfig: string;
+  };
   const caPath = resolve(base, clientCA);
   const clientCaPem = await readText(caPath, `${at}.clientCA`);
   let clientCas: X509Certificate[];
@@ -85,6 +101,18 @@ async function parseTenant(entry: unknown, at: string, base: string): Promise<Ga
   return { name, hostNamespace, clientCas, clientCaPem, host: new HostTarget(loaded) };
 }
 
+/**
+ * A hint for the file most often given by mistake: the CDK's config/tenants.yaml also lists
+ * `tenants`, but with their secrets and schedules, not the gateway's fields.
+ */
+function cdkConfigHint(doc: unknown): string {
+  const tenants = isRecord(doc) && Array.isArray(doc.tenants) ? doc.tenants : [];
+  const cdk = tenants.some((t) => isRecord(t) && ('tenantSecretId' in t || 'schedule' in t));
+  return cdk
+    ? '. This looks like the CDK tenants config (config/tenants.yaml); the gateway takes its own file: docs/kubelet-gateway.md'
+    : '';
+}
+
 /** Reads and checks the gateway's tenants file (see the module doc). */
 export async function loadGatewayTenants(path: string): Promise<GatewayTenant[]> {
   const text = await readText(path, 'the gateway configuration');
@@ -99,7 +127,19 @@ export async function loadGatewayTenants(path: string): Promise<GatewayTenant[]>
     throw new GatewayConfigError(`the gateway configuration ${path} lists no tenants`);
   }
   const base = dirname(resolve(path));
-  const tenants = await Promise.all(list.map((t, i) => parseTenant(t, `tenants[${i}]`, base)));
+  const hint = cdkConfigHint(doc);
+  const tenants = await Promise.all(
+    list.map((t, i) => {
+      const name = isRecord(t) && typeof t.name === 'string' ? ` (${t.name})` : '';
+      return parseTenant(t, `the gateway configuration ${path}: tenants[${i}]${name}`, base).catch(
+        (error: unknown) => {
+          throw error instanceof GatewayConfigError && hint !== ''
+            ? new GatewayConfigError(`${error.message}${hint}`)
+            : error;
+        },
+      );
+    }),
+  );
   const seen = new Map<string, string>();
   const names = new Set<string>();
   for (const tenant of tenants) {

@@ -47,6 +47,6 @@ export function hostPodSecurityConditions(
     return [{ ...common, status: 'True', reason: ConditionReason.Enforced, message }];
   }
   const has = found.enforced === undefined ? 'none' : `"${found.enforced}"`;
-  const message = `the host namespace ${ns} has no ${LABEL} label at least as strict as the policy's level "${level}" (it has ${has}): the engine refuses every host Pod below the level itself, and the host's own admission is the second wall; label it: kubectl label namespace ${ns} ${LABEL}=${level} --overwrite (deploy/rbac/host-cluster.yaml does)`;
+  const message = `the host namespace ${ns} has no ${LABEL} label at least as strict as the policy's level "${level}" (it has ${has}): the engine refuses every host Pod below the level itself, and the host's own admission is the second wall; label it: kubectl label namespace ${ns} ${LABEL}=${level} --overwrite (deploy/rbac/host-cluster/host-cluster.yaml does)`;
   return [{ ...common, status: 'False', reason: ConditionReason.NotEnforced, message }];
 }

@@ -64,7 +64,7 @@ export async function readHostPodSecurity(
     return { needed: true, level, hostNamespace, enforced };
   } catch (error) {
     if (!isClusterError(error, 'Forbidden')) return undefined;
-    const unreadable = `${errorMessage(error)} (grant the host identity \`get\` on namespaces, resourceNames [${hostNamespace}]: deploy/rbac/host-cluster.yaml)`;
+    const unreadable = `${errorMessage(error)} (grant the host identity \`get\` on namespaces, resourceNames [${hostNamespace}]: deploy/rbac/host-cluster/host-cluster.yaml)`;
     return { needed: true, level, hostNamespace, unreadable };
   }
 }

@@ -22,7 +22,7 @@ export async function readTenantClusterId(tenantApi: ClusterApi): Promise<string
     // Not a full Kubernetes API (no namespaces served): nothing to identify it by.
     if (isClusterError(error, 'NotFound')) return undefined;
     const hint = isClusterError(error, 'Forbidden')
-      ? ' (grant the tenant identity `get` on namespaces, resourceNames [kube-system]: deploy/rbac/tenant-cluster.yaml)'
+      ? ' (grant the tenant identity `get` on namespaces, resourceNames [kube-system]: deploy/rbac/tenant-cluster/tenant-cluster.yaml)'
       : '';
     throw new PassError(
       `could not read the tenant cluster's identity (namespace kube-system): ${errorMessage(error)}${hint}`,

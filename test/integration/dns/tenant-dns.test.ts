@@ -205,7 +205,7 @@ describe('the tenant DNS (CoreDNS with the Corefile of deploy/tenant-dns)', () =
 
   it('deploy/tenant-dns applies to a tenant as it is, with no Pod Security warning', async () => {
     const run = promisify(execFile);
-    const args = ['--kubeconfig', clusters.tenantKubeconfigPath, 'apply', '-f', TENANT_DNS_DIR];
+    const args = ['--kubeconfig', clusters.tenantKubeconfigPath, 'apply', '-k', TENANT_DNS_DIR];
     const applied = await run(clusters.kubectl, args);
     expect(applied.stdout).toMatch(/^namespace\/tenant-dns (created|unchanged|configured)$/m);
     expect(applied.stdout).toMatch(/^deployment\.apps\/coredns (created|unchanged|configured)$/m);

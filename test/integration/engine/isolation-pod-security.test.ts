@@ -88,7 +88,7 @@ async function wallOf(t: Tenant): Promise<Record<string, unknown> | undefined> {
   return status?.conditions?.find((c) => c.type === 'HostPodSecurity');
 }
 
-/** Sets the host namespace's Pod Security enforce label (as `deploy/rbac/host-cluster.yaml` does). */
+/** Sets the host namespace's Pod Security enforce label (as `deploy/rbac/host-cluster/host-cluster.yaml` does). */
 async function enforce(t: Tenant, level: string): Promise<void> {
   const ns = (await t.hostApi.get(NAMESPACE, undefined, t.hostNamespace)) as KubeObject;
   const labels = { ...ns.metadata.labels, [ENFORCE]: level };

@@ -15,7 +15,7 @@ import { createTenant, TENANT_CLUSTER, tenantObject, useApis, waitFor } from '..
 import {
   fillHostTemplate,
   HOST_WORKLOAD_FILES,
-  RBAC_DIR,
+  rbacFile,
   restrictedHostIdentity,
 } from '../support/rbac.js';
 
@@ -103,7 +103,7 @@ describe('follow mode with the deploy/rbac grants', () => {
       );
     const edited = withoutLeases(
       fillHostTemplate(
-        await readFile(resolve(RBAC_DIR, 'host-cluster.yaml'), 'utf8'),
+        await readFile(rbacFile('host-cluster.yaml'), 'utf8'),
         t.name,
         t.hostNamespace,
       ),

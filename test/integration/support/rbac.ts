@@ -15,6 +15,11 @@ import { integrationClusters } from './clusters.js';
 /** The repository's deploy/rbac folder. */
 export const RBAC_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../deploy/rbac');
 
+/** A manifest of deploy/rbac by file name: each lives in the kustomize folder of its name. */
+export function rbacFile(file: string): string {
+  return resolve(RBAC_DIR, file.replace(/\.yaml$/, ''), file);
+}
+
 /** The host template filled in for a tenant, as the comment in the file says. */
 export function fillHostTemplate(template: string, tenant: string, hostNamespace: string): string {
   return template.replace(/\btenant-dev\b/g, hostNamespace).replace(/\bdev\b/g, tenant);
@@ -61,7 +66,7 @@ export async function restrictedHostIdentity(
 ): Promise<KubeconfigText & { path: string; user: string }> {
   const clusters = integrationClusters();
   for (const file of files) {
-    const template = await readFile(resolve(RBAC_DIR, file), 'utf8');
+    const template = await readFile(rbacFile(file), 'utf8');
     await kubectlApply(
       clusters.hostKubeconfigPath,
       edit(fillHostTemplate(template, tenant, hostNamespace), file),

@@ -1,7 +1,7 @@
 /**
  * A local AWS Secrets Manager endpoint speaking the service's JSON wire protocol (awsJson1_1:
  * `POST /`, `X-Amz-Target: secretsmanager.<Operation>`, a JSON body), enough for
- * `GetSecretValue`. Point an SDK at it with `AWS_ENDPOINT_URL_SECRETS_MANAGER=<url>` (and any
+ * `GetSecretValue`, `PutSecretValue` and `CreateSecret` (with its tags and KMS key id). Point an SDK at it with `AWS_ENDPOINT_URL_SECRETS_MANAGER=<url>` (and any
  * credentials and region); it records every request it answers.
  */
 import { randomUUID } from 'node:crypto';
@@ -28,6 +28,10 @@ export interface SecretsManagerEndpoint {
   requests: SecretsManagerRequest[];
   /** Sets (or replaces) a secret's `SecretString`. */
   putSecret(id: string, secretString: string): void;
+  /** A secret's current `SecretString`, as stored. */
+  secretString(id: string): string | undefined;
+  /** What `CreateSecret` was given besides the value, per secret name. */
+  created: Map<string, { tags: unknown; kmsKeyId: unknown; description: unknown }>;
   deleteSecret(id: string): void;
   close(): Promise<void>;
 }
@@ -58,6 +62,9 @@ export async function startSecretsManagerEndpoint(
 ): Promise<SecretsManagerEndpoint> {
   const store = new Map(Object.entries(secrets));
   const requests: SecretsManagerRequest[] = [];
+  const created: SecretsManagerEndpoint['created'] = new Map();
+  const arnOf = (id: string) =>
+    `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${id.startsWith('arn:') ? id.split(':').pop() : id}-AbCdEf`;
 
   const server = createServer((req, res) => {
     void (async () => {
@@ -78,6 +85,38 @@ export async function startSecretsManagerEndpoint(
       });
       if (req.method !== 'POST' || req.url !== '/')
         return error(res, 404, 'UnknownOperationException', 'POST / expected');
+      if (target === 'secretsmanager.CreateSecret') {
+        const name = typeof body.Name === 'string' ? body.Name : undefined;
+        if (name === undefined || typeof body.SecretString !== 'string')
+          return error(res, 400, 'InvalidParameterException', 'Name and SecretString are required');
+        if (store.has(name))
+          return error(res, 400, 'ResourceExistsException', `the secret ${name} already exists`);
+        store.set(name, body.SecretString);
+        created.set(name, {
+          tags: body.Tags,
+          kmsKeyId: body.KmsKeyId,
+          description: body.Description,
+        });
+        return send(res, 200, { ARN: arnOf(name), Name: name, VersionId: randomUUID() });
+      }
+      if (target === 'secretsmanager.PutSecretValue') {
+        if (secretId === undefined || typeof body.SecretString !== 'string')
+          return error(
+            res,
+            400,
+            'InvalidParameterException',
+            'SecretId and SecretString are required',
+          );
+        if (!store.has(secretId))
+          return error(
+            res,
+            400,
+            'ResourceNotFoundException',
+            "Secrets Manager can't find the specified secret.",
+          );
+        store.set(secretId, body.SecretString);
+        return send(res, 200, { ARN: arnOf(secretId), Name: secretId, VersionId: randomUUID() });
+      }
       if (target !== 'secretsmanager.GetSecretValue')
         return error(res, 400, 'UnknownOperationException', `unsupported target ${target}`);
       if (secretId === undefined)
@@ -110,6 +149,8 @@ export async function startSecretsManagerEndpoint(
     url: `http://127.0.0.1:${port}`,
     requests,
     putSecret: (id, secretString) => store.set(id, secretString),
+    secretString: (id) => store.get(id),
+    created,
     deleteSecret: (id) => store.delete(id),
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -95,7 +95,6 @@ describe('exit codes', () => {
 describe('chooseKubeconfigs', () => {
   it('defaults to the local control plane', () => {
     expect(chooseKubeconfigs({})).toEqual({ source: 'local' });
-    expect(chooseKubeconfigs({ context: 'x' })).toEqual({ source: 'local' });
   });
 
   it('takes two files', () => {

@@ -59,9 +59,16 @@ describe('chooseKubeconfigs: one kubeconfig for both clusters', () => {
 
   it('an exported KUBECONFIG alone never replaces the local clusters', () => {
     expect(chooseKubeconfigs({}, { KUBECONFIG: '/k/prod.yaml' })).toEqual({ source: 'local' });
-    expect(chooseKubeconfigs({ context: 'x' }, { KUBECONFIG: '/k/prod.yaml' })).toEqual({
-      source: 'local',
-    });
+  });
+
+  it('--context alone reads KUBECONFIG (else ~/.kube/config) for both clusters, like kubectl', () => {
+    const fromEnv = kubeconfigFiles(
+      chooseKubeconfigs({ context: 'x' }, { KUBECONFIG: '/k/p.yaml' }),
+    );
+    expect(fromEnv.host).toEqual({ paths: ['/k/p.yaml'], via: 'KUBECONFIG', skipMissing: true });
+    expect(fromEnv.tenant).toBe(fromEnv.host);
+    const fromHome = kubeconfigFiles(chooseKubeconfigs({ context: 'x' }, { HOME: '/home/op' }));
+    expect(fromHome.host.paths).toEqual(['/home/op/.kube/config']);
   });
 
   it('a per-cluster file flag overrides the shared kubeconfig for its cluster', () => {
@@ -140,6 +147,8 @@ describe('the command line', () => {
     [['plan', 'dev', '--kubeconfig', 'k', '--tenant-context', 'a', '--host-context', 'a'], /"a"/],
     [['status', '--secrets', 'a,b', '--kubeconfig', 'k'], /cannot be combined/],
     [['status', 'Not_A_Name'], /invalid tenant cluster name/],
+    // One context for both clusters would make the host its own tenant.
+    [['sync', 'dev', '--context', 'c'], /both use context "c"/],
   ])('%j is bad usage (exit 2), before any file is read', async (argv, message) => {
     const io = captureIo();
     expect(await run(argv, io)).toBe(2);

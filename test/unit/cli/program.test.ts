@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -9,14 +11,14 @@ describe('tenantplane (in-process)', () => {
     const io = captureIo();
     expect(await run(['--help'], io)).toBe(0);
     const help = io.stdout();
-    for (const command of ['sync', 'plan', 'explain', 'status', 'name', 'trigger']) {
+    for (const command of ['sync', 'plan', 'explain', 'status', 'name', 'trigger', 'version']) {
       expect(help).toMatch(new RegExp(`^  ${command} `, 'm'));
     }
     expect(help).toContain('Examples:');
     expect(help).toMatch(/Exit status:[\s\S]*0 {2}complete pass[\s\S]*3 {2}incomplete pass/);
   });
 
-  it.each(['sync', 'plan', 'explain', 'status', 'name', 'trigger'])(
+  it.each(['sync', 'plan', 'explain', 'status', 'name', 'trigger', 'version'])(
     '%s --help has examples',
     async (command) => {
       const io = captureIo();
@@ -55,6 +57,10 @@ describe('tenantplane (in-process)', () => {
     [['explain', 'ns/x', '--kind', 'Widget'], /--api-version/],
     [['frobnicate'], /unknown command 'frobnicate'/],
     [['name', 'a', 'b'], /missing required argument 'tenant'/],
+    // name checks the tenant as sync does: no host names for a tenant that cannot exist.
+    [['name', 'nginx', 'default', 'Not_A_Name'], /invalid tenant cluster name "Not_A_Name"/],
+    [['name', 'nginx', 'default', 'a'.repeat(64)], /invalid tenant cluster name/],
+    [['name', 'nginx', 'default', 'dev-'], /invalid tenant cluster name/],
   ])('%j is bad usage (exit 2)', async (argv, message) => {
     const io = captureIo();
     expect(await run(argv, io)).toBe(2);
@@ -66,6 +72,28 @@ describe('tenantplane (in-process)', () => {
     const io = captureIo();
     expect(await run(['name', 'nginx', 'default', 'dev'], io)).toBe(0);
     expect(io.stdout()).toBe('nginx-x-default-x-dev\n');
+  });
+
+  it('version: the package version, commit, Node.js and supported Kubernetes versions', async () => {
+    const { version } = JSON.parse(
+      readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
+    const io = captureIo();
+    expect(await run(['version'], io)).toBe(0);
+    const commit = execFileSync('git', ['describe', '--always', '--dirty', '--abbrev=12'], {
+      encoding: 'utf8',
+    }).trim();
+    expect(io.stdout()).toBe(
+      `tenantplane ${version}\ncommit:     ${commit}\nnode:       ${process.version}\nkubernetes: 1.36 to 1.37 (tenant and host clusters; local control plane v1.37.2)\n`,
+    );
+    const json = captureIo();
+    expect(await run(['version', '-o', 'json'], json)).toBe(0);
+    expect(JSON.parse(json.stdout())).toEqual({
+      version,
+      commit,
+      node: process.version,
+      kubernetes: { min: '1.36', max: '1.37', localControlPlane: 'v1.37.2' },
+    });
   });
 
   it('prints the version', async () => {

@@ -20,7 +20,7 @@ import {
   type PassResult,
 } from '../../../../lib/ports/index.js';
 import { integrationClusters } from '../../support/clusters.js';
-import { kubectlApply, RBAC_DIR } from '../../support/rbac.js';
+import { kubectlApply, rbacFile } from '../../support/rbac.js';
 
 export const clusters = integrationClusters();
 
@@ -77,10 +77,7 @@ export async function controlPlane() {
 
 /** Applies one manifest of deploy/rbac to the tenant apiserver, as an operator would. */
 export async function applyTenantManifest(file: string): Promise<void> {
-  await kubectlApply(
-    clusters.tenantKubeconfigPath,
-    await readFile(resolve(RBAC_DIR, file), 'utf8'),
-  );
+  await kubectlApply(clusters.tenantKubeconfigPath, await readFile(rbacFile(file), 'utf8'));
 }
 
 /** Runs `request` and fails unless the apiserver answered Forbidden. */

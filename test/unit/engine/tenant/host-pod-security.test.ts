@@ -88,7 +88,7 @@ describe('readHostPodSecurity', () => {
       needed: true,
       level: 'baseline',
       hostNamespace: HOST_NS,
-      unreadable: `Forbidden happened (grant the host identity \`get\` on namespaces, resourceNames [${HOST_NS}]: deploy/rbac/host-cluster.yaml)`,
+      unreadable: `Forbidden happened (grant the host identity \`get\` on namespaces, resourceNames [${HOST_NS}]: deploy/rbac/host-cluster/host-cluster.yaml)`,
     });
   });
 
