@@ -162,7 +162,10 @@ describe('TenantSyncFunction', () => {
     expect(others.map((s) => [s.Action, asArray(s.Resource).map(render)])).toEqual([
       [
         'sqs:SendMessage',
-        ['arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:tenantplane-dead-letters'],
+        [
+          ['arn:', '{AWS::Partition}:sqs:', '{AWS::Region}:', '{AWS::AccountId}:'].join('$') +
+            'tenantplane-dead-letters',
+        ],
       ],
     ]);
     expect(resources.sort()).toEqual(
