@@ -103,7 +103,10 @@ const tenantSchema = mapping(
     vpc: vpcSchema.optional(),
     /** The KMS key of this tenant's secrets, replacing `global.kmsKeyArn`. */
     kmsKeyArn: kmsKeyArnSchema.optional(),
-    /** The longest gap between two ticks, for the heartbeat (a cron on some days only). */
+    /**
+     * The heartbeat period, for a schedule whose gap it cannot tell (a cron on some days only):
+     * `alarms.heartbeatPeriods` of them must cover its longest gap.
+     */
     heartbeatMinutes: int(1, 10_080).optional(),
   },
   'must be a mapping with name, schedule, tenantSecretId and hostSecretId',

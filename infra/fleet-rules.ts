@@ -94,7 +94,7 @@ export function fleetProblems(config: { global: FleetGlobal; tenants: FleetTenan
     if (!heartbeat) {
       found.push({
         path: ['tenants', index, 'heartbeatMinutes'],
-        message: `is required for ${tenant.schedule}: the heartbeat alarm cannot tell how long this schedule may go without a tick (it runs on some days only); set the longest gap in minutes`,
+        message: `is required for ${tenant.schedule}: the heartbeat alarm cannot tell how long this schedule may go without a tick (it runs on some days only); set its period in minutes, so that global.alarms.heartbeatPeriods of them cover the longest gap (e.g. 1320 for a weekday schedule: 3 x 22 h cover a weekend)`,
       });
       return;
     }

@@ -62,8 +62,9 @@ export function scheduleWindowMinutes(expression: string, configured?: number): 
 /**
  * The heartbeat alarm's period, in minutes: the longest of the schedule's interval (with its
  * window), the function timeout (a pass's metrics are published when its invocation ends, a
- * follow's up to the timeout after its tick) and the alarms' period. `heartbeatMinutes` replaces
- * the interval where set; undefined when neither it nor the schedule tells the interval.
+ * follow's up to the timeout after its tick) and the alarms' period. `heartbeatMinutes` (the
+ * period the operator chose for a schedule whose gap cannot be told) replaces the interval and
+ * its window; undefined when neither it nor the schedule tells the interval.
  */
 export function heartbeatPeriodMinutes(options: {
   schedule: string;

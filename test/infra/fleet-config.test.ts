@@ -78,9 +78,9 @@ describe('a schedule', () => {
       heartbeatPeriodMinutes({
         ...base,
         schedule: 'cron(0/10 * ? * MON-FRI *)',
-        heartbeatMinutes: 3000,
+        heartbeatMinutes: 1320,
       }),
-    ).toBe(3000);
+    ).toBe(1320);
   });
 });
 
@@ -153,10 +153,10 @@ describe('the production settings', () => {
   it('ask for heartbeatMinutes where the schedule does not tell its gap, and check the window', () => {
     const weekdays = 'cron(0/10 * ? * MON-FRI *)';
     expect(problems(tenantsYaml([tenant('a', '', weekdays)]))).toEqual([
-      `tenants[0] (a): heartbeatMinutes: is required for ${weekdays}: the heartbeat alarm cannot tell how long this schedule may go without a tick (it runs on some days only); set the longest gap in minutes`,
+      `tenants[0] (a): heartbeatMinutes: is required for ${weekdays}: the heartbeat alarm cannot tell how long this schedule may go without a tick (it runs on some days only); set its period in minutes, so that global.alarms.heartbeatPeriods of them cover the longest gap (e.g. 1320 for a weekday schedule: 3 x 22 h cover a weekend)`,
     ]);
     expect(() =>
-      parseTenantsConfig(tenantsYaml([tenant('a', ', heartbeatMinutes: 3000', weekdays)])),
+      parseTenantsConfig(tenantsYaml([tenant('a', ', heartbeatMinutes: 1320', weekdays)])),
     ).not.toThrow();
     // 3 periods of a day's gap fit the 7 days an alarm may look back; 3 weeks do not.
     expect(() => parseTenantsConfig(tenantsYaml([tenant('a', '', 'rate(1 day)')]))).not.toThrow();
