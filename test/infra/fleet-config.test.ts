@@ -3,7 +3,10 @@
  * maxReservedConcurrency, scheduleWindowMinutes, heartbeatMinutes) and what a schedule implies:
  * its longest gap, its flexible window and the heartbeat period.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
+import { REPO_ROOT } from '../../infra/bundle.js';
 import { parseTenantsConfig, TenantsConfigError } from '../../infra/config.js';
 import { heartbeatOf } from '../../infra/fleet-rules.js';
 import {
@@ -101,6 +104,25 @@ describe('the production settings', () => {
     expect(heartbeatOf(config.tenants[0]!, config.global)).toEqual({
       periodMinutes: 7,
       periods: 3,
+    });
+  });
+
+  it('are valid as the sample config shows them, commented out', () => {
+    const sample = readFileSync(join(REPO_ROOT, 'config', 'tenants.yaml'), 'utf8');
+    const uncommented = sample.replace(
+      /^( *)# ( *)(stage|emails|vpc|subnetIds|securityGroupIds|kmsKeyArn|logLevel):/gm,
+      (_, indent: string, more: string, key: string) =>
+        `${more ? `${indent}  ` : indent}${more.slice(2)}${key}:`,
+    );
+    expect(uncommented).not.toBe(sample);
+    const config = parseTenantsConfig(uncommented);
+    expect(config.global).toMatchObject({
+      stage: 'prod',
+      logLevel: 'INFO',
+      maxReservedConcurrency: 900,
+      kmsKeyArn: expect.stringMatching(/^arn:aws:kms:/),
+      vpc: { subnetIds: expect.any(Array), securityGroupIds: ['sg-0123456789abcdef0'] },
+      alarms: { emails: ['oncall@example.com'], heartbeatPeriods: 3 },
     });
   });
 

@@ -155,6 +155,31 @@ describe('failures reach someone', () => {
     });
   });
 
+  it('subscribes the e-mails to an existing topic instead, creating none', async () => {
+    const { tp, template } = synth(
+      parseTenantsConfig(
+        PRODUCTION_YAML.replace(
+          '    emails:',
+          '    topicArn: arn:aws:sns:eu-west-1:123456789012:oncall\n    emails:',
+        ),
+      ),
+      { bundleDir: await handlerBundleDir() },
+    );
+    const existing = template(tp.shared);
+    existing.resourceCountIs('AWS::SNS::Topic', 0);
+    for (const endpoint of ['oncall@example.com', 'platform@example.com'])
+      existing.hasResourceProperties('AWS::SNS::Subscription', {
+        Protocol: 'email',
+        Endpoint: endpoint,
+        TopicArn: 'arn:aws:sns:eu-west-1:123456789012:oncall',
+      });
+    template(tp.shards[0]!).hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'prod-tenantplane-dev-heartbeat',
+      AlarmActions: ['arn:aws:sns:eu-west-1:123456789012:oncall'],
+      OKActions: ['arn:aws:sns:eu-west-1:123456789012:oncall'],
+    });
+  });
+
   it('keeps what could not run in one encrypted dead-letter queue, TLS only, for 14 days', () => {
     shared.hasResourceProperties('AWS::SQS::Queue', {
       QueueName: 'prod-tenantplane-dead-letters',
