@@ -107,8 +107,19 @@ export function tenantAlarms(scope: Construct, props: TenantAlarmsProps): cloudw
   const heartbeatPeriod = Duration.minutes(props.heartbeat.periodMinutes);
   const heartbeat = new cloudwatch.Alarm(scope, 'Heartbeat', {
     alarmName: alarmNameFor(tenant, 'heartbeat', props.stage),
-    alarmDescription: `No sync pass of tenant ${tenant} completed in ${props.heartbeat.periods} periods of ${props.heartbeat.periodMinutes} minutes: its schedule may be disabled, its function failing or never started, or every pass incomplete. ${queries('errors')}`,
-    metric: tenantMetric(SyncMetric.PassComplete, heartbeatPeriod),
+    alarmDescription: `No sync pass of tenant ${tenant} completed (nor found another process holding its lease) in ${props.heartbeat.periods} periods of ${props.heartbeat.periodMinutes} minutes: its schedule may be disabled, its function failing or never started, or every pass incomplete. ${queries('errors')}`,
+    // Alive: a completed pass, or a tick that found the tenant's lease held by another process
+    // (a `sync --follow` Deployment converges it). Missing values count as 0, so one series
+    // without data does not hide the other; both without data is silence.
+    metric: new cloudwatch.MathExpression({
+      expression: 'FILL(complete, 0) + FILL(dropped, 0)',
+      usingMetrics: {
+        complete: tenantMetric(SyncMetric.PassComplete, heartbeatPeriod),
+        dropped: tenantMetric(SyncMetric.TicksDropped, heartbeatPeriod),
+      },
+      period: heartbeatPeriod,
+      label: 'completed passes and ticks left to another lease holder',
+    }),
     threshold: 1,
     evaluationPeriods: props.heartbeat.periods,
     datapointsToAlarm: props.heartbeat.periods,

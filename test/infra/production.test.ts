@@ -278,14 +278,31 @@ describe('failures reach someone', () => {
       ['edge', 900],
       ['prod', 900],
     ] as const;
+    const series = (id: string, metricName: string, tenant: string, period: number) => ({
+      Id: id,
+      ReturnData: false,
+      MetricStat: {
+        Metric: {
+          Namespace: 'prod/Tenantplane',
+          MetricName: metricName,
+          Dimensions: [{ Name: 'tenant', Value: tenant }],
+        },
+        Period: period,
+        Stat: 'Sum',
+      },
+    });
     for (const [tenant, period] of cases)
       tenants.hasResourceProperties('AWS::CloudWatch::Alarm', {
         AlarmName: `prod-tenantplane-${tenant}-heartbeat`,
-        Namespace: 'prod/Tenantplane',
-        MetricName: 'PassComplete',
-        Dimensions: [{ Name: 'tenant', Value: tenant }],
-        Statistic: 'Sum',
-        Period: period,
+        // Alive: a completed pass, or a tick that found another process holding the lease.
+        Metrics: [
+          Match.objectLike({
+            Expression: 'FILL(complete, 0) + FILL(dropped, 0)',
+            ReturnData: true,
+          }),
+          series('complete', 'PassComplete', tenant, period),
+          series('dropped', 'TicksDropped', tenant, period),
+        ],
         EvaluationPeriods: 3,
         DatapointsToAlarm: 3,
         Threshold: 1,
