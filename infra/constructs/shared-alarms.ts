@@ -48,7 +48,8 @@ export class AlarmDelivery extends Construct {
     const { alarms, stage } = props;
     const topicName = alarmTopicName(alarms, stage);
     if (topicName) {
-      this.createdTopic = new sns.Topic(this, 'Topic', {
+      // In the stack's scope, where it always was: a new logical id would replace the named topic.
+      this.createdTopic = new sns.Topic(Stack.of(this), 'AlarmTopic', {
         topicName,
         displayName: 'tenantplane alarms',
         enforceSSL: true,

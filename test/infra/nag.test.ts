@@ -59,7 +59,7 @@ describe('cdk-nag AwsSolutions', () => {
     }
     const where = (rule: string) =>
       acknowledged.filter((a) => a.id.includes(rule)).map((a) => a.path);
-    expect(where('SNS2')).toEqual(['prod-TenantplaneShared/Alarms/Topic']);
+    expect(where('SNS2')).toEqual(['prod-TenantplaneShared/AlarmTopic']);
     expect(where('SQS3')).toEqual(['prod-TenantplaneShared/Alarms/DeadLetters']);
     // The scheduler role, once per function it invokes (`<fn>.Arn:*`); each VPC function's role,
     // for the two EC2 resources it cannot name (Describe*, network interfaces Lambda picks).
