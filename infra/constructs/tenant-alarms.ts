@@ -94,7 +94,7 @@ export function tenantAlarms(scope: Construct, props: TenantAlarmsProps): cloudw
         'events-dropped',
         lambdaMetric('AsyncEventsDropped'),
         1,
-        `Lambda dropped scheduled or requested passes of tenant ${tenant} without running them and could not even put them in the dead-letter queue (see the queue's policy and the function's role).`,
+        `Lambda gave up on scheduled or requested passes of tenant ${tenant} without running them to success: they failed, or expired waiting behind a running pass. Each is in the dead-letter queue, with its reason.`,
       ),
       alarm(
         'Throttles',
