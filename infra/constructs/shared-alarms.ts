@@ -5,7 +5,7 @@
  * Lambda, SyncRequested events the bus's rules could not deliver, and asynchronous invocations
  * of a tenant that is not followed which failed or expired.
  */
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -54,6 +54,27 @@ export class AlarmDelivery extends Construct {
         displayName: 'tenantplane alarms',
         enforceSSL: true,
       });
+      // enforceSSL gives the topic a policy of its own, which replaces the default one that let
+      // the account's alarms publish: without this statement no alarm would reach anyone.
+      this.createdTopic.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: 'AlarmsOfThisAccountPublish',
+          principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+          actions: ['sns:Publish'],
+          resources: [this.createdTopic.topicArn],
+          conditions: {
+            StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+            ArnLike: {
+              'aws:SourceArn': Stack.of(this).formatArn({
+                service: 'cloudwatch',
+                resource: 'alarm',
+                resourceName: '*',
+                arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+              }),
+            },
+          },
+        }),
+      );
       Validations.of(this.createdTopic).acknowledge({
         id: 'AwsSolutions-SNS2',
         reason:

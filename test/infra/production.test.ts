@@ -142,17 +142,37 @@ describe('failures reach someone', () => {
         TopicArn: { Ref: topic },
       });
     shared.resourceCountIs('AWS::SNS::Subscription', 2);
-    // Publishing only over TLS.
-    shared.hasResourceProperties('AWS::SNS::TopicPolicy', {
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({
-            Effect: 'Deny',
-            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
-          }),
-        ]),
-      },
+    // Publishing only over TLS; the topic's own policy replaces the default one, so it lets the
+    // account's alarms publish, and nothing else.
+    const policies = Object.values(shared.findResources('AWS::SNS::TopicPolicy'));
+    expect(policies).toHaveLength(1);
+    const statements = (
+      policies[0] as { Properties: { PolicyDocument: { Statement: Record<string, unknown>[] } } }
+    ).Properties.PolicyDocument.Statement;
+    expect(statements).toEqual([
+      expect.objectContaining({
+        Effect: 'Deny',
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+      expect.objectContaining({
+        Sid: 'AlarmsOfThisAccountPublish',
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Resource: { Ref: topic },
+      }),
+    ]);
+    const allow = statements[1] as {
+      Condition: { StringEquals: Record<string, unknown>; ArnLike: Record<string, unknown> };
+    };
+    expect(allow.Condition.StringEquals).toEqual({
+      'aws:SourceAccount': { Ref: 'AWS::AccountId' },
     });
+    expect(render(allow.Condition.ArnLike['aws:SourceArn'])).toBe(
+      ['arn:', '{AWS::Partition}:cloudwatch:', '{AWS::Region}:', '{AWS::AccountId}:alarm:*'].join(
+        '$',
+      ),
+    );
   });
 
   it('subscribes the e-mails to an existing topic instead, creating none', async () => {
