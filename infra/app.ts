@@ -6,7 +6,8 @@
 import { isAbsolute, join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { bundleSyncHandler, REPO_ROOT } from './bundle.js';
-import { loadTenantsConfig, type TenantsConfig, TenantsConfigError } from './config.js';
+import { type TenantsConfig, TenantsConfigError } from './config.js';
+import { loadTenantsConfig } from './config-file.js';
 import { addTenantplane } from './stacks.js';
 
 /**

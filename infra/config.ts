@@ -3,11 +3,23 @@
  * schedule, with which secrets and budget. Validated up front; every problem is reported with the
  * tenant and the field it is about, all at once.
  */
-import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { isRecord, tenantNameProblem } from '../lib/common/index.js';
+import {
+  emailsSchema,
+  hint,
+  int,
+  judged,
+  kmsKeyArnSchema,
+  logLevelSchema,
+  mapping,
+  stageSchema,
+  stringWhere,
+  vpcSchema,
+} from './config-fields.js';
 import { crossTenantProblems, followProblems, type Problem, tenantLabel } from './config-rules.js';
+import { fleetProblems } from './fleet-rules.js';
 
 /** CloudWatch Logs accepts only these retention periods. */
 export const LOG_RETENTION_DAYS = [
@@ -44,38 +56,6 @@ export function scheduleProblem(expression: string): string | undefined {
     return undefined;
   }
   return `must be rate(<n> <unit>) or cron(<6 fields>), got ${JSON.stringify(expression)}`;
-}
-
-// Every schema carries its own wording, so no zod default ("Invalid input: expected string,
-// received number") reaches the operator; the issue path supplies the tenant and the field.
-
-/** `is required` when the field is missing, else `<text>, got <the value>`. */
-const hint = (text: string) => ({
-  error: (issue: { input?: unknown }) =>
-    issue.input === undefined ? 'is required' : `${text}, got ${JSON.stringify(issue.input)}`,
-});
-
-/** A string that `ok` accepts; anything else is refused as not being `what`. */
-const stringWhere = (ok: (value: string) => boolean, what: string) =>
-  z.string(hint(what)).refine(ok, hint(what));
-
-const int = (min: number, max: number) => {
-  const h = hint(`must be an integer from ${min} to ${max}`);
-  return z.number(h).refine((v) => Number.isInteger(v) && v >= min && v <= max, h);
-};
-
-/** A string judged by a function that says what is wrong with it, like {@link scheduleProblem}. */
-const judged = (problem: (value: string) => string | undefined) =>
-  z
-    .string(hint('must be a string'))
-    .refine((v) => problem(v) === undefined, { error: (issue) => problem(issue.input as string) });
-
-/** A mapping with exactly these keys, listed in `known` order when an unknown one turns up. */
-function mapping<S extends z.ZodRawShape>(shape: S, what: string, known = Object.keys(shape)) {
-  return z.strictObject(shape, {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys' ? `unknown field (known: ${known.join(', ')})` : what,
-  });
 }
 
 const secretId = stringWhere(
@@ -118,10 +98,30 @@ const tenantSchema = mapping(
       { quietSeconds: int(1, MAX_FOLLOW_QUIET_SECONDS) },
       'must be a mapping with quietSeconds (e.g. {quietSeconds: 30})',
     ).optional(),
+    /** This tenant's VPC, replacing `global.vpc` (e.g. its own API server's subnets). */
+    vpc: vpcSchema.optional(),
+    /** The KMS key of this tenant's secrets, replacing `global.kmsKeyArn`. */
+    kmsKeyArn: kmsKeyArnSchema.optional(),
+    /**
+     * The heartbeat period, for a schedule whose gap it cannot tell (a cron on some days only):
+     * `alarms.heartbeatPeriods` of them must cover its longest gap.
+     */
+    heartbeatMinutes: int(1, 10_080).optional(),
   },
   'must be a mapping with name, schedule, tenantSecretId and hostSecretId',
   // The order the fields are written in; the shape's order is the order problems are reported.
-  ['name', 'schedule', 'tenantSecretId', 'hostSecretId', 'budget', 'memoryMiB', 'follow'],
+  [
+    'name',
+    'schedule',
+    'tenantSecretId',
+    'hostSecretId',
+    'budget',
+    'memoryMiB',
+    'follow',
+    'vpc',
+    'kmsKeyArn',
+    'heartbeatMinutes',
+  ],
 );
 
 const alarmsSchema = mapping(
@@ -131,6 +131,13 @@ const alarmsSchema = mapping(
     failedInvocationsThreshold: int(1, 100_000).default(1),
     incompletePassesThreshold: int(1, 100_000).default(3),
     skipsThreshold: int(1, 1_000_000).default(1),
+    /** Throttles in a period (a tenant's passes outlasting its schedule) that raise the alarm. */
+    throttlesThreshold: int(1, 100_000).default(3),
+    /**
+     * The heartbeat: a tenant with no completed pass in this many of its heartbeat periods
+     * (docs/operations.md) raises its alarm. At least 3, so a late tick is no alarm.
+     */
+    heartbeatPeriods: int(3, 100).default(3),
     /** Create an SNS topic of this name in the shared stack and notify it. */
     topicName: stringWhere(
       (v) => /^[A-Za-z0-9_-]{1,256}$/.test(v),
@@ -141,6 +148,8 @@ const alarmsSchema = mapping(
       (v) => /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/.test(v),
       'must be an SNS topic ARN',
     ).optional(),
+    /** Subscribed to the topic (topicName's, else topicArn's; else a topic `tenantplane-alarms`). */
+    emails: emailsSchema.optional(),
   },
   'must be a mapping',
 ).refine((a) => a.topicName === undefined || a.topicArn === undefined, {
@@ -169,9 +178,34 @@ const globalSchema = mapping(
       .refine((v) => (LOG_RETENTION_DAYS as readonly number[]).includes(v), retentionHint)
       .default(30),
     alarms: alarmsSchema.prefault({}),
+    /** Prefixes every name (functions, log groups, alarms, stacks, bus, topic, metrics). */
+    stage: stageSchema.optional(),
+    /** Every function runs in this VPC unless its tenant names its own. */
+    vpc: vpcSchema.optional(),
+    /** The KMS key of the secrets (each function may decrypt with it through Secrets Manager). */
+    kmsKeyArn: kmsKeyArnSchema.optional(),
+    /** The functions' log level (Powertools Logger); default INFO. */
+    logLevel: logLevelSchema.optional(),
+    /**
+     * Concurrent executions the account lets these functions reserve (1 per tenant): its
+     * concurrency quota minus the 100 Lambda keeps unreserved. Default 900 (a 1,000 quota).
+     */
+    maxReservedConcurrency: int(1, 1_000_000).default(900),
+    /** Flexible window of every schedule, minutes (0: fire on time); default from the schedule. */
+    scheduleWindowMinutes: int(0, 60).optional(),
   },
   'must be a mapping',
-  ['eventBusName', 'logRetentionDays', 'alarms'],
+  [
+    'stage',
+    'eventBusName',
+    'logRetentionDays',
+    'logLevel',
+    'alarms',
+    'vpc',
+    'kmsKeyArn',
+    'maxReservedConcurrency',
+    'scheduleWindowMinutes',
+  ],
 ).prefault({});
 
 const configSchema = mapping(
@@ -237,6 +271,7 @@ export function parseTenantsConfig(text: string, origin = 'config/tenants.yaml')
       : [issue],
   );
   problems.push(...crossTenantProblems(doc), ...followProblems(doc));
+  if (result.success) problems.push(...fleetProblems(result.data));
   if (result.success && problems.length === 0) return result.data;
   // Array sort is stable, so one tenant's problems keep the order its fields are checked in.
   problems.sort((a, b) => tenantIndex(a) - tenantIndex(b));
@@ -244,23 +279,4 @@ export function parseTenantsConfig(text: string, origin = 'config/tenants.yaml')
     origin,
     problems.map((problem) => describeProblem(doc, problem)),
   );
-}
-
-/**
- * Reads and validates the tenants config at `path`; throws {@link TenantsConfigError}, also for a
- * file that cannot be read (a raw ENOENT said nothing of which setting names the file).
- */
-export function loadTenantsConfig(path: string): TenantsConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new TenantsConfigError(path, [
-      code === 'ENOENT'
-        ? 'the file does not exist (name another with "cdk synth -c tenantsConfig=<file>")'
-        : `the file cannot be read (${typeof code === 'string' ? code : String(error)})`,
-    ]);
-  }
-  return parseTenantsConfig(text, path);
 }

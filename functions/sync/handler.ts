@@ -97,9 +97,10 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
   const logger = deps.logger ?? new Logger({ serviceName: SERVICE_NAME });
   // Metrics' own warnings (e.g. nothing to publish after a refused event) go through the
   // logger, so every line the function writes is JSON.
-  const metrics =
-    deps.metrics ??
-    new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, logger });
+  // The namespace infra/ sets (a staged app has its own, `<stage>/Tenantplane`), else the default.
+  const namespace =
+    (deps.env ?? process.env).POWERTOOLS_METRICS_NAMESPACE?.trim() || METRICS_NAMESPACE;
+  const metrics = deps.metrics ?? new Metrics({ namespace, serviceName: SERVICE_NAME, logger });
   const clock = deps.clock ?? systemClock;
   const connect = deps.createClusterApi ?? ((kubeconfig) => createClusterApi(kubeconfig));
   const pass = deps.runPass ?? runPass;

@@ -14,6 +14,21 @@ import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SyncMetric, TENANT_DIMENSION } from '../../functions/sync/contract.js';
 import { FLEET_DASHBOARD_NAME, FUNCTION_NAME_STEM } from '../names.js';
 
+/** Where a stage's metrics are: its EMF namespace and its functions' name stem. */
+export interface FleetScope {
+  namespace: string;
+  functionStem: string;
+}
+
+const DEFAULT_SCOPE: FleetScope = {
+  namespace: METRICS_NAMESPACE,
+  functionStem: FUNCTION_NAME_STEM,
+};
+
+/** A namespace as SEARCH reads it: a staged one (`prod/Tenantplane`) is quoted. */
+const searchNamespace = (namespace: string) =>
+  /^[A-Za-z0-9]+$/.test(namespace) ? namespace : `"${namespace}"`;
+
 /** The period of every series on the dashboard, in seconds. */
 export const DASHBOARD_PERIOD_SECONDS = 300;
 /** How many tenants the "top" and "slowest" widgets list. */
@@ -22,8 +37,12 @@ export const TOP_TENANTS = 10;
 type SyncMetricName = (typeof SyncMetric)[keyof typeof SyncMetric];
 
 /** Every tenant's series of one metric: `SEARCH('{Tenantplane,tenant} MetricName="…"', …)`. */
-export function tenantSearch(metric: SyncMetricName, statistic: string): string {
-  return `SEARCH('{${METRICS_NAMESPACE},${TENANT_DIMENSION}} MetricName="${metric}"', '${statistic}', ${DASHBOARD_PERIOD_SECONDS})`;
+export function tenantSearch(
+  metric: SyncMetricName,
+  statistic: string,
+  namespace = METRICS_NAMESPACE,
+): string {
+  return `SEARCH('{${searchNamespace(namespace)},${TENANT_DIMENSION}} MetricName="${metric}"', '${statistic}', ${DASHBOARD_PERIOD_SECONDS})`;
 }
 
 /**
@@ -31,7 +50,10 @@ export function tenantSearch(metric: SyncMetricName, statistic: string): string 
  * token). A pass-level failure fails the invocation and publishes no EMF metrics, so this is the
  * only place failures show.
  */
-export const FAILED_INVOCATIONS_SEARCH = `SEARCH('{AWS/Lambda,FunctionName} MetricName="Errors" FunctionName=${FUNCTION_NAME_STEM}', 'Sum', ${DASHBOARD_PERIOD_SECONDS})`;
+export const failedInvocationsSearch = (functionStem: string) =>
+  `SEARCH('{AWS/Lambda,FunctionName} MetricName="Errors" FunctionName=${functionStem}', 'Sum', ${DASHBOARD_PERIOD_SECONDS})`;
+
+export const FAILED_INVOCATIONS_SEARCH = failedInvocationsSearch(FUNCTION_NAME_STEM);
 
 const expression = (expr: string, label: string, color?: string) =>
   new cloudwatch.MathExpression({
@@ -44,8 +66,8 @@ const expression = (expr: string, label: string, color?: string) =>
 /** Dynamic label: the series' own dimension value (the tenant, or the function name). */
 const dimensionLabel = (dimension: string) => `\${PROP('Dim.${dimension}')}`;
 
-const total = (metric: SyncMetricName, label: string, color?: string) =>
-  expression(`SUM(${tenantSearch(metric, 'Sum')})`, label, color);
+const total = (scope: FleetScope, metric: SyncMetricName, label: string, color?: string) =>
+  expression(`SUM(${tenantSearch(metric, 'Sum', scope.namespace)})`, label, color);
 
 const topBySum = (search: string, dimension: string) =>
   expression(`SORT(${search}, SUM, DESC, ${TOP_TENANTS})`, dimensionLabel(dimension));
@@ -55,16 +77,16 @@ const topBySum = (search: string, dimension: string) =>
  * billed for beyond their passes), the changes their follows converged and how fast, per
  * invocation (each publishes its own p50 and p99), and the ticks dropped behind another follower.
  */
-function followRow(): cloudwatch.IWidget[] {
+function followRow(scope: FleetScope): cloudwatch.IWidget[] {
   return [
     new cloudwatch.GraphWidget({
       title: 'Followed time and changes converged by follows',
       width: 8,
       height: 6,
-      left: [total(SyncMetric.FollowedSeconds, 'seconds followed (all tenants)')],
+      left: [total(scope, SyncMetric.FollowedSeconds, 'seconds followed (all tenants)')],
       right: [
-        total(SyncMetric.FollowChanges, 'changes converged by follows'),
-        total(SyncMetric.TicksDropped, 'ticks dropped (lease held by another follower)'),
+        total(scope, SyncMetric.FollowChanges, 'changes converged by follows'),
+        total(scope, SyncMetric.TicksDropped, 'ticks dropped (lease held by another follower)'),
       ],
       leftYAxis: { min: 0, label: 'seconds per 5 minutes', showUnits: false },
       rightYAxis: { min: 0, label: 'per 5 minutes', showUnits: false },
@@ -75,11 +97,11 @@ function followRow(): cloudwatch.IWidget[] {
       height: 6,
       left: [
         expression(
-          `AVG(${tenantSearch(SyncMetric.ChangeLatencyP50, 'Average')})`,
+          `AVG(${tenantSearch(SyncMetric.ChangeLatencyP50, 'Average', scope.namespace)})`,
           'p50 (mean of tenants)',
         ),
         expression(
-          `MAX(${tenantSearch(SyncMetric.ChangeLatencyP99, 'Maximum')})`,
+          `MAX(${tenantSearch(SyncMetric.ChangeLatencyP99, 'Maximum', scope.namespace)})`,
           'p99 (highest invocation)',
           '#d62728',
         ),
@@ -90,7 +112,12 @@ function followRow(): cloudwatch.IWidget[] {
       title: `Top ${TOP_TENANTS} tenants by seconds followed`,
       width: 8,
       height: 6,
-      metrics: [topBySum(tenantSearch(SyncMetric.FollowedSeconds, 'Sum'), TENANT_DIMENSION)],
+      metrics: [
+        topBySum(
+          tenantSearch(SyncMetric.FollowedSeconds, 'Sum', scope.namespace),
+          TENANT_DIMENSION,
+        ),
+      ],
       layout: cloudwatch.TableLayout.HORIZONTAL,
       summary: { columns: [cloudwatch.TableSummaryColumn.SUM], hideNonSummaryColumns: true },
     }),
@@ -100,14 +127,18 @@ function followRow(): cloudwatch.IWidget[] {
 export interface FleetDashboardProps {
   /** Default {@link FLEET_DASHBOARD_NAME}. */
   dashboardName?: string;
+  /** A stage's namespace and function stem; default the unstaged ones. */
+  scope?: FleetScope;
 }
 
 export class FleetDashboard extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
 
-  constructor(scope: Construct, id: string, props: FleetDashboardProps = {}) {
-    super(scope, id);
+  constructor(parent: Construct, id: string, props: FleetDashboardProps = {}) {
+    super(parent, id);
     const dashboardName = props.dashboardName ?? FLEET_DASHBOARD_NAME;
+    const scope = props.scope ?? DEFAULT_SCOPE;
+    const failed = failedInvocationsSearch(scope.functionStem);
     const table = (title: string, metric: cloudwatch.IMetric) =>
       new cloudwatch.TableWidget({
         title,
@@ -131,7 +162,7 @@ export class FleetDashboard extends Construct {
             height: 2,
             markdown: [
               '# tenantplane fleet',
-              `Every tenant of this account and region: EMF metrics \`${METRICS_NAMESPACE}\` by \`${TENANT_DIMENSION}\`, and the Lambda \`Errors\` of the \`${FUNCTION_NAME_STEM}-*\` functions (a pass-level failure publishes no metrics). One tenant: Logs Insights queries \`tenantplane/<tenant>/…\`, alarms \`tenantplane-<tenant>-…\`, \`kubectl describe tenantcluster <tenant>\`.`,
+              `Every tenant of this account and region: EMF metrics \`${scope.namespace}\` by \`${TENANT_DIMENSION}\`, and the Lambda \`Errors\` of the \`${scope.functionStem}-*\` functions (a pass-level failure publishes no metrics). One tenant: its Logs Insights queries \`…tenantplane/<tenant>/…\` and alarms \`…tenantplane-<tenant>-…\`, \`kubectl describe tenantcluster <tenant>\`.`,
             ].join('\n\n'),
           }),
         ],
@@ -141,17 +172,14 @@ export class FleetDashboard extends Construct {
             width: 12,
             height: 6,
             left: [
-              total(SyncMetric.PassComplete, 'complete passes', '#2ca02c'),
+              total(scope, SyncMetric.PassComplete, 'complete passes', '#2ca02c'),
               total(
+                scope,
                 SyncMetric.PassIncomplete,
                 'incomplete passes (a bound stopped them)',
                 '#ff7f0e',
               ),
-              expression(
-                `SUM(${FAILED_INVOCATIONS_SEARCH})`,
-                'failed invocations (pass-level failures)',
-                '#d62728',
-              ),
+              expression(`SUM(${failed})`, 'failed invocations (pass-level failures)', '#d62728'),
             ],
             leftYAxis: { min: 0, label: 'per 5 minutes', showUnits: false },
           }),
@@ -161,10 +189,10 @@ export class FleetDashboard extends Construct {
             height: 6,
             stacked: true,
             left: [
-              total(SyncMetric.Creates, 'Create'),
-              total(SyncMetric.Updates, 'Update'),
-              total(SyncMetric.Deletes, 'Delete'),
-              total(SyncMetric.Skips, 'Skip'),
+              total(scope, SyncMetric.Creates, 'Create'),
+              total(scope, SyncMetric.Updates, 'Update'),
+              total(scope, SyncMetric.Deletes, 'Delete'),
+              total(scope, SyncMetric.Skips, 'Skip'),
             ],
             leftYAxis: { min: 0, label: 'per 5 minutes', showUnits: false },
           }),
@@ -176,7 +204,7 @@ export class FleetDashboard extends Construct {
             height: 6,
             left: (['p50', 'p90', 'p99'] as const).map((p) =>
               expression(
-                `MAX(${tenantSearch(SyncMetric.PassDurationMs, p)})`,
+                `MAX(${tenantSearch(SyncMetric.PassDurationMs, p, scope.namespace)})`,
                 `${p} (highest tenant)`,
               ),
             ),
@@ -188,7 +216,7 @@ export class FleetDashboard extends Construct {
             height: 6,
             left: [
               expression(
-                `SORT(${tenantSearch(SyncMetric.PassDurationMs, 'p99')}, MAX, DESC, ${TOP_TENANTS})`,
+                `SORT(${tenantSearch(SyncMetric.PassDurationMs, 'p99', scope.namespace)}, MAX, DESC, ${TOP_TENANTS})`,
                 dimensionLabel(TENANT_DIMENSION),
               ),
             ],
@@ -198,15 +226,18 @@ export class FleetDashboard extends Construct {
         [
           table(
             `Top ${TOP_TENANTS} tenants by Skips`,
-            topBySum(tenantSearch(SyncMetric.Skips, 'Sum'), TENANT_DIMENSION),
+            topBySum(tenantSearch(SyncMetric.Skips, 'Sum', scope.namespace), TENANT_DIMENSION),
           ),
           table(
             `Top ${TOP_TENANTS} tenants by object errors`,
-            topBySum(tenantSearch(SyncMetric.ObjectErrors, 'Sum'), TENANT_DIMENSION),
+            topBySum(
+              tenantSearch(SyncMetric.ObjectErrors, 'Sum', scope.namespace),
+              TENANT_DIMENSION,
+            ),
           ),
           table(
             `Top ${TOP_TENANTS} functions by failed invocations`,
-            topBySum(FAILED_INVOCATIONS_SEARCH, 'FunctionName'),
+            topBySum(failed, 'FunctionName'),
           ),
         ],
         [
@@ -218,15 +249,18 @@ export class FleetDashboard extends Construct {
             height: 6,
             left: [
               expression(
-                `AVG(${tenantSearch(SyncMetric.ResumeHit, 'Average')})`,
+                `AVG(${tenantSearch(SyncMetric.ResumeHit, 'Average', scope.namespace)})`,
                 'mean of tenants',
               ),
-              expression(`MIN(${tenantSearch(SyncMetric.ResumeHit, 'Average')})`, 'lowest tenant'),
+              expression(
+                `MIN(${tenantSearch(SyncMetric.ResumeHit, 'Average', scope.namespace)})`,
+                'lowest tenant',
+              ),
             ],
             leftYAxis: { min: 0, max: 1, label: 'hit rate', showUnits: false },
           }),
         ],
-        followRow(),
+        followRow(scope),
       ],
     });
   }

@@ -1,37 +1,48 @@
 /**
  * Everything one tenant cluster needs to be synced: the function (one bounded pass per
- * invocation; for a followed tenant, a follow after a pass that found it active), its log group, its schedule, its manual-trigger rule, read access to exactly its
- * two kubeconfig secrets (its tenant cluster's and its own host identity's), saved log queries and
- * alarms.
+ * invocation; for a followed tenant, a follow after a pass that found it active), its log group,
+ * its schedule (spread over a flexible window), its manual-trigger rule, read access to exactly
+ * its two kubeconfig secrets (its tenant cluster's and its own host identity's), saved log
+ * queries and alarms; in a VPC when the config says so; every event it could not run ends in the
+ * app's dead-letter queue.
  */
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { type CfnElement, Duration, Stack, Tags, Validations } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import {
-  METRICS_NAMESPACE,
-  SERVICE_NAME,
-  SYNC_REQUESTED,
-  SyncEnv,
-  SyncMetric,
-  TENANT_DIMENSION,
-} from '../../functions/sync/contract.js';
+import { SERVICE_NAME, SYNC_REQUESTED, SyncEnv } from '../../functions/sync/contract.js';
 import { BUNDLE_HANDLER } from '../bundle.js';
 import type { GlobalConfig, TenantConfig } from '../config.js';
-import { DEFAULT_FOLLOW_TIMEOUT_SECONDS } from '../config-rules.js';
-import { alarmNameFor, functionNameFor, logGroupNameFor, queryNameFor } from '../names.js';
+import {
+  functionTimeoutSeconds,
+  heartbeatOf,
+  kmsKeyOf,
+  RESERVED_CONCURRENCY_PER_TENANT,
+  vpcOf,
+  windowOf,
+} from '../fleet-rules.js';
+import { functionNameFor, logGroupNameFor, metricsNamespaceFor, queryNameFor } from '../names.js';
 import { tenantQueries } from '../queries.js';
+import { tenantAlarms } from './tenant-alarms.js';
+import { tenantRole } from './tenant-role.js';
 
-export const DEFAULT_TIMEOUT_SECONDS = 120;
+export { DEFAULT_TIMEOUT_SECONDS } from '../fleet-rules.js';
+export { secretResourceArn } from './tenant-role.js';
+
 export const DEFAULT_MEMORY_MIB = 512;
+/** The tag every resource of a tenant carries: its name (per-tenant cost allocation). */
+export const TENANT_TAG = 'tenantplane:tenant';
+/** How often, and for how long, EventBridge Scheduler retries a tick it could not deliver. */
+export const SCHEDULE_RETRY_ATTEMPTS = 2;
+export const SCHEDULE_MAX_EVENT_AGE_SECONDS = 60;
 /** The shortest maximum event age Lambda accepts for asynchronous invocations. */
 export const MIN_MAX_EVENT_AGE_SECONDS = 60;
 
@@ -49,25 +60,13 @@ export interface TenantSyncFunctionProps {
   scheduleRole: iam.IRole;
   /** Alarm action target. */
   alarmTopic?: sns.ITopic;
+  /** The app's dead-letter queue (shared stack): undeliverable ticks, triggers, failed events. */
+  deadLetterQueue: sqs.IQueue;
   /**
    * The handler code: the bundle built once for the whole app (`lambda.Code.fromAsset` of
    * `bundleSyncHandler().dir`, see infra/bundle.ts), shared by every function of a stack.
    */
   code: lambda.Code;
-}
-
-/**
- * The IAM resource for a secret id: a name becomes a partial ARN with the `-??????` suffix
- * Secrets Manager appends to names; a full ARN is used as is.
- */
-export function secretResourceArn(scope: Construct, secretId: string): string {
-  if (secretId.startsWith('arn:')) return secretId;
-  return Stack.of(scope).formatArn({
-    service: 'secretsmanager',
-    resource: 'secret',
-    resourceName: `${secretId}-??????`,
-    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-  });
 }
 
 export class TenantSyncFunction extends Construct {
@@ -81,49 +80,39 @@ export class TenantSyncFunction extends Construct {
   constructor(scope: Construct, id: string, props: TenantSyncFunctionProps) {
     super(scope, id);
     const { tenant, global } = props;
-    const timeoutSeconds =
-      tenant.budget?.timeoutSeconds ??
-      (tenant.follow ? DEFAULT_FOLLOW_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS);
+    const stage = global.stage;
+    const timeoutSeconds = functionTimeoutSeconds(tenant);
+    const vpc = vpcOf(tenant, global);
+    // A followed tenant's ticks are dropped by design while it follows (see maxEventAge below):
+    // sent to the dead-letter queue they would bury the events that mean something.
+    const onFailure = tenant.follow ? undefined : props.deadLetterQueue.queueArn;
+    Tags.of(this).add(TENANT_TAG, tenant.name);
 
     this.logGroup = new logs.LogGroup(this, 'Logs', {
-      logGroupName: logGroupNameFor(tenant.name),
+      logGroupName: logGroupNameFor(tenant.name, stage),
       retention: global.logRetentionDays as logs.RetentionDays,
     });
 
-    // Least privilege, inline (one resource): write its own log group, read its two secrets. The
-    // host secret is this tenant's own (config validation refuses a shared one), so no function
-    // can read the host identity of another tenant.
-    const role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: `tenantplane sync of tenant ${tenant.name}`,
-      inlinePolicies: {
-        sync: new iam.PolicyDocument({
-          statements: [
-            new iam.PolicyStatement({
-              sid: 'ReadKubeconfigSecrets',
-              actions: ['secretsmanager:GetSecretValue'],
-              resources: [
-                secretResourceArn(this, tenant.tenantSecretId),
-                secretResourceArn(this, tenant.hostSecretId),
-              ],
-            }),
-            new iam.PolicyStatement({
-              sid: 'WriteOwnLogs',
-              actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-              resources: [this.logGroup.logGroupArn],
-            }),
-          ],
-        }),
-      },
+    // The host secret is this tenant's own (config validation refuses a shared one), so no
+    // function can read the host identity of another tenant.
+    const role = tenantRole(this, 'Role', {
+      tenant: tenant.name,
+      secretIds: [tenant.tenantSecretId, tenant.hostSecretId],
+      logGroup: this.logGroup,
+      kmsKeyArn: kmsKeyOf(tenant, global),
+      deadLetterQueueArn: onFailure,
+      inVpc: vpc !== undefined,
     });
 
+    const namespace = metricsNamespaceFor(stage);
     const environment: Record<string, string> = {
       [SyncEnv.Tenant]: tenant.name,
       [SyncEnv.TenantSecretId]: tenant.tenantSecretId,
       [SyncEnv.HostSecretId]: tenant.hostSecretId,
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      POWERTOOLS_METRICS_NAMESPACE: namespace,
     };
+    if (global.logLevel) environment.POWERTOOLS_LOG_LEVEL = global.logLevel;
     const budget = tenant.budget ?? {};
     if (budget.maxWrites !== undefined) environment[SyncEnv.MaxWrites] = String(budget.maxWrites);
     if (budget.pageSize !== undefined) environment[SyncEnv.PageSize] = String(budget.pageSize);
@@ -132,7 +121,7 @@ export class TenantSyncFunction extends Construct {
     if (tenant.follow) environment[SyncEnv.FollowQuietSeconds] = String(tenant.follow.quietSeconds);
 
     const common = {
-      functionName: functionNameFor(tenant.name),
+      functionName: functionNameFor(tenant.name, stage),
       description: tenant.follow
         ? `tenantplane: a sync pass of tenant cluster ${tenant.name}, followed while it is active`
         : `tenantplane: one bounded sync pass of tenant cluster ${tenant.name}`,
@@ -145,7 +134,7 @@ export class TenantSyncFunction extends Construct {
       loggingFormat: lambda.LoggingFormat.JSON,
       environment,
       // Passes of one tenant never overlap.
-      reservedConcurrentExecutions: 1,
+      reservedConcurrentExecutions: RESERVED_CONCURRENCY_PER_TENANT,
       // No automatic retry: the next schedule is the retry. A scheduled event queued behind a
       // running pass (concurrency 1) expires rather than pile up. A followed tenant's tick that
       // arrives while an invocation follows it is dropped after the shortest age Lambda allows
@@ -156,6 +145,8 @@ export class TenantSyncFunction extends Construct {
           ? MIN_MAX_EVENT_AGE_SECONDS
           : Math.min(6 * 3600, Math.max(MIN_MAX_EVENT_AGE_SECONDS, timeoutSeconds * 2)),
       ),
+      // A failed or expired event of a tenant that is not followed: kept, with its payload.
+      ...(onFailure ? { onFailure: { bind: () => ({ destination: onFailure }) } } : {}),
     } satisfies Partial<lambda.FunctionProps>;
 
     this.function = new lambda.Function(this, 'Function', {
@@ -164,15 +155,39 @@ export class TenantSyncFunction extends Construct {
       handler: BUNDLE_HANDLER,
       environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
     });
+    if (vpc) {
+      // Imported by id, so no VPC lookup (and no context) is needed at synth time.
+      (this.function.node.defaultChild as lambda.CfnFunction).vpcConfig = {
+        subnetIds: vpc.subnetIds,
+        securityGroupIds: vpc.securityGroupIds,
+      };
+    }
 
+    const window = windowOf(tenant, global);
     this.schedule = new scheduler.Schedule(this, 'Schedule', {
       description: `tenantplane sync of tenant ${tenant.name}`,
       schedule: scheduler.ScheduleExpression.expression(tenant.schedule),
+      // Tenants sharing a rate do not all call the host in the same second.
+      timeWindow:
+        window > 0
+          ? scheduler.TimeWindow.flexible(Duration.minutes(window))
+          : scheduler.TimeWindow.off(),
       target: new LambdaInvoke(this.function, {
         role: props.scheduleRole,
         input: scheduler.ScheduleTargetInput.fromObject({ tenant: tenant.name }),
-        retryAttempts: 0,
+        // Only a tick the scheduler could not hand to Lambda is retried (no pass ran), briefly,
+        // then kept in the dead-letter queue.
+        retryAttempts: SCHEDULE_RETRY_ATTEMPTS,
+        maxEventAge: Duration.seconds(SCHEDULE_MAX_EVENT_AGE_SECONDS),
+        deadLetterQueue: props.deadLetterQueue,
       }),
+    });
+
+    // The scheduler's grant (LambdaInvoke's) covers the function and its versions (`:*`).
+    const functionId = Stack.of(this).getLogicalId(this.function.node.defaultChild as CfnElement);
+    Validations.of(props.scheduleRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${functionId}.Arn>:*]`,
+      reason: `EventBridge Scheduler may invoke the sync function of tenant ${tenant.name} and its versions (the \`:*\` of CDK's invoke grant): one function, no other.`,
     });
 
     this.rule = new events.Rule(this, 'SyncRequested', {
@@ -181,68 +196,34 @@ export class TenantSyncFunction extends Construct {
       eventPattern: { detailType: [SYNC_REQUESTED], detail: { tenant: [tenant.name] } },
       targets: [new targets.LambdaFunction(this.function, { retryAttempts: 0 })],
     });
+    // The queue is the shared stack's, whose policy lets the bus's rules send to it; set here
+    // rather than through the target, which would try (and fail) to add that policy itself.
+    (this.rule.node.defaultChild as events.CfnRule).addPropertyOverride(
+      'Targets.0.DeadLetterConfig.Arn',
+      props.deadLetterQueue.queueArn,
+    );
 
     this.queries = tenantQueries().map(
       ({ what, query }) =>
         new logs.CfnQueryDefinition(this, `Query-${what}`, {
-          name: queryNameFor(tenant.name, what),
+          name: queryNameFor(tenant.name, what, stage),
           queryString: query,
           logGroupNames: [this.logGroup.logGroupName],
         }),
     );
 
-    const alarms = global.alarms;
-    const period = Duration.minutes(alarms.periodMinutes);
-    const tenantMetric = (metricName: string) =>
-      new cloudwatch.Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName,
-        dimensionsMap: { [TENANT_DIMENSION]: tenant.name },
-        statistic: cloudwatch.Stats.SUM,
-        period,
-      });
-    const alarm = (
-      id: string,
-      what: string,
-      metric: cloudwatch.IMetric,
-      threshold: number,
-      description: string,
-    ) =>
-      new cloudwatch.Alarm(this, id, {
-        alarmName: alarmNameFor(tenant.name, what),
-        alarmDescription: description,
-        metric,
-        threshold,
-        evaluationPeriods: alarms.evaluationPeriods,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
-    this.alarms = [
-      alarm(
-        'FailedInvocations',
-        'failed-invocations',
-        this.function.metricErrors({ period, statistic: cloudwatch.Stats.SUM }),
-        alarms.failedInvocationsThreshold,
-        `Sync passes of tenant ${tenant.name} failed (pass-level error: unreachable cluster, bad kubeconfig or policy). See the tenantplane/${tenant.name}/errors query.`,
-      ),
-      alarm(
-        'IncompletePasses',
-        'incomplete-passes',
-        tenantMetric(SyncMetric.PassIncomplete),
-        alarms.incompletePassesThreshold,
-        `Sync passes of tenant ${tenant.name} keep ending incomplete (deadline or write budget). See the tenantplane/${tenant.name}/incomplete-passes query.`,
-      ),
-      alarm(
-        'Skips',
-        'skips',
-        tenantMetric(SyncMetric.Skips),
-        alarms.skipsThreshold,
-        `Tenant ${tenant.name} has objects tenantplane refused to write (name collision or foreign host object). See the tenantplane/${tenant.name}/skips query.`,
-      ),
-    ];
-    if (props.alarmTopic) {
-      const action = new SnsAction(props.alarmTopic);
-      for (const a of this.alarms) a.addAlarmAction(action);
-    }
+    const heartbeat = heartbeatOf(tenant, global);
+    // Config validation refuses a tenant whose heartbeat it cannot tell.
+    if (!heartbeat) throw new Error(`tenant ${tenant.name}: no heartbeat for ${tenant.schedule}`);
+    this.alarms = tenantAlarms(this, {
+      tenant: tenant.name,
+      function: this.function,
+      alarms: global.alarms,
+      namespace,
+      stage,
+      heartbeat,
+      followed: tenant.follow !== undefined,
+      topic: props.alarmTopic,
+    });
   }
 }

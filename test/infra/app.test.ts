@@ -3,7 +3,7 @@
  * one shared asset, and that asset is byte for byte the bundle the other tests measure.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -14,7 +14,7 @@ import {
   REPO_ROOT,
 } from '../../infra/bundle.js';
 import { FLEET_DASHBOARD_NAME } from '../../infra/names.js';
-import { cdkContext } from './support.js';
+import { cdkContext, PRODUCTION_YAML } from './support.js';
 
 const outdirs: string[] = [];
 afterAll(() => {
@@ -82,5 +82,42 @@ describe('the CDK app', () => {
     const again = mkdtempSync(join(tmpdir(), 'tenantplane-bundle-'));
     outdirs.push(again);
     expect(shipped.equals(readFileSync((await bundleSyncHandler(again)).file))).toBe(true);
+  });
+  it('synthesizes a production config (stage, VPC, e-mails) named by -c tenantsConfig', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'tenantplane-synth-'));
+    outdirs.push(outdir);
+    const configFile = join(outdir, 'prod.yaml');
+    writeFileSync(configFile, PRODUCTION_YAML);
+    execFileSync(join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), ['infra/app.ts'], {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        CDK_OUTDIR: outdir,
+        CDK_CONTEXT_JSON: JSON.stringify({ ...cdkContext(), tenantsConfig: configFile }),
+        CDK_DISABLE_VERSION_CHECK: '1',
+      },
+      stdio: 'pipe',
+    });
+    const shared = read(outdir, 'prod-TenantplaneShared.template.json');
+    const tenants = read(outdir, 'prod-TenantplaneTenants-1.template.json');
+    const ofType = (t: CfnTemplate, type: string) =>
+      Object.values(t.Resources).filter((r) => r.Type === type);
+    expect(ofType(tenants, 'AWS::Lambda::Function').map((f) => f.Properties!.VpcConfig)).toEqual([
+      expect.objectContaining({ SubnetIds: expect.any(Array) }),
+      expect.objectContaining({ SubnetIds: ['subnet-0aaaaaaaaaaaaaaaa'] }),
+      expect.objectContaining({ SubnetIds: expect.any(Array) }),
+    ]);
+    expect(ofType(shared, 'AWS::SNS::Subscription')).toHaveLength(2);
+    expect(ofType(shared, 'AWS::SQS::Queue').map((q) => q.Properties!.QueueName)).toEqual([
+      'prod-tenantplane-dead-letters',
+    ]);
+    const heartbeats = ofType(tenants, 'AWS::CloudWatch::Alarm').filter((a) =>
+      String(a.Properties!.AlarmName).endsWith('-heartbeat'),
+    );
+    expect(heartbeats.map((a) => a.Properties!.TreatMissingData)).toEqual([
+      'breaching',
+      'breaching',
+      'breaching',
+    ]);
   });
 });

@@ -52,12 +52,15 @@ describe('tenants config', () => {
     expect(config.global).toEqual({
       eventBusName: 'tenantplane',
       logRetentionDays: 30,
+      maxReservedConcurrency: 900,
       alarms: {
         periodMinutes: 5,
         evaluationPeriods: 1,
         failedInvocationsThreshold: 1,
         incompletePassesThreshold: 3,
         skipsThreshold: 1,
+        throttlesThreshold: 3,
+        heartbeatPeriods: 3,
       },
     });
   });
@@ -79,7 +82,7 @@ describe('tenants config', () => {
       'tenants[2] (qa): budget.maxWrites: must be an integer from 1 to 1000000, got -1',
       'tenants[2] (qa): budget.concurrency: must be an integer from 1 to 64, got 1000',
       'tenants[3] (dev): hostSecretId: is required',
-      'tenants[3] (dev): colour: unknown field (known: name, schedule, tenantSecretId, hostSecretId, budget, memoryMiB, follow)',
+      'tenants[3] (dev): colour: unknown field (known: name, schedule, tenantSecretId, hostSecretId, budget, memoryMiB, follow, vpc, kmsKeyArn, heartbeatMinutes)',
       'tenants[3] (dev): name: duplicate of tenants[0]',
     ]);
   });

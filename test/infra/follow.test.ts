@@ -106,12 +106,36 @@ describe('a followed tenant', () => {
       MaximumRetryAttempts: 0,
       MaximumEventAgeInSeconds: 240,
     });
+    // The scheduler retries only a tick it could not hand to Lambda (no pass ran), for a minute.
     tenants.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'rate(1 minute)',
+      FlexibleTimeWindow: { Mode: 'FLEXIBLE', MaximumWindowInMinutes: 1 },
       Target: Match.objectLike({
         Arn: { 'Fn::GetAtt': [functionId('prod'), 'Arn'] },
-        RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 0 }),
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 60 },
       }),
+    });
+  });
+
+  it('sends no dropped tick to the dead-letter queue, and does not alarm on drops or throttles', () => {
+    for (const tenant of ['prod', 'qa']) {
+      tenants.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: functionId(tenant) },
+        DestinationConfig: Match.absent(),
+      });
+      for (const what of ['events-dropped', 'throttles'])
+        expect(
+          tenants.findResources('AWS::CloudWatch::Alarm', {
+            Properties: { AlarmName: `tenantplane-${tenant}-${what}` },
+          }),
+        ).toEqual({});
+    }
+    tenants.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: functionId('dev') },
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+    });
+    tenants.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'tenantplane-dev-throttles',
     });
   });
 });

@@ -22,7 +22,7 @@ describe('sharding', () => {
     expect(tenantsPerStack() * RESOURCES_PER_TENANT).toBeLessThanOrEqual(
       DEFAULT_MAX_RESOURCES_PER_STACK,
     );
-    expect(tenantsPerStack(100)).toBe(6);
+    expect(tenantsPerStack(100)).toBe(5);
     expect(tenantsPerStack(1)).toBe(1);
   });
 

@@ -12,7 +12,14 @@ import {
   tenantSearch,
 } from '../../infra/constructs/fleet-dashboard.js';
 import { FLEET_DASHBOARD_NAME } from '../../infra/names.js';
-import { handlerBundleDir, manyTenants, render, synth, TWO_TENANTS_YAML } from './support.js';
+import {
+  handlerBundleDir,
+  logicalIdOf,
+  manyTenants,
+  render,
+  synth,
+  TWO_TENANTS_YAML,
+} from './support.js';
 
 interface Widget {
   type: 'metric' | 'text';
@@ -70,6 +77,10 @@ describe('shared stack', () => {
     shared.resourceCountIs('AWS::Events::EventBus', 1);
     shared.hasResourceProperties('AWS::Events::EventBus', { Name: 'tenantplane' });
     shared.hasResourceProperties('AWS::SNS::Topic', { TopicName: 'tp-alarms' });
+    // Where it has always been: another logical id would replace the named topic on update.
+    expect(logicalIdOf(shared, 'AWS::SNS::Topic', { TopicName: 'tp-alarms' })).toMatch(
+      /^AlarmTopic[0-9A-F]{8}$/,
+    );
   });
 
   it('holds the one fleet dashboard of the app; tenant stacks hold none', () => {

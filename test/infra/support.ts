@@ -1,9 +1,10 @@
 /** Helpers for the CDK assertion tests: configs, synthesis, and reading CloudFormation values. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { bundleSyncHandler, REPO_ROOT } from '../../infra/bundle.js';
 import { parseTenantsConfig, type TenantsConfig } from '../../infra/config.js';
 import { addTenantplane, type Tenantplane } from '../../infra/stacks.js';
@@ -111,3 +112,75 @@ export function logicalIdOf(
     throw new Error(`expected one ${type} like ${JSON.stringify(props)}, found ${found.length}`);
   return found[0]!;
 }
+
+/** One finding of a policy validation plugin (cdk-nag): its rule and where. */
+export interface Finding {
+  rule: string;
+  path: string;
+}
+
+/**
+ * Synthesizes the app under cdk-nag's AwsSolutions pack and returns every finding nothing
+ * acknowledged (an empty list when it is silent), and every acknowledgment with its reason.
+ */
+export function nagFindings(
+  config: TenantsConfig,
+  options: { bundleDir: string; extra?: (app: App) => void },
+): { findings: Finding[]; acknowledged: { path: string; id: string; reason: string }[] } {
+  const outdir = mkdtempSync(join(tmpdir(), 'tenantplane-nag-'));
+  try {
+    const app = new App({ context: cdkContext(), outdir });
+    addTenantplane(app, { config, bundleDir: options.bundleDir });
+    options.extra?.(app);
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    try {
+      app.synth();
+    } catch (error) {
+      // A finding fails the synthesis; the report says which.
+      if (!existsSync(join(outdir, 'validation-report.json'))) throw error;
+    }
+    const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
+      pluginReports: {
+        violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[];
+      }[];
+    };
+    const findings = report.pluginReports.flatMap((r) =>
+      r.violations.flatMap((v) =>
+        v.violatingConstructs.map((c) => ({ rule: v.ruleName, path: c.constructPath })),
+      ),
+    );
+    const acknowledged = app.node.findAll().flatMap((c) =>
+      c.node.metadata
+        .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        .flatMap((m) =>
+          Object.entries(m.data as Record<string, string>).map(([id, reason]) => ({
+            path: c.node.path,
+            id,
+            reason,
+          })),
+        ),
+    );
+    return { findings, acknowledged };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A config for a real account, every production setting on: a stage, a VPC (one tenant with its
+ * own), a KMS key, a log level and alarm e-mails; tenants unfollowed, on a cron, and followed.
+ */
+export const PRODUCTION_YAML = `global:
+  stage: prod
+  logLevel: WARN
+  kmsKeyArn: arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab
+  vpc:
+    subnetIds: [subnet-0123456789abcdef0, subnet-0fedcba9876543210]
+    securityGroupIds: [sg-0123456789abcdef0]
+  alarms:
+    emails: [oncall@example.com, platform@example.com]
+tenants:
+  - {name: dev, schedule: rate(5 minutes), tenantSecretId: t/dev, hostSecretId: h/dev}
+  - {name: edge, schedule: "cron(0/10 * * * ? *)", tenantSecretId: t/edge, hostSecretId: h/edge, vpc: {subnetIds: [subnet-0aaaaaaaaaaaaaaaa], securityGroupIds: [sg-0bbbbbbbbbbbbbbbb]}}
+  - {name: prod, schedule: rate(1 minute), tenantSecretId: t/prod, hostSecretId: h/prod, follow: {quietSeconds: 30}}
+`;

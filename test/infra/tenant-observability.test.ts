@@ -101,7 +101,8 @@ describe("a tenant's queries and alarms", () => {
       Threshold: 2,
       AlarmActions: [topic],
     });
-    tenants.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+    // Per tenant: those three, the heartbeat, events dropped and throttles.
+    tenants.resourceCountIs('AWS::CloudWatch::Alarm', 12);
   });
 
   it('costs the documented number of resources per tenant', () => {

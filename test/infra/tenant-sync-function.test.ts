@@ -121,19 +121,22 @@ describe('TenantSyncFunction', () => {
     }
   });
 
-  it('is scheduled with the tenant as input, and the schedule never retries', () => {
+  it('is scheduled with the tenant as input, spread over a window; an undelivered tick is dead-lettered', () => {
     const cases = [
-      ['dev', 'rate(5 minutes)'],
-      ['staging', 'cron(0/10 * * * ? *)'],
+      ['dev', 'rate(5 minutes)', 2],
+      ['staging', 'cron(0/10 * * * ? *)', 5],
     ] as const;
-    for (const [tenant, expression] of cases) {
+    for (const [tenant, expression, window] of cases) {
       tenants.hasResourceProperties('AWS::Scheduler::Schedule', {
         ScheduleExpression: expression,
         State: 'ENABLED',
+        FlexibleTimeWindow: { Mode: 'FLEXIBLE', MaximumWindowInMinutes: window },
         Target: {
           Arn: { 'Fn::GetAtt': [functionId(tenant), 'Arn'] },
           Input: JSON.stringify({ tenant }),
-          RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 0 }),
+          // Only delivery is retried (no pass ran), for a minute at most.
+          RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 60 },
+          DeadLetterConfig: { Arn: Match.anyValue() },
           RoleArn: Match.anyValue(),
         },
       });
@@ -152,10 +155,19 @@ describe('TenantSyncFunction', () => {
     const statements = (
       policies[0] as { Properties: { PolicyDocument: { Statement: Statement[] } } }
     ).Properties.PolicyDocument.Statement;
-    const resources = statements.flatMap((s) => {
-      expect(s.Action).toBe('lambda:InvokeFunction');
-      return asArray(s.Resource).map(render);
-    });
+    const invoke = statements.filter((s) => s.Action === 'lambda:InvokeFunction');
+    const resources = invoke.flatMap((s) => asArray(s.Resource).map(render));
+    // Besides invoking: sending an undeliverable tick to the app's dead-letter queue, only.
+    const others = statements.filter((s) => !invoke.includes(s));
+    expect(others.map((s) => [s.Action, asArray(s.Resource).map(render)])).toEqual([
+      [
+        'sqs:SendMessage',
+        [
+          ['arn:', '{AWS::Partition}:sqs:', '{AWS::Region}:', '{AWS::AccountId}:'].join('$') +
+            'tenantplane-dead-letters',
+        ],
+      ],
+    ]);
     expect(resources.sort()).toEqual(
       ['dev', 'staging']
         .flatMap((t) => [`\${${functionId(t)}.Arn}`, `\${${functionId(t)}.Arn}:*`])

@@ -6,7 +6,6 @@
  * one without the grants on its Lease (issue 35): it names them and writes nothing.
  */
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { createClusterApi } from '../../../lib/adapters/kube/cluster-client.js';
 import { hostName, runFollow } from '../../../lib/engine/index.js';

@@ -4,7 +4,6 @@
  * file syncs are rows of `kinds.ts`.
  */
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { expect } from '@jest/globals';
 import { KubernetesEventsSink } from '../../../../lib/adapters/events/index.js';
 import {
