@@ -7,7 +7,13 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { isRecord, tenantNameProblem } from '../lib/common/index.js';
-import { crossTenantProblems, followProblems, type Problem, tenantLabel } from './config-rules.js';
+import {
+  clusterAccessProblems,
+  crossTenantProblems,
+  followProblems,
+  type Problem,
+  tenantLabel,
+} from './config-rules.js';
 
 /** CloudWatch Logs accepts only these retention periods. */
 export const LOG_RETENTION_DAYS = [
@@ -85,6 +91,21 @@ const secretId = stringWhere(
   'must be a Secrets Manager secret name or ARN',
 );
 
+/**
+ * An EKS cluster reached with the function's own IAM role (docs/eks.md): the stack makes its
+ * access entry, so it is in the stack's account, and in its region.
+ */
+const eksSchema = mapping(
+  {
+    clusterName: stringWhere(
+      (v) => /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/.test(v),
+      'must be an EKS cluster name',
+    ),
+    region: stringWhere((v) => /^[a-z]{2}(-[a-z]+)+-\d+$/.test(v), 'must be an AWS region'),
+  },
+  'must be a mapping with clusterName and region',
+);
+
 const tenantSchema = mapping(
   {
     /** The TenantCluster name, and a label value on every host object: a DNS-1123 label. */
@@ -92,12 +113,16 @@ const tenantSchema = mapping(
     /** An EventBridge Scheduler expression: `rate(5 minutes)` or `cron(0/10 * * * ? *)`. */
     schedule: judged((s) => scheduleProblem(s.trim())).transform((s) => s.trim()),
     /** Secrets Manager secret (name or ARN) with the tenant cluster's kubeconfig. */
-    tenantSecretId: secretId,
+    tenantSecretId: secretId.optional(),
+    /** Or: the tenant cluster is on EKS, reached with the function's IAM role. */
+    tenantEks: eksSchema.optional(),
     /**
      * Secrets Manager secret (name or ARN) with this tenant's own host kubeconfig: the identity
      * `deploy/rbac/` grants rights in this tenant's host namespace only. Never shared.
      */
-    hostSecretId: secretId,
+    hostSecretId: secretId.optional(),
+    /** Or: the host is on EKS, reached with the function's IAM role (one of the two is required). */
+    hostEks: eksSchema.optional(),
     memoryMiB: int(128, 10240).optional(),
     budget: mapping(
       {
@@ -121,7 +146,17 @@ const tenantSchema = mapping(
   },
   'must be a mapping with name, schedule, tenantSecretId and hostSecretId',
   // The order the fields are written in; the shape's order is the order problems are reported.
-  ['name', 'schedule', 'tenantSecretId', 'hostSecretId', 'budget', 'memoryMiB', 'follow'],
+  [
+    'name',
+    'schedule',
+    'tenantSecretId',
+    'tenantEks',
+    'hostSecretId',
+    'hostEks',
+    'budget',
+    'memoryMiB',
+    'follow',
+  ],
 );
 
 const alarmsSchema = mapping(
@@ -186,6 +221,7 @@ const configSchema = mapping(
 
 // The types follow the schemas, so a field cannot be validated one way and typed another.
 export type TenantConfig = z.output<typeof tenantSchema>;
+export type EksClusterConfig = z.output<typeof eksSchema>;
 export type TenantBudgetConfig = NonNullable<TenantConfig['budget']>;
 export type AlarmsConfig = z.output<typeof alarmsSchema>;
 export type GlobalConfig = z.output<typeof globalSchema>;
@@ -236,7 +272,7 @@ export function parseTenantsConfig(text: string, origin = 'config/tenants.yaml')
       ? issue.keys.map((key) => ({ path: [...issue.path, key], message: issue.message }))
       : [issue],
   );
-  problems.push(...crossTenantProblems(doc), ...followProblems(doc));
+  problems.push(...clusterAccessProblems(doc), ...crossTenantProblems(doc), ...followProblems(doc));
   if (result.success && problems.length === 0) return result.data;
   // Array sort is stable, so one tenant's problems keep the order its fields are checked in.
   problems.sort((a, b) => tenantIndex(a) - tenantIndex(b));

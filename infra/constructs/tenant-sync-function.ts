@@ -29,6 +29,12 @@ import type { GlobalConfig, TenantConfig } from '../config.js';
 import { DEFAULT_FOLLOW_TIMEOUT_SECONDS } from '../config-rules.js';
 import { alarmNameFor, functionNameFor, logGroupNameFor, queryNameFor } from '../names.js';
 import { tenantQueries } from '../queries.js';
+import {
+  clusterAccessEnvironment,
+  EksAccessEntries,
+  eksPolicyStatements,
+  kubeconfigSecretIds,
+} from './eks-access.js';
 
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 export const DEFAULT_MEMORY_MIB = 512;
@@ -93,20 +99,24 @@ export class TenantSyncFunction extends Construct {
     // Least privilege, inline (one resource): write its own log group, read its two secrets. The
     // host secret is this tenant's own (config validation refuses a shared one), so no function
     // can read the host identity of another tenant.
+    const secretIds = kubeconfigSecretIds(tenant);
     const role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `tenantplane sync of tenant ${tenant.name}`,
       inlinePolicies: {
         sync: new iam.PolicyDocument({
           statements: [
-            new iam.PolicyStatement({
-              sid: 'ReadKubeconfigSecrets',
-              actions: ['secretsmanager:GetSecretValue'],
-              resources: [
-                secretResourceArn(this, tenant.tenantSecretId),
-                secretResourceArn(this, tenant.hostSecretId),
-              ],
-            }),
+            // No secret read for a cluster on EKS: the function signs its own token.
+            ...(secretIds.length === 0
+              ? []
+              : [
+                  new iam.PolicyStatement({
+                    sid: 'ReadKubeconfigSecrets',
+                    actions: ['secretsmanager:GetSecretValue'],
+                    resources: secretIds.map((id) => secretResourceArn(this, id)),
+                  }),
+                ]),
+            ...eksPolicyStatements(this, tenant),
             new iam.PolicyStatement({
               sid: 'WriteOwnLogs',
               actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
@@ -119,8 +129,7 @@ export class TenantSyncFunction extends Construct {
 
     const environment: Record<string, string> = {
       [SyncEnv.Tenant]: tenant.name,
-      [SyncEnv.TenantSecretId]: tenant.tenantSecretId,
-      [SyncEnv.HostSecretId]: tenant.hostSecretId,
+      ...clusterAccessEnvironment(tenant),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
     };
@@ -164,6 +173,8 @@ export class TenantSyncFunction extends Construct {
       handler: BUNDLE_HANDLER,
       environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
     });
+
+    new EksAccessEntries(this, 'Eks', { tenant, role });
 
     this.schedule = new scheduler.Schedule(this, 'Schedule', {
       description: `tenantplane sync of tenant ${tenant.name}`,
