@@ -1,6 +1,11 @@
-/** The function's settings for a cluster on EKS: a cluster and its region instead of a secret. */
+/**
+ * The function's settings for a cluster on EKS (a cluster and its region instead of a secret),
+ * and which way each cluster is then reached.
+ */
 import { describe, expect, it } from '@jest/globals';
+import { connectClusters } from '../../../functions/sync/clusters.js';
 import { readSettings } from '../../../functions/sync/settings.js';
+import type { ClusterApi, KubeconfigText } from '../../../lib/ports/index.js';
 
 const BASE = { TENANT: 'dev', TENANT_KUBECONFIG_SECRET_ID: 'tp/tenants/dev' };
 
@@ -50,4 +55,48 @@ describe('readSettings with an EKS cluster', () => {
   ])('refuses %s', (_, env, message) => {
     expect(() => readSettings({ ...BASE, ...env })).toThrow(message);
   });
+});
+
+describe('connectClusters with an EKS cluster', () => {
+  const api = {} as ClusterApi;
+  const text: KubeconfigText = { text: 'apiVersion: v1', origin: 'secret tp/host/dev' };
+
+  it.each([
+    ['host', { HOST_EKS_CLUSTER_NAME: 'h', HOST_EKS_REGION: 'eu-west-1' }, ['tenant']],
+    [
+      'tenant',
+      {
+        TENANT_KUBECONFIG_SECRET_ID: '',
+        TENANT_EKS_CLUSTER_NAME: 'h',
+        TENANT_EKS_REGION: 'eu-west-1',
+        HOST_KUBECONFIG_SECRET_ID: 'tp/host/dev',
+      },
+      ['host'],
+    ],
+  ])(
+    'reaches the %s cluster through EKS and reads only the other secret',
+    async (role, env, loaded) => {
+      const settings = readSettings({ ...BASE, ...env });
+      const loads: string[] = [];
+      const eks: [string, unknown][] = [];
+      const source = {
+        load: async (r: 'tenant' | 'host') => {
+          loads.push(r);
+          return text;
+        },
+      };
+      const apis = await connectClusters(
+        settings,
+        source,
+        () => api,
+        async (r, cluster) => {
+          eks.push([r, cluster]);
+          return api;
+        },
+      );
+      expect(apis[role === 'host' ? 'hostApi' : 'tenantApi']).toBe(api);
+      expect(loads).toEqual(loaded);
+      expect(eks).toEqual([[role, { clusterName: 'h', region: 'eu-west-1' }]]);
+    },
+  );
 });
