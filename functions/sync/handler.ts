@@ -3,9 +3,10 @@
  * followed tenant whose pass found it active, followed by a follow until it is quiet or the
  * deadline comes (`follow.ts`).
  *
- * Thin by design: validate the event, load the two kubeconfigs from Secrets Manager, build the
- * cluster clients, run the engine's pass with a deadline taken from the Lambda context, and
- * report (decision logs, Kubernetes Events, EMF metrics). Nothing of the engine lives here.
+ * Thin by design: validate the event, load the two kubeconfigs from Secrets Manager (or reach an
+ * EKS cluster with the function's role, lib/adapters/eks), build the cluster clients, run the
+ * engine's pass with a deadline taken from the Lambda context, and report (decision logs,
+ * Kubernetes Events, EMF metrics). Nothing of the engine lives here.
  *
  * Failures: a bad event, a missing or unusable kubeconfig, an unreachable cluster or an invalid
  * policy fail the invocation (Lambda Errors, alarm). Per-object errors do not: they are logged,
