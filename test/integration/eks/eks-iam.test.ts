@@ -13,7 +13,11 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Context } from 'aws-lambda';
 import { createHandler, type SyncResult } from '../../../functions/sync/handler.js';
-import { eksUsernameFor, hostGroupFor } from '../../../infra/constructs/eks-access.js';
+import {
+  eksUsernameFor,
+  hostGroupFor,
+  TENANT_CLUSTER_GROUP,
+} from '../../../infra/constructs/eks-access.js';
 import { EksClusters } from '../../../lib/adapters/eks/cluster.js';
 import { EksTokenSource } from '../../../lib/adapters/eks/token.js';
 import { createBearerClusterApi } from '../../../lib/adapters/kube/bearer.js';
@@ -41,13 +45,14 @@ import {
 } from '../support/eks-iam.js';
 import { fillHostTemplate, kubectlApply, RBAC_DIR } from '../support/rbac.js';
 import { seedTenant } from '../support/seed.js';
-import { startWebhookHostApiServer, type WebhookApiServer } from '../support/webhook-apiserver.js';
+import { startWebhookApiServer, type WebhookApiServer } from '../support/webhook-apiserver.js';
 
 const RUN = randomBytes(3).toString('hex');
 const TENANT = `eks-${RUN}`;
 const HOST_NS = `eks-host-${RUN}`;
 const APPS_NS = `eks-apps-${RUN}`;
 const CLUSTER = `host-local-${RUN}`;
+const TENANT_EKS = `tenant-local-${RUN}`;
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };
 
@@ -65,6 +70,8 @@ let hostApi: KubeClusterApi;
 let sts: LocalSts;
 let webhook: TokenWebhook;
 let apiserver: WebhookApiServer;
+let tenantWebhook: TokenWebhook;
+let tenantApiserver: WebhookApiServer;
 let eks: LocalEks;
 const savedEnv: Record<string, string | undefined> = {};
 
@@ -153,12 +160,29 @@ beforeAll(async () => {
       },
     ],
   });
-  apiserver = await startWebhookHostApiServer(webhook.url);
+  // The tenant cluster on EKS too: its own authenticator, and the tenant cluster's access entry.
+  tenantWebhook = await startTokenWebhook({
+    clusterId: TENANT_EKS,
+    stsUrl: sts.url,
+    entries: [
+      {
+        roleName: ROLE.roleName,
+        username: eksUsernameFor('tenant', TENANT),
+        groups: [TENANT_CLUSTER_GROUP],
+      },
+    ],
+  });
+  [apiserver, tenantApiserver] = await Promise.all([
+    startWebhookApiServer('host', webhook.url),
+    startWebhookApiServer('tenant', tenantWebhook.url),
+  ]);
+  const described = (server: WebhookApiServer) => ({
+    endpoint: server.server,
+    caData: Buffer.from(server.caPem).toString('base64'),
+  });
   eks = await startLocalEks({
-    [CLUSTER]: {
-      endpoint: apiserver.server,
-      caData: Buffer.from(apiserver.caPem).toString('base64'),
-    },
+    [CLUSTER]: described(apiserver),
+    [TENANT_EKS]: described(tenantApiserver),
   });
   // What the SDK's default chain reads in Lambda; the EKS client is pointed at the local EKS.
   setEnv({
@@ -175,8 +199,8 @@ afterAll(async () => {
     if (value === undefined) delete process.env[key];
     else process.env[key] = value;
   }
-  await apiserver?.stop();
-  await Promise.all([sts?.close(), webhook?.close(), eks?.close()]);
+  await Promise.all([apiserver?.stop(), tenantApiserver?.stop()]);
+  await Promise.all([sts?.close(), webhook?.close(), tenantWebhook?.close(), eks?.close()]);
   await Promise.all([tenantApi?.close(), hostApi?.close()]);
 });
 
@@ -260,6 +284,77 @@ describe('a host on EKS reached with the function role', () => {
       expect(out).not.toContain(ROLE.secretAccessKey);
       expect(out).not.toContain(ROLE.sessionToken);
     }
+  });
+
+  it('runs a pass with the tenant cluster on EKS too, bound by deploy/rbac/tenant-cluster.yaml, reading no secret', async () => {
+    const template = await readFile(resolve(RBAC_DIR, 'tenant-cluster.yaml'), 'utf8');
+    await kubectlApply(clusters.tenantKubeconfigPath, template);
+    await tenantApi.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'second-config',
+        namespace: APPS_NS,
+        labels: { 'tenantplane-test': TENANT },
+      },
+      data: { greeting: 'again' },
+    });
+    // RBAC takes effect eventually: wait until the role's token may list the tenant's ConfigMaps.
+    const directory = new EksClusters();
+    const probe = await directory.connect('tenant', { clusterName: TENANT_EKS, region: REGION });
+    const deadline = Date.now() + 30_000;
+    while (
+      !(await probe.list(CONFIGMAP, { limit: 1 }).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      if (Date.now() > deadline) throw new Error('the tenant-cluster.yaml grant never took effect');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await probe.close();
+    // The apiserver remembers a token it authenticated for 10 s: a second later the
+    // handler signs a token of its own (another X-Amz-Date), which the webhook must review.
+    await new Promise((r) => setTimeout(r, 1100));
+    const reviewsBefore = tenantWebhook.reviews.length;
+
+    const handler = createHandler({
+      env: {
+        TENANT,
+        TENANT_EKS_CLUSTER_NAME: TENANT_EKS,
+        TENANT_EKS_REGION: REGION,
+        HOST_EKS_CLUSTER_NAME: CLUSTER,
+        HOST_EKS_REGION: REGION,
+      },
+      kubeconfigSource: () => ({
+        load: async (role) => {
+          throw new Error(`no secret may be read, asked for the ${role} kubeconfig`);
+        },
+      }),
+    });
+    const before = await hostSnapshot();
+
+    const { result, error, out } = await captured(() =>
+      handler({ tenant: TENANT }, lambdaContext()),
+    );
+    expect(error).toBeUndefined();
+    expect(result).toMatchObject({ complete: true, objectErrors: 0 });
+    expect(result?.counts.Create).toBe(1);
+
+    const after = await hostSnapshot();
+    const added = [...after.keys()].filter((key) => !before.has(key));
+    expect(added).toHaveLength(1);
+    for (const [key, version] of before) expect(after.get(key)).toBe(version);
+    const copy = await hostApi.get(CONFIGMAP, HOST_NS, added[0]!.slice('ConfigMap/'.length));
+    expect(copy?.data).toEqual({ greeting: 'again' });
+
+    const reviews = tenantWebhook.reviews.slice(reviewsBefore);
+    expect(reviews.length).toBeGreaterThan(0);
+    expect(reviews.every((r) => r.authenticated && r.username === 'tenantplane-sync:iam')).toBe(
+      true,
+    );
+    expect(out).not.toContain('k8s-aws-v1');
+    expect(out).not.toContain(ROLE.sessionToken);
   });
 
   it('is refused a token STS would refuse: another cluster, too old, or a wrong key', async () => {

@@ -1,13 +1,17 @@
 /**
- * A second kube-apiserver of the run's HOST cluster (same etcd, same `/host` prefix, same keys:
- * the host as an HA pair serves it) that also authenticates bearer tokens through a token
+ * A second kube-apiserver of one of the run's clusters (same etcd, same prefix, same keys: the
+ * cluster as an HA pair serves it) that also authenticates bearer tokens through a token
  * webhook (`--authentication-token-webhook-config-file`), as an EKS API server authenticates IAM
  * tokens through aws-iam-authenticator. Test-scoped: the shared local plane is left as it is, and
  * this process is stopped by the test (and by a reaper if the run dies).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readRunningControlPlane } from '../../../lib/localcluster/control-plane.js';
+import {
+  LOCAL_CLUSTERS,
+  type LocalClusterName,
+  readRunningControlPlane,
+} from '../../../lib/localcluster/control-plane.js';
 import { apiServerArgs } from '../../../lib/localcluster/daemons.js';
 import { ensurePki } from '../../../lib/localcluster/pki.js';
 import {
@@ -27,7 +31,10 @@ export interface WebhookApiServer {
 }
 
 /** Starts it with `webhookUrl` as its token authenticator and waits until it is ready. */
-export async function startWebhookHostApiServer(webhookUrl: string): Promise<WebhookApiServer> {
+export async function startWebhookApiServer(
+  cluster: LocalClusterName,
+  webhookUrl: string,
+): Promise<WebhookApiServer> {
   const stateDir = process.env.TENANTPLANE_TEST_STATE_DIR;
   const state = stateDir ? await readRunningControlPlane(stateDir) : undefined;
   if (!stateDir || !state) throw new Error('the integration control plane state is missing');
@@ -45,13 +52,17 @@ export async function startWebhookHostApiServer(webhookUrl: string): Promise<Web
       'current-context': 'webhook',
     }),
   );
-  const logFile = join(stateDir, 'logs', `kube-apiserver-host-webhook-${port}.log`);
+  const logFile = join(stateDir, 'logs', `kube-apiserver-${cluster}-webhook-${port}.log`);
   const binary = state.binaries['kube-apiserver'];
   const args = [
-    ...apiServerArgs({ stateDir, pki, name: 'host', index: 1, port, etcdPort: state.etcd.port }),
+    ...apiServerArgs({
+      ...{ stateDir, pki, name: cluster, port, etcdPort: state.etcd.port },
+      index: LOCAL_CLUSTERS.indexOf(cluster),
+    }),
     `--authentication-token-webhook-config-file=${webhookConfig}`,
     '--authentication-token-webhook-version=v1',
-    // Every request is reviewed afresh: a renewed or refused token is seen as it is.
+    // No webhook result cache: a refused token is asked about again. (The apiserver still keeps
+    // a token it authenticated for 10 s, in a cache of its own that no flag sets.)
     '--authentication-token-webhook-cache-ttl=0s',
   ];
   const child = startDaemon(binary, args, logFile);
@@ -61,7 +72,7 @@ export async function startWebhookHostApiServer(webhookUrl: string): Promise<Web
   const server = `https://127.0.0.1:${port}`;
   const tls = adminTls(pki);
   await waitUntil(
-    'the webhook host apiserver',
+    `the webhook ${cluster} apiserver`,
     async () => (await get(`${server}/readyz`, tls)).status === 200,
     pid,
     binary,
