@@ -29,10 +29,12 @@ export const BUNDLE_HANDLER = 'index.handler';
  * NetworkPolicies) and the per-tenant credential checks took the bundle to 1.21 MB, and from
  * 1.25 MB when classes from the host, tenant Nodes and Events back took it to 1.26 MB, and from
  * 1.3 MB when the isolation checks (the Pod Security Standards, the Service, endpoint,
- * NetworkPolicy and Ingress limits: about 25 KB of engine code) took it to 1.32 MB. The kubelet
- * gateway is a bundle of its own and never part of this one.
+ * NetworkPolicy and Ingress limits: about 25 KB of engine code) took it to 1.32 MB, and from
+ * 1.35 MB when EKS clusters reached with the function's role (the EKS client for DescribeCluster,
+ * about 55 KB of it the service's schemas, and the SigV4 presigner of the token) took it to
+ * 1.41 MB. The kubelet gateway is a bundle of its own and never part of this one.
  */
-export const BUNDLE_BUDGET_BYTES = 1_350_000;
+export const BUNDLE_BUDGET_BYTES = 1_420_000;
 
 /**
  * The one set of esbuild options for the handler: the repository's Node ESM bundle settings

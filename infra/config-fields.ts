@@ -90,3 +90,18 @@ export const emailsSchema = listOf(
   (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v),
   'must be an e-mail address',
 );
+
+/**
+ * An EKS cluster reached with the function's own IAM role (docs/eks.md): the stack makes its
+ * access entry, so it is in the stack's account, and in its region.
+ */
+export const eksSchema = mapping(
+  {
+    clusterName: stringWhere(
+      (v) => /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/.test(v),
+      'must be an EKS cluster name',
+    ),
+    region: stringWhere((v) => /^[a-z]{2}(-[a-z]+)+-\d+$/.test(v), 'must be an AWS region'),
+  },
+  'must be a mapping with clusterName and region',
+);

@@ -71,6 +71,48 @@ export function crossTenantProblems(doc: unknown): Problem[] {
   return found;
 }
 
+const ACCESS = [
+  { secret: 'tenantSecretId', eks: 'tenantEks', what: 'tenant cluster' },
+  { secret: 'hostSecretId', eks: 'hostEks', what: 'host' },
+] as const;
+
+/**
+ * Each cluster of a tenant is reached one way: a kubeconfig secret or an EKS cluster with the
+ * function's IAM role, exactly one. A tenant cluster that is its own host is refused: a pass would
+ * copy the host into itself.
+ */
+export function clusterAccessProblems(doc: unknown): Problem[] {
+  if (!isRecord(doc) || !Array.isArray(doc.tenants)) return [];
+  const found: Problem[] = [];
+  doc.tenants.forEach((raw: unknown, index) => {
+    if (!isRecord(raw)) return;
+    for (const { secret, eks, what } of ACCESS) {
+      if (raw[secret] !== undefined && raw[eks] !== undefined)
+        found.push({
+          path: ['tenants', index, eks],
+          message: `set ${secret} or ${eks}, not both`,
+        });
+      else if (raw[secret] === undefined && raw[eks] === undefined)
+        found.push({
+          path: ['tenants', index, secret],
+          message: `is required (or ${eks}: {clusterName, region}, for a ${what} on EKS reached with the function's IAM role)`,
+        });
+    }
+    const [tenant, host] = [raw.tenantEks, raw.hostEks];
+    if (
+      isRecord(tenant) &&
+      isRecord(host) &&
+      tenant.clusterName === host.clusterName &&
+      tenant.region === host.region
+    )
+      found.push({
+        path: ['tenants', index, 'tenantEks'],
+        message: 'must not be the host cluster (hostEks): a pass would copy the host into itself',
+      });
+  });
+  return found;
+}
+
 /** The function timeout of a followed tenant that sets none: room to follow a burst of changes. */
 export const DEFAULT_FOLLOW_TIMEOUT_SECONDS = 900;
 

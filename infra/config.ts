@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { isRecord, tenantNameProblem } from '../lib/common/index.js';
 import {
+  eksSchema,
   emailsSchema,
   hint,
   int,
@@ -18,7 +19,13 @@ import {
   stringWhere,
   vpcSchema,
 } from './config-fields.js';
-import { crossTenantProblems, followProblems, type Problem, tenantLabel } from './config-rules.js';
+import {
+  clusterAccessProblems,
+  crossTenantProblems,
+  followProblems,
+  type Problem,
+  tenantLabel,
+} from './config-rules.js';
 import { fleetProblems } from './fleet-rules.js';
 
 /** CloudWatch Logs accepts only these retention periods. */
@@ -72,12 +79,16 @@ const tenantSchema = mapping(
     /** An EventBridge Scheduler expression: `rate(5 minutes)` or `cron(0/10 * * * ? *)`. */
     schedule: judged((s) => scheduleProblem(s.trim())).transform((s) => s.trim()),
     /** Secrets Manager secret (name or ARN) with the tenant cluster's kubeconfig. */
-    tenantSecretId: secretId,
+    tenantSecretId: secretId.optional(),
+    /** Or: the tenant cluster is on EKS, reached with the function's IAM role. */
+    tenantEks: eksSchema.optional(),
     /**
      * Secrets Manager secret (name or ARN) with this tenant's own host kubeconfig: the identity
      * `deploy/rbac/` grants rights in this tenant's host namespace only. Never shared.
      */
-    hostSecretId: secretId,
+    hostSecretId: secretId.optional(),
+    /** Or: the host is on EKS, reached with the function's IAM role (one of the two is required). */
+    hostEks: eksSchema.optional(),
     memoryMiB: int(128, 10240).optional(),
     budget: mapping(
       {
@@ -114,7 +125,9 @@ const tenantSchema = mapping(
     'name',
     'schedule',
     'tenantSecretId',
+    'tenantEks',
     'hostSecretId',
+    'hostEks',
     'budget',
     'memoryMiB',
     'follow',
@@ -220,6 +233,7 @@ const configSchema = mapping(
 
 // The types follow the schemas, so a field cannot be validated one way and typed another.
 export type TenantConfig = z.output<typeof tenantSchema>;
+export type EksClusterConfig = z.output<typeof eksSchema>;
 export type TenantBudgetConfig = NonNullable<TenantConfig['budget']>;
 export type AlarmsConfig = z.output<typeof alarmsSchema>;
 export type GlobalConfig = z.output<typeof globalSchema>;
@@ -270,7 +284,7 @@ export function parseTenantsConfig(text: string, origin = 'config/tenants.yaml')
       ? issue.keys.map((key) => ({ path: [...issue.path, key], message: issue.message }))
       : [issue],
   );
-  problems.push(...crossTenantProblems(doc), ...followProblems(doc));
+  problems.push(...clusterAccessProblems(doc), ...crossTenantProblems(doc), ...followProblems(doc));
   if (result.success) problems.push(...fleetProblems(result.data));
   if (result.success && problems.length === 0) return result.data;
   // Array sort is stable, so one tenant's problems keep the order its fields are checked in.

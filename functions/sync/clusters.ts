@@ -1,7 +1,9 @@
 /**
- * From the two kubeconfig secrets to the two cluster clients, failing before any write with a
- * message that names the role and the secret, never the kubeconfig's content.
+ * From the two kubeconfig secrets (or EKS clusters reached with the function's IAM role) to the
+ * two cluster clients, failing before any write with a message that names the role and the
+ * secret or cluster, never the kubeconfig's content nor a token.
  */
+import type { EksClusterRef } from '../../lib/adapters/eks/token.js';
 import { KubeconfigError, KubeconfigSourceError } from '../../lib/adapters/kubeconfig/errors.js';
 import type {
   ClusterApi,
@@ -35,20 +37,36 @@ function sourceProblem(error: unknown): string {
 }
 
 function secretIdOf(settings: SyncSettings, role: ClusterRole): string {
-  return role === 'tenant' ? settings.tenantSecretId : settings.hostSecretId;
+  return (role === 'tenant' ? settings.tenantSecretId : settings.hostSecretId) ?? '';
 }
 
+/** The EKS cluster `role` is reached at, when it is one. */
+export function eksClusterOf(settings: SyncSettings, role: ClusterRole): EksClusterRef | undefined {
+  return role === 'tenant' ? settings.tenantEks : settings.hostEks;
+}
+
+/** Connects to an EKS cluster with the function's role (`EksClusters.connect`). */
+export type EksConnect = (role: ClusterRole, cluster: EksClusterRef) => Promise<ClusterApi>;
+
 /**
- * Loads both kubeconfigs and builds their clients.
- * @throws KubeconfigLoadError for a missing or unusable secret or kubeconfig.
+ * Loads both kubeconfigs (or describes both EKS clusters) and builds their clients.
+ * @throws KubeconfigLoadError for a missing or unusable secret or kubeconfig; EksClusterError
+ *   for an EKS cluster that cannot be described.
  */
 export async function connectClusters(
   settings: SyncSettings,
   source: KubeconfigSource,
   connect: (kubeconfig: KubeconfigText) => ClusterApi,
+  connectEks?: EksConnect,
 ): Promise<{ tenantApi: ClusterApi; hostApi: ClusterApi }> {
   const apis: ClusterApi[] = [];
   for (const role of ROLES) {
+    const eks = eksClusterOf(settings, role);
+    if (eks) {
+      if (!connectEks) throw new Error(`no way to reach the ${role} EKS cluster was given`);
+      apis.push(await connectEks(role, eks));
+      continue;
+    }
     const secretId = secretIdOf(settings, role);
     let kubeconfig: KubeconfigText;
     try {

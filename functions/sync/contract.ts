@@ -7,6 +7,11 @@ export const SyncEnv = {
   Tenant: 'TENANT',
   TenantSecretId: 'TENANT_KUBECONFIG_SECRET_ID',
   HostSecretId: 'HOST_KUBECONFIG_SECRET_ID',
+  /** Instead of a secret: an EKS cluster reached with the function's own IAM role. */
+  TenantEksCluster: 'TENANT_EKS_CLUSTER_NAME',
+  TenantEksRegion: 'TENANT_EKS_REGION',
+  HostEksCluster: 'HOST_EKS_CLUSTER_NAME',
+  HostEksRegion: 'HOST_EKS_REGION',
   MaxWrites: 'MAX_WRITES',
   PageSize: 'PAGE_SIZE',
   Concurrency: 'CONCURRENCY',

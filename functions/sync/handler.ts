@@ -3,9 +3,10 @@
  * followed tenant whose pass found it active, followed by a follow until it is quiet or the
  * deadline comes (`follow.ts`).
  *
- * Thin by design: validate the event, load the two kubeconfigs from Secrets Manager, build the
- * cluster clients, run the engine's pass with a deadline taken from the Lambda context, and
- * report (decision logs, Kubernetes Events, EMF metrics). Nothing of the engine lives here.
+ * Thin by design: validate the event, load the two kubeconfigs from Secrets Manager (or reach an
+ * EKS cluster with the function's role, lib/adapters/eks), build the cluster clients, run the
+ * engine's pass with a deadline taken from the Lambda context, and report (decision logs,
+ * Kubernetes Events, EMF metrics). Nothing of the engine lives here.
  *
  * Failures: a bad event, a missing or unusable kubeconfig, an unreachable cluster or an invalid
  * policy fail the invocation (Lambda Errors, alarm). Per-object errors do not: they are logged,
@@ -18,6 +19,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { EksClusters } from '../../lib/adapters/eks/cluster.js';
 import { KubernetesEventsSink } from '../../lib/adapters/events/index.js';
 import { createClusterApi } from '../../lib/adapters/kube/cluster-client.js';
 import { SecretsManagerKubeconfigSource } from '../../lib/adapters/kubeconfig/secrets-manager-source.js';
@@ -39,7 +41,7 @@ import {
   type PassResult,
   systemClock,
 } from '../../lib/ports/index.js';
-import { connectClusters } from './clusters.js';
+import { connectClusters, type EksConnect } from './clusters.js';
 import { METRICS_NAMESPACE, SERVICE_NAME, TENANT_DIMENSION } from './contract.js';
 import { parseSyncEvent, TenantMismatchError } from './event.js';
 import { decideFollow, followOptions, followReport, type InvocationFollow } from './follow.js';
@@ -78,6 +80,8 @@ export interface SyncHandlerDeps {
   /** Kubeconfig source (default: Secrets Manager, from the settings, cached with a TTL). */
   kubeconfigSource?: (settings: SyncSettings) => KubeconfigSource;
   createClusterApi?: (kubeconfig: KubeconfigText) => ClusterApi;
+  /** Clients of EKS clusters (default: DescribeCluster and a token signed from the role, per container). */
+  connectEks?: EksConnect;
   runPass?: (options: PassOptions) => Promise<PassResult>;
   runFollow?: (options: FollowOptions) => Promise<FollowResult>;
   /** Extra sinks after the LogSink (default: the Kubernetes Events sink on the host). */
@@ -103,6 +107,10 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
   const metrics = deps.metrics ?? new Metrics({ namespace, serviceName: SERVICE_NAME, logger });
   const clock = deps.clock ?? systemClock;
   const connect = deps.createClusterApi ?? ((kubeconfig) => createClusterApi(kubeconfig));
+  // Module scope in the default handler: endpoints, CAs and tokens survive warm invocations.
+  const eksClusters = new EksClusters();
+  const connectEks: EksConnect =
+    deps.connectEks ?? ((role, cluster) => eksClusters.connect(role, cluster));
   const pass = deps.runPass ?? runPass;
   const follow = deps.runFollow ?? runFollow;
   const newPassId = deps.newPassId ?? randomUUID;
@@ -139,8 +147,8 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       (deps.kubeconfigSource
         ? deps.kubeconfigSource(current)
         : new SecretsManagerKubeconfigSource({
-            tenantSecretId: current.tenantSecretId,
-            hostSecretId: current.hostSecretId,
+            tenantSecretId: current.tenantSecretId ?? '',
+            hostSecretId: current.hostSecretId ?? '',
             maxAgeSeconds: current.secretsMaxAgeSeconds,
           }));
     source = currentSource;
@@ -178,7 +186,7 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       maxWrites: budget.maxWrites,
     });
 
-    const { tenantApi, hostApi } = await connectClusters(s, src, connect);
+    const { tenantApi, hostApi } = await connectClusters(s, src, connect, connectEks);
     const logSink = new LogSink((line: Record<string, unknown>) => {
       const { message, ...fields } = line;
       logger.info({ message: typeof message === 'string' ? message : 'tenantplane', ...fields });

@@ -1,11 +1,19 @@
 /** The function's configuration, from its environment (set by infra/), validated. */
+
+import type { EksClusterRef } from '../../lib/adapters/eks/token.js';
 import { DEFAULT_SECRETS_MAX_AGE_SECONDS } from '../../lib/adapters/kubeconfig/secrets-manager-source.js';
+import type { ClusterRole } from '../../lib/ports/index.js';
 import { DEFAULT_SAFETY_MARGIN_MS, SyncEnv } from './contract.js';
 
+/** How each cluster is reached: exactly one of a kubeconfig secret and an EKS cluster. */
 export interface SyncSettings {
   tenant: string;
-  tenantSecretId: string;
-  hostSecretId: string;
+  tenantSecretId?: string;
+  hostSecretId?: string;
+  /** The tenant cluster on EKS, reached with the function's IAM role. */
+  tenantEks?: EksClusterRef;
+  /** The host cluster on EKS, reached with the function's IAM role. */
+  hostEks?: EksClusterRef;
   maxWrites?: number;
   pageSize?: number;
   concurrency?: number;
@@ -41,15 +49,47 @@ function int(env: Env, name: string, min: number): number | undefined {
   return n;
 }
 
+const ACCESS_ENV = {
+  tenant: {
+    secret: SyncEnv.TenantSecretId,
+    cluster: SyncEnv.TenantEksCluster,
+    region: SyncEnv.TenantEksRegion,
+  },
+  host: {
+    secret: SyncEnv.HostSecretId,
+    cluster: SyncEnv.HostEksCluster,
+    region: SyncEnv.HostEksRegion,
+  },
+} as const;
+
+/** One cluster's access: its secret id, or its EKS cluster (name and region both set). */
+function access(env: Env, role: ClusterRole): { secretId: string } | { eks: EksClusterRef } {
+  const names = ACCESS_ENV[role];
+  const secretId = env[names.secret]?.trim();
+  const clusterName = env[names.cluster]?.trim();
+  if (secretId && clusterName)
+    throw new SettingsError(`set ${names.secret} or ${names.cluster}, not both`);
+  if (secretId) return { secretId };
+  if (!clusterName)
+    throw new SettingsError(
+      `environment variable ${names.secret} (or ${names.cluster}) is not set`,
+    );
+  return { eks: { clusterName, region: required(env, names.region) } };
+}
+
 /**
  * Reads and checks the settings.
  * @throws SettingsError naming the variable that is missing or wrong.
  */
 export function readSettings(env: Env): SyncSettings {
+  const tenantAccess = access(env, 'tenant');
+  const hostAccess = access(env, 'host');
   const settings: SyncSettings = {
     tenant: required(env, SyncEnv.Tenant),
-    tenantSecretId: required(env, SyncEnv.TenantSecretId),
-    hostSecretId: required(env, SyncEnv.HostSecretId),
+    ...('eks' in tenantAccess
+      ? { tenantEks: tenantAccess.eks }
+      : { tenantSecretId: tenantAccess.secretId }),
+    ...('eks' in hostAccess ? { hostEks: hostAccess.eks } : { hostSecretId: hostAccess.secretId }),
     safetyMarginMs: int(env, SyncEnv.SafetyMarginMs, 0) ?? DEFAULT_SAFETY_MARGIN_MS,
     secretsMaxAgeSeconds:
       int(env, SyncEnv.SecretsMaxAgeSeconds, 0) ?? DEFAULT_SECRETS_MAX_AGE_SECONDS,

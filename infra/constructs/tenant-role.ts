@@ -25,7 +25,10 @@ export function secretResourceArn(scope: Construct, secretId: string): string {
 
 export interface TenantRoleProps {
   tenant: string;
+  /** The kubeconfig secrets it reads (none for clusters on EKS). */
   secretIds: string[];
+  /** Statements of the ways it reaches its clusters (DescribeCluster on an EKS cluster). */
+  extraStatements?: iam.PolicyStatement[];
   logGroup: logs.ILogGroup;
   /** The key the secrets are encrypted with, when it is a customer managed key. */
   kmsKeyArn?: string | undefined;
@@ -68,11 +71,16 @@ function vpcStatements(scope: Construct): iam.PolicyStatement[] {
 
 export function tenantRole(scope: Construct, id: string, props: TenantRoleProps): iam.Role {
   const statements = [
-    new iam.PolicyStatement({
-      sid: 'ReadKubeconfigSecrets',
-      actions: ['secretsmanager:GetSecretValue'],
-      resources: props.secretIds.map((secretId) => secretResourceArn(scope, secretId)),
-    }),
+    ...(props.secretIds.length === 0
+      ? []
+      : [
+          new iam.PolicyStatement({
+            sid: 'ReadKubeconfigSecrets',
+            actions: ['secretsmanager:GetSecretValue'],
+            resources: props.secretIds.map((secretId) => secretResourceArn(scope, secretId)),
+          }),
+        ]),
+    ...(props.extraStatements ?? []),
     new iam.PolicyStatement({
       sid: 'WriteOwnLogs',
       actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],

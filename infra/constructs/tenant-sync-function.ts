@@ -37,6 +37,13 @@ import { tenantRole } from './tenant-role.js';
 export { DEFAULT_TIMEOUT_SECONDS } from '../fleet-rules.js';
 export { secretResourceArn } from './tenant-role.js';
 
+import {
+  clusterAccessEnvironment,
+  EksAccessEntries,
+  eksPolicyStatements,
+  kubeconfigSecretIds,
+} from './eks-access.js';
+
 export const DEFAULT_MEMORY_MIB = 512;
 /** The tag every resource of a tenant carries: its name (per-tenant cost allocation). */
 export const TENANT_TAG = 'tenantplane:tenant';
@@ -94,10 +101,12 @@ export class TenantSyncFunction extends Construct {
     });
 
     // The host secret is this tenant's own (config validation refuses a shared one), so no
-    // function can read the host identity of another tenant.
+    // function can read the host identity of another tenant; a cluster on EKS has no secret:
+    // the function signs its own token.
     const role = tenantRole(this, 'Role', {
       tenant: tenant.name,
-      secretIds: [tenant.tenantSecretId, tenant.hostSecretId],
+      secretIds: kubeconfigSecretIds(tenant),
+      extraStatements: eksPolicyStatements(this, tenant),
       logGroup: this.logGroup,
       kmsKeyArn: kmsKeyOf(tenant, global),
       deadLetterQueueArn: onFailure,
@@ -107,8 +116,7 @@ export class TenantSyncFunction extends Construct {
     const namespace = metricsNamespaceFor(stage);
     const environment: Record<string, string> = {
       [SyncEnv.Tenant]: tenant.name,
-      [SyncEnv.TenantSecretId]: tenant.tenantSecretId,
-      [SyncEnv.HostSecretId]: tenant.hostSecretId,
+      ...clusterAccessEnvironment(tenant),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: namespace,
     };
@@ -162,6 +170,8 @@ export class TenantSyncFunction extends Construct {
         securityGroupIds: vpc.securityGroupIds,
       };
     }
+
+    new EksAccessEntries(this, 'Eks', { tenant, role });
 
     const window = windowOf(tenant, global);
     this.schedule = new scheduler.Schedule(this, 'Schedule', {

@@ -53,8 +53,8 @@ describe('cdk synth on a bad tenants config', () => {
     expect(run.stderr).toBe(
       `error: invalid tenants config ${path}:\n` +
         "  - tenants[0] (Bad_Name): name: must be a DNS-1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit\n" +
-        '  - tenants[0] (Bad_Name): tenantSecretId: is required\n' +
-        '  - tenants[0] (Bad_Name): hostSecretId: is required\n',
+        "  - tenants[0] (Bad_Name): tenantSecretId: is required (or tenantEks: {clusterName, region}, for a tenant cluster on EKS reached with the function's IAM role)\n" +
+        "  - tenants[0] (Bad_Name): hostSecretId: is required (or hostEks: {clusterName, region}, for a host on EKS reached with the function's IAM role)\n",
     );
   });
 

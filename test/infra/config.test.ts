@@ -77,12 +77,12 @@ describe('tenants config', () => {
     expect(found).toEqual([
       'tenants[0] (dev): schedule: must be rate(<n> <unit>) or cron(<6 fields>), got "every 5m"',
       `tenants[1] (Bad_Name): name: ${tenantNameProblem('Bad_Name')}`,
-      'tenants[2] (qa): tenantSecretId: is required',
       'tenants[2] (qa): memoryMiB: must be an integer from 128 to 10240, got 64',
       'tenants[2] (qa): budget.maxWrites: must be an integer from 1 to 1000000, got -1',
       'tenants[2] (qa): budget.concurrency: must be an integer from 1 to 64, got 1000',
-      'tenants[3] (dev): hostSecretId: is required',
-      'tenants[3] (dev): colour: unknown field (known: name, schedule, tenantSecretId, hostSecretId, budget, memoryMiB, follow, vpc, kmsKeyArn, heartbeatMinutes)',
+      "tenants[2] (qa): tenantSecretId: is required (or tenantEks: {clusterName, region}, for a tenant cluster on EKS reached with the function's IAM role)",
+      'tenants[3] (dev): colour: unknown field (known: name, schedule, tenantSecretId, tenantEks, hostSecretId, hostEks, budget, memoryMiB, follow, vpc, kmsKeyArn, heartbeatMinutes)',
+      "tenants[3] (dev): hostSecretId: is required (or hostEks: {clusterName, region}, for a host on EKS reached with the function's IAM role)",
       'tenants[3] (dev): name: duplicate of tenants[0]',
     ]);
   });

@@ -94,7 +94,7 @@ function kindOf(object: KubeObject): KindRef {
   return { apiVersion: object.apiVersion, kind: object.kind };
 }
 
-class KubeClusterClient implements KubeClusterApi {
+export class KubeClusterClient implements KubeClusterApi {
   readonly server: string;
   readonly context: string;
   readonly certificateAuthority?: string;
