@@ -9,7 +9,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Context } from 'aws-lambda';
 import { createHandler, type SyncResult } from '../../../functions/sync/handler.js';
@@ -43,7 +42,7 @@ import {
   type TestRole,
   type TokenWebhook,
 } from '../support/eks-iam.js';
-import { fillHostTemplate, kubectlApply, RBAC_DIR } from '../support/rbac.js';
+import { fillHostTemplate, kubectlApply, rbacFile } from '../support/rbac.js';
 import { seedTenant } from '../support/seed.js';
 import { startWebhookApiServer, type WebhookApiServer } from '../support/webhook-apiserver.js';
 
@@ -217,7 +216,7 @@ describe('a host on EKS reached with the function role', () => {
     });
     expect(sts.answers.at(-1)).toEqual({ clusterId: CLUSTER, ok: true });
 
-    const template = await readFile(resolve(RBAC_DIR, 'host-cluster.yaml'), 'utf8');
+    const template = await readFile(rbacFile('host-cluster.yaml'), 'utf8');
     await kubectlApply(clusters.hostKubeconfigPath, fillHostTemplate(template, TENANT, HOST_NS));
     // RBAC takes effect eventually.
     const deadline = Date.now() + 30_000;
@@ -287,7 +286,7 @@ describe('a host on EKS reached with the function role', () => {
   });
 
   it('runs a pass with the tenant cluster on EKS too, bound by deploy/rbac/tenant-cluster.yaml, reading no secret', async () => {
-    const template = await readFile(resolve(RBAC_DIR, 'tenant-cluster.yaml'), 'utf8');
+    const template = await readFile(rbacFile('tenant-cluster.yaml'), 'utf8');
     await kubectlApply(clusters.tenantKubeconfigPath, template);
     await tenantApi.create({
       apiVersion: 'v1',
