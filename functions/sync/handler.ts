@@ -22,6 +22,7 @@ import type { Context } from 'aws-lambda';
 import { EksClusters } from '../../lib/adapters/eks/cluster.js';
 import { KubernetesEventsSink } from '../../lib/adapters/events/index.js';
 import { createClusterApi } from '../../lib/adapters/kube/cluster-client.js';
+import { missingCrdError } from '../../lib/adapters/kube/tenant-cluster-crd.js';
 import { SecretsManagerKubeconfigSource } from '../../lib/adapters/kubeconfig/secrets-manager-source.js';
 import { LogSink } from '../../lib/adapters/log-sink.js';
 import {
@@ -207,7 +208,15 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       passId,
       memo,
     };
-    const result = await pass(passOptions);
+    // A host without the CRD answers "not found" for the TenantCluster: say the CRD is missing.
+    const crdAware = async <T>(work: Promise<T>): Promise<T> => {
+      try {
+        return await work;
+      } catch (error) {
+        throw (await missingCrdError(hostApi, error)) ?? error;
+      }
+    };
+    const result = await crdAware(pass(passOptions));
     recordPass(metrics, logger, result);
     recordDroppedTick(metrics, logger, result.leaseHeld);
     let followed: InvocationFollow | undefined;
@@ -223,12 +232,14 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       followed =
         decision.follow && untilMs !== undefined
           ? followReport(
-              await follow({
-                ...followOptions(passOptions, s.followQuietSeconds, untilMs),
-                // Each pass's metrics and object errors as it ends; its Decisions reach the logs
-                // and Events through the sinks, as any pass's do.
-                onPass: (each) => recordPass(metrics, logger, each),
-              }),
+              await crdAware(
+                follow({
+                  ...followOptions(passOptions, s.followQuietSeconds, untilMs),
+                  // Each pass's metrics and object errors as it ends; its Decisions reach the logs
+                  // and Events through the sinks, as any pass's do.
+                  onPass: (each) => recordPass(metrics, logger, each),
+                }),
+              ),
             )
           : { followed: false, reason: decision.follow ? 'no deadline' : decision.reason };
       recordFollow(metrics, logger, followed);

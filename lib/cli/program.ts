@@ -10,6 +10,11 @@ import { addClusterCommands } from './cluster-commands.js';
 import { addCompletionCommand } from './commands/completion.js';
 import { addGatewayCommand } from './commands/gateway.js';
 import { addSecretsCommand } from './commands/secrets.js';
+import {
+  DEFAULT_TRIGGER_CONFIG,
+  type TriggerBusFlags,
+  triggerBusName,
+} from './commands/trigger-bus.js';
 import { addVersionCommand, packageVersion } from './commands/version.js';
 import { errorLine, exitCodeForError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
@@ -78,18 +83,27 @@ Needs no cluster.`,
       .command('trigger')
       .summary('ask the deployed function for a pass (EventBridge)')
       .description(
-        "Ask the deployed sync function for a pass now: puts a SyncRequested event for the tenant on the tenantplane EventBridge bus (the tenant's rule invokes its function).",
+        "Ask the deployed sync function for a pass now: puts a SyncRequested event for the tenant on the app's EventBridge bus (the tenant's rule invokes its function). The bus is named as the app names it: global.eventBusName of config/tenants.yaml (default tenantplane), prefixed with its global.stage (prod-tenantplane).",
       )
       .argument('<tenant>', 'the TenantCluster name')
-      .option('--event-bus <name>', 'EventBridge bus the tenant rules listen on', 'tenantplane')
+      .option(
+        '--event-bus <name>',
+        'the whole EventBridge bus name, taken as given (default: [<stage>-]<eventBusName> of the config)',
+      )
+      .option('--stage <stage>', "the app's stage, over the config's global.stage")
+      .option(
+        '--config <file>',
+        `the tenants config to read global.stage and global.eventBusName from (default: ${DEFAULT_TRIGGER_CONFIG}, when it exists)`,
+      )
       .option('--dry-run', 'ask for a dry run (decisions are logged, nothing is written)'),
   )
     .addHelpText(
       'after',
       `
 Examples:
-  $ tenantplane trigger dev
-  $ AWS_PROFILE=platform AWS_REGION=eu-west-1 tenantplane trigger dev --event-bus tenantplane-prod
+  $ tenantplane trigger dev                     # bus of config/tenants.yaml: prod-tenantplane with stage: prod
+  $ AWS_PROFILE=platform AWS_REGION=eu-west-1 tenantplane trigger dev --stage prod
+  $ tenantplane trigger dev --event-bus my-bus   # a bus named outright
   $ tenantplane trigger dev --dry-run
   $ tenantplane trigger dev --full              # the function gets {"tenant": "dev", "full": true}
 
@@ -97,11 +111,12 @@ Uses the AWS default credential chain (AWS_PROFILE, AWS_REGION, ...). Follow the
 function's logs or with "tenantplane status <tenant>".`,
     )
     .action(
-      async (tenant: string, flags: { eventBus: string; dryRun?: boolean; full?: boolean }) => {
+      async (tenant: string, flags: TriggerBusFlags & { dryRun?: boolean; full?: boolean }) => {
         checkTenantName(tenant);
+        const eventBusName = await triggerBusName(flags);
         const { triggerSync } = await import('../adapters/eventbridge-trigger.js');
         const result = await triggerSync(tenant, {
-          eventBusName: flags.eventBus,
+          eventBusName,
           ...(flags.dryRun ? { dryRun: true } : {}),
           ...(flags.full ? { full: true } : {}),
           ...(deps.eventBridgeClient ? { client: deps.eventBridgeClient } : {}),

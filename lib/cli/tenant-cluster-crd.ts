@@ -1,42 +1,24 @@
 /**
- * A host cluster without the TenantCluster CRD answers "not found" for every TenantCluster, which
- * a pass reported as a missing TenantCluster: the operator then created one and was refused again.
- * When a command fails that way, one discovery request tells the two apart.
+ * The CLI's side of lib/adapters/kube/tenant-cluster-crd.ts: a pass that failed on a host without
+ * the TenantCluster CRD is reported as the missing CRD, as a command error (exit status, one line).
  */
-import { type ClusterApi, isClusterError, TENANT_CLUSTER } from '../ports/index.js';
+import {
+  missingCrdError as adapterMissingCrdError,
+  TENANT_CLUSTER_CRD_FILE,
+} from '../adapters/kube/tenant-cluster-crd.js';
+import type { ClusterApi } from '../ports/index.js';
 import { CommandError } from './errors.js';
 
-/** The CRD manifest, as shipped in the repository (README, "Install"). */
-export const TENANT_CLUSTER_CRD_FILE = 'deploy/crds/tenantclusters.tenantplane.io.yaml';
-
-/** True when `error`, or an error it was caused by, says something was not found. */
-function saysNotFound(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; depth++) {
-    // By name: importing the engine here would load it for every command that opens a cluster.
-    if (e.name === 'TenantClusterNotFoundError' || isClusterError(e, 'NotFound')) return true;
-    e = e.cause;
-  }
-  return false;
-}
+export { TENANT_CLUSTER_CRD_FILE };
 
 /**
  * The error to report instead of `error` when the host does not serve TenantClusters at all;
- * `undefined` when it does, when `error` is not a "not found", or when discovery cannot tell
- * (the original error then stands).
+ * `undefined` when it does, when `error` is not a "not found", or when discovery cannot tell.
  */
 export async function missingCrdError(
   hostApi: ClusterApi,
   error: unknown,
 ): Promise<CommandError | undefined> {
-  if (!saysNotFound(error) || hostApi.namespaced === undefined) return undefined;
-  try {
-    await hostApi.namespaced(TENANT_CLUSTER);
-    return undefined;
-  } catch (discovery) {
-    if (!isClusterError(discovery, 'NotFound')) return undefined;
-    return new CommandError(
-      `the host cluster does not serve ${TENANT_CLUSTER.kind} (${TENANT_CLUSTER.apiVersion}): the CRD tenantclusters.tenantplane.io is not installed; install it on the host with "kubectl apply -f ${TENANT_CLUSTER_CRD_FILE}" (from the tenantplane repository), then create the TenantCluster`,
-      { cause: error },
-    );
-  }
+  const missing = await adapterMissingCrdError(hostApi, error);
+  return missing && new CommandError(missing.message, { cause: error });
 }
