@@ -210,7 +210,8 @@ export class KindWriter {
     };
     const applyContext = {
       hostApi: ctx.scope.hostApi,
-      reserveWrite: (count?: number) => ctx.scope.bounds.reserveWrite(count),
+      // The pass's budget, handed to apply's writes (`bounds/budgeted-write.ts`).
+      reserveWrite: ctx.scope.bounds.reserveWrite.bind(ctx.scope.bounds),
       traits: this.traits,
     };
     const done = await attempt(async () => {
