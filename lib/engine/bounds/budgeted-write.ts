@@ -17,7 +17,7 @@ export interface WriteBudget {
 export interface BudgetedWrite<T, D> {
   /**
    * The writes to take first, all or none (default 1): two for a unit that must not be split
-   * (delete, then create).
+   * (delete, then create); 0 for a request of such a unit, its write taken with the unit's.
    */
   readonly writes?: number;
   /** What the site decides when the budget has not the writes left (e.g. list it again next pass). */
@@ -33,7 +33,8 @@ export async function budgetedWrite<T, D>(
   budget: WriteBudget,
   write: BudgetedWrite<T, D>,
 ): Promise<D> {
-  if (!budget.reserveWrite(write.writes ?? 1)) return write.whenSpent();
+  const writes = write.writes ?? 1;
+  if (writes > 0 && !budget.reserveWrite(writes)) return write.whenSpent();
   return write.decide(await attempt(write.send));
 }
 

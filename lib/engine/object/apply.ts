@@ -119,9 +119,11 @@ export type ApplyOutcome =
   | { result: 'deferred' };
 
 /** Dependencies of {@link applyObject}. */
-export interface ApplyContext extends WriteBudget {
+export interface ApplyContext {
   /** In a dry run, a client that answers writes without sending them (`context/dry-run.ts`). */
   hostApi: ClusterApi;
+  /** The pass's write budget, each write of apply taken from it (`bounds/budgeted-write.ts`). */
+  budget: WriteBudget;
   /** How the kind's copies are written (`kinds/registry.ts`). */
   traits: WriteTraits;
 }
@@ -138,7 +140,7 @@ async function write(
   desired: KubeObject,
   writes = 1,
 ): Promise<ApplyOutcome> {
-  return budgetedWrite<unknown, ApplyOutcome>(ctx, {
+  return budgetedWrite<unknown, ApplyOutcome>(ctx.budget, {
     writes,
     whenSpent: () => ({ result: 'deferred' }),
     send, // a pass-level failure (the lease refused) goes on up
@@ -198,7 +200,7 @@ async function update(
   const fields = immutableFields(outcome.error);
   if (!fields) return outcome;
   const cause = replacementCause(source, fields, sourceRecreated(desired, observed));
-  return budgetedWrite<ApplyOutcome, ApplyOutcome>(ctx, {
+  return budgetedWrite<ApplyOutcome, ApplyOutcome>(ctx.budget, {
     writes: 2,
     whenSpent: () => ({ ...outcome, replaceNeeded: fields }),
     send: () => replace(ctx, desired, observed, `the host refused the update because ${cause}`),
@@ -222,7 +224,7 @@ function settle(
     case 'Update':
       return update(ctx, plan, desired, observed, source);
     case 'Replace':
-      return budgetedWrite<ApplyOutcome, ApplyOutcome>(ctx, {
+      return budgetedWrite<ApplyOutcome, ApplyOutcome>(ctx.budget, {
         writes: 2,
         whenSpent: () => ({ result: 'deferred' }),
         send: () =>

@@ -210,8 +210,7 @@ export class KindWriter {
     };
     const applyContext = {
       hostApi: ctx.scope.hostApi,
-      // The pass's budget, handed to apply's writes (`bounds/budgeted-write.ts`).
-      reserveWrite: ctx.scope.bounds.reserveWrite.bind(ctx.scope.bounds),
+      budget: ctx.scope.bounds,
       traits: this.traits,
     };
     const done = await attempt(async () => {
