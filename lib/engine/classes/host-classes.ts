@@ -12,6 +12,7 @@
  * is that class's error in the pass result.
  */
 import type { ClusterApi, KindRef, KubeObject } from '../../ports/index.js';
+import { budgetedWrite, passedOn } from '../bounds/budgeted-write.js';
 import type { PassContext } from '../context/pass-context.js';
 import { TenantCopyWriter } from '../context/tenant-copies.js';
 import { attempt } from '../errors.js';
@@ -149,13 +150,11 @@ class ClassKind {
         );
         return;
       case 'Create': {
-        if (!ctx.scope.bounds.reserveWrite()) return;
         const reason = `host ${kind.kind} "${name}" is selected by ${this.where} (${by}): a read-only copy in the tenant`;
         await this.write('Create', name, reason, () => tenantApi.create(plan.body));
         return;
       }
       case 'Update': {
-        if (!ctx.scope.bounds.reserveWrite()) return;
         const what = plan.changed.join(', ');
         const reason = plan.sameDesired
           ? `the tenant copy of host ${kind.kind} "${name}" differs from it (${what}): written again`
@@ -165,28 +164,45 @@ class ClassKind {
       }
       case 'Replace': {
         // Delete and create are one unit: never a deleted copy without its replacement's turn.
-        if (!ctx.scope.bounds.reserveWrite(2)) return;
         const why = `replacement: host ${kind.kind} "${name}" changed ${plan.fields.join(', ')}, which a ${kind.kind} cannot change in place`;
-        const deleted = await this.write('Delete', name, `${why}: the tenant copy is deleted`, () =>
-          deleteAsRead(tenantApi, kind, plan.observed, undefined),
-        );
-        if (deleted)
-          await this.write('Create', name, `${why}: the tenant copy is created anew`, () =>
-            tenantApi.create(plan.body),
-          );
+        const unit = { writes: 0 }; // both taken with the unit's two
+        await budgetedWrite(ctx.scope.bounds, {
+          writes: 2,
+          whenSpent: () => undefined,
+          send: async () => {
+            const deleted = await this.write(
+              'Delete',
+              name,
+              `${why}: the tenant copy is deleted`,
+              () => deleteAsRead(tenantApi, kind, plan.observed, undefined),
+              unit,
+            );
+            if (deleted)
+              await this.write(
+                'Create',
+                name,
+                `${why}: the tenant copy is created anew`,
+                () => tenantApi.create(plan.body),
+                unit,
+              );
+          },
+          decide: passedOn,
+        });
       }
     }
   }
 
   private async remove(copy: KubeObject, reason: string): Promise<void> {
-    const { ctx, kind } = this;
-    if (!ctx.scope.bounds.reserveWrite()) {
+    const { kind, tenantApi } = this;
+    const whenSpent = () => {
       this.clean = false;
-      return;
-    }
-    const { tenantApi } = this;
-    await this.write('Delete', copy.metadata.name, reason, () =>
-      deleteAsRead(tenantApi, kind, copy, undefined),
+    };
+    await this.write(
+      'Delete',
+      copy.metadata.name,
+      reason,
+      () => deleteAsRead(tenantApi, kind, copy, undefined),
+      { whenSpent },
     );
   }
 }

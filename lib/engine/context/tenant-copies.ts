@@ -5,8 +5,9 @@
  * its preconditions (the copy changed after it was listed) is a Skip the next pass decides again.
  */
 import { isClusterError, type KindRef, type ObjectRef } from '../../ports/index.js';
-import { attempt } from '../errors.js';
+import type { DecisionInput } from './ledger.js';
 import type { PassContext } from './pass-context.js';
+import { passWrite } from './step-write.js';
 
 /** What a write of a tenant copy came to. */
 export type CopyWritten = 'written' | 'gone' | 'changed' | 'failed';
@@ -37,29 +38,46 @@ export class TenantCopyWriter {
     this.ctx.ledger.decide({ action, rule: this.kind, ...copyRefs(name), reason, ...extra });
   }
 
-  /** Runs the request of one Decision; a failure is its error, never the pass's end. */
+  /**
+   * Runs the request of one Decision under the write budget (`budget.writes`, default 1; 0 inside a
+   * unit whose writes are taken); a failure is its error, never the pass's end.
+   * @returns what the write came to, or `deferred` when the budget had not the writes left.
+   */
   async write(
     action: 'Create' | 'Update' | 'Delete',
     name: string,
     reason: string,
     request: () => Promise<unknown>,
-  ): Promise<CopyWritten> {
-    const sent = await attempt(request);
-    if (sent.ok) {
-      this.decide(action, name, reason);
-      return 'written';
-    }
-    const { error } = sent;
-    if (action === 'Delete' && isClusterError(error, 'NotFound')) {
-      this.decide(action, name, reason, { alreadyGone: true });
-      return 'gone';
-    }
-    if (action === 'Delete' && isClusterError(error, 'Conflict')) {
-      const skip = `${reason}, but the ${this.what} changed after it was listed: the next pass decides again`;
-      this.decide('Skip', name, skip);
-      return 'changed';
-    }
-    this.decide(action, name, reason, { error });
-    return 'failed';
+    budget: { readonly writes?: number; readonly whenSpent?: () => void } = {},
+  ): Promise<CopyWritten | 'deferred'> {
+    let written: CopyWritten | 'deferred' = 'deferred';
+    const decision = (input: Omit<DecisionInput, 'rule' | 'tenantRef' | 'hostRef'>) => ({
+      ...input,
+      rule: this.kind,
+      ...copyRefs(name),
+    });
+    await passWrite(this.ctx, {
+      ...budget,
+      send: request,
+      decide: (sent) => {
+        if (sent.ok) {
+          written = 'written';
+          return decision({ action, reason });
+        }
+        const { error } = sent;
+        if (action === 'Delete' && isClusterError(error, 'NotFound')) {
+          written = 'gone';
+          return decision({ action, reason, alreadyGone: true });
+        }
+        if (action === 'Delete' && isClusterError(error, 'Conflict')) {
+          written = 'changed';
+          const skip = `${reason}, but the ${this.what} changed after it was listed: the next pass decides again`;
+          return decision({ action: 'Skip', reason: skip });
+        }
+        written = 'failed';
+        return decision({ action, reason, error });
+      },
+    });
+    return written;
   }
 }

@@ -23,7 +23,9 @@ import {
   type KubeObject,
   type ObjectRef,
 } from '../../ports/index.js';
+import type { DecisionInput } from '../context/ledger.js';
 import type { PassContext } from '../context/pass-context.js';
+import { passWrite } from '../context/step-write.js';
 import { attempt } from '../errors.js';
 import { EventBackKeys } from '../names/metadata.js';
 import { ourCopySource, type TenantSource } from '../names/reverse-mapping.js';
@@ -143,14 +145,19 @@ class EventsBack {
     };
   }
 
-  private decide(due: Due, action: 'Create' | 'Update' | 'Skip', reason: string, error?: unknown) {
-    this.ctx.ledger.decide({
+  private decision(
+    due: Due,
+    action: 'Create' | 'Update' | 'Skip',
+    reason: string,
+    error?: unknown,
+  ): DecisionInput {
+    return {
       action,
       rule: EVENT,
       ...this.refs(due),
       reason,
       ...(error === undefined ? {} : { error }),
-    });
+    };
   }
 
   /** What the Event says of itself in a reason: `Warning FailedScheduling about Pod ns/name`. */
@@ -191,18 +198,15 @@ class EventsBack {
       return false;
     }
     if (due.observed) {
-      if (!bounds.reserveWrite()) return false;
       const from = timesSeen(due.observed);
       const to = timesSeen(due.hostEvent);
       const reason = `${this.about(due)} was seen again (count ${from} -> ${to}): its tenant copy follows`;
       const body = followedCopy(due.observed, due.hostEvent, this.renames, tenant);
-      await this.send(due, 'Update', reason, () => tenantApi.update(body));
-      return true;
+      return this.send(due, 'Update', reason, () => tenantApi.update(body));
     }
     const uid = await this.tenantUid(due);
     // The copy was made from an earlier tenant object of the name: its Events are not this one's.
     if (uid === undefined || uid !== due.source.virtualUid) return false;
-    if (!bounds.reserveWrite()) return false;
     const { source, rule } = due;
     const fieldPath = involvedObjectOf(due.hostEvent).fieldPath;
     const target = {
@@ -214,32 +218,32 @@ class EventsBack {
     };
     const body = tenantEventCopy(due.hostEvent, target, this.renames, tenant);
     const reason = `${this.about(due)}: copied to the tenant, in tenant names`;
-    await this.send(due, 'Create', reason, () => tenantApi.create(body));
-    return true;
+    return this.send(due, 'Create', reason, () => tenantApi.create(body));
   }
 
+  /** Sends one write of a copy under the budget; whether the budget took it. */
   private async send(
     due: Due,
     action: 'Create' | 'Update',
     reason: string,
     request: () => Promise<unknown>,
-  ): Promise<void> {
-    const sent = await attempt(request);
-    if (sent.ok) return this.decide(due, action, reason);
-    const { error } = sent;
-    // The tenant Event expired (its TTL) since it was listed: the next pass copies it anew.
-    if (action === 'Update' && isClusterError(error, 'NotFound')) return;
-    // A racing pass made it (the next pass finds it among the copies), or the tenant holds the
-    // name with an Event of its own, which is never overwritten.
-    if (action === 'Create' && isClusterError(error, 'AlreadyExists')) {
-      this.decide(
-        due,
-        'Skip',
-        `${reason}, but a tenant Event of its name exists already (a concurrent pass's copy, or an Event the engine did not make, which is left untouched)`,
-      );
-      return;
-    }
-    this.decide(due, action, reason, error);
+  ): Promise<boolean> {
+    const sent = await passWrite(this.ctx, {
+      send: request,
+      decide: (answer) => {
+        if (answer.ok) return this.decision(due, action, reason);
+        const { error } = answer;
+        // The tenant Event expired (its TTL) since it was listed: the next pass copies it anew.
+        if (action === 'Update' && isClusterError(error, 'NotFound')) return;
+        if (!(action === 'Create' && isClusterError(error, 'AlreadyExists')))
+          return this.decision(due, action, reason, error);
+        // A racing pass made it (the next pass finds it among the copies), or the tenant holds the
+        // name with an Event of its own, which is never overwritten.
+        const held = `${reason}, but a tenant Event of its name exists already (a concurrent pass's copy, or an Event the engine did not make, which is left untouched)`;
+        return this.decision(due, 'Skip', held);
+      },
+    });
+    return sent !== undefined;
   }
 
   /** Says that the per-pass cap held `held` Events back (one Skip, on the first of them). */
@@ -247,10 +251,12 @@ class EventsBack {
     const [first] = held;
     if (!first) return;
     const more = held.length - 1;
-    this.decide(
-      first,
-      'Skip',
-      `at most ${max} host Events are copied to the tenant per pass (flood control): this one${more > 0 ? ` and ${more} more` : ''} wait for the next pass`,
+    this.ctx.ledger.decide(
+      this.decision(
+        first,
+        'Skip',
+        `at most ${max} host Events are copied to the tenant per pass (flood control): this one${more > 0 ? ` and ${more} more` : ''} wait for the next pass`,
+      ),
     );
   }
 }

@@ -13,7 +13,7 @@ import { runPool } from '../../common/index.js';
 import { type ClusterApi, isClusterError, type KubeObject } from '../../ports/index.js';
 import { deleteAttempt, oldestFirst } from '../context/convergence.js';
 import type { PassContext } from '../context/pass-context.js';
-import { attempt } from '../errors.js';
+import { passWrite } from '../context/step-write.js';
 import { deleteAsRead } from '../names/preconditions.js';
 import { isOurCopy } from '../names/reverse-mapping.js';
 import type { KindRule } from '../policy/policy.js';
@@ -57,35 +57,40 @@ async function deleteOne(ctx: PassContext, rule: KindRule, candidate: GcCandidat
   };
   // A delete the host keeps refusing backs off instead of spending the budget every pass.
   const retry = deleteAttempt(ctx, rule, candidate.object, { tenantRef, hostRef });
-  if (!retry || !ctx.scope.bounds.reserveWrite()) return;
+  if (!retry) return;
   // A pass-level failure (another pass holds the tenant's lease) goes on up.
-  const deleted = await attempt(() => deleteCandidate(ctx.scope.hostApi, candidate));
-  const failure = deleted.ok ? undefined : deleted.error;
-  const gone = deleted.ok && deleted.value === 'already-gone';
-  if (isClusterError(failure, 'Conflict')) {
-    // 409 on the uid + resourceVersion precondition: the copy changed after it was listed (an
-    // operator adopted it, another pass updated it). Never retried blind: the next pass re-lists
-    // it and decides again from what it then is.
-    retry.done(undefined);
-    ctx.ledger.decide({
-      action: 'Skip',
-      rule: rule,
-      tenantRef,
-      hostRef,
-      reason: changedSinceListed(candidate.reason),
-    });
-    return;
-  }
-  retry.done(failure);
-  const reason = gone ? `${candidate.reason}; the host copy was already gone` : candidate.reason;
-  ctx.ledger.decide({
-    action: 'Delete',
-    rule: rule,
-    tenantRef,
-    hostRef,
-    reason,
-    error: failure,
-    alreadyGone: gone,
+  await passWrite(ctx, {
+    send: () => deleteCandidate(ctx.scope.hostApi, candidate),
+    decide: (deleted) => {
+      const failure = deleted.ok ? undefined : deleted.error;
+      const gone = deleted.ok && deleted.value === 'already-gone';
+      if (isClusterError(failure, 'Conflict')) {
+        // 409 on the uid + resourceVersion precondition: the copy changed after it was listed (an
+        // operator adopted it, another pass updated it). Never retried blind: the next pass
+        // re-lists it and decides again from what it then is.
+        retry.done(undefined);
+        return {
+          action: 'Skip',
+          rule,
+          tenantRef,
+          hostRef,
+          reason: changedSinceListed(candidate.reason),
+        };
+      }
+      retry.done(failure);
+      const reason = gone
+        ? `${candidate.reason}; the host copy was already gone`
+        : candidate.reason;
+      return {
+        action: 'Delete',
+        rule,
+        tenantRef,
+        hostRef,
+        reason,
+        error: failure,
+        alreadyGone: gone,
+      };
+    },
   });
 }
 

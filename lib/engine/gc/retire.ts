@@ -8,6 +8,7 @@ import { plural, runPool } from '../../common/index.js';
 import { isClusterError, type KindRef } from '../../ports/index.js';
 import { errorText } from '../context/error-text.js';
 import type { PassContext } from '../context/pass-context.js';
+import { passWrite } from '../context/step-write.js';
 import { attempt } from '../errors.js';
 import { listHostObjects } from '../listing/host-listing.js';
 import { tenantCopySelector } from '../names/copy-selector.js';
@@ -73,36 +74,36 @@ export async function retireCopies(
         left += 1;
         return;
       }
-      if (!ctx.scope.bounds.reserveWrite()) {
-        left += 1;
-        return;
-      }
       const ref = ourCopySource(copy, owner);
       const tenantRef = { namespace: ref?.virtualNamespace ?? '', name: ref?.virtualName ?? '' };
       const hostRef = { namespace, name: copy.metadata.name };
-      let failure: unknown;
-      const deleted = await attempt(() => deleteAsRead(ctx.scope.hostApi, kind, copy, namespace));
-      const gone = !deleted.ok && isClusterError(deleted.error, 'NotFound');
-      if (!deleted.ok) {
-        const { error } = deleted;
-        if (!gone) {
-          failure = isClusterError(error, 'Forbidden')
-            ? new Error(retireHint(ctx, kind, namespace, error))
-            : error;
+      await passWrite(ctx, {
+        whenSpent: () => {
           left += 1;
-          failed += 1;
-        }
-      }
-
-      const reason = gone ? `${why}; the host copy was already gone` : why;
-      ctx.ledger.decide({
-        action: 'Delete',
-        rule: kind,
-        tenantRef,
-        hostRef,
-        reason,
-        error: failure,
-        alreadyGone: gone,
+        },
+        send: () => deleteAsRead(ctx.scope.hostApi, kind, copy, namespace),
+        decide: (deleted) => {
+          let failure: unknown;
+          const gone = !deleted.ok && isClusterError(deleted.error, 'NotFound');
+          if (!deleted.ok && !gone) {
+            const { error } = deleted;
+            failure = isClusterError(error, 'Forbidden')
+              ? new Error(retireHint(ctx, kind, namespace, error))
+              : error;
+            left += 1;
+            failed += 1;
+          }
+          const reason = gone ? `${why}; the host copy was already gone` : why;
+          return {
+            action: 'Delete',
+            rule: kind,
+            tenantRef,
+            hostRef,
+            reason,
+            error: failure,
+            alreadyGone: gone,
+          };
+        },
       });
     },
     () => ctx.scope.bounds.isStopped(),

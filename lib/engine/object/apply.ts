@@ -7,7 +7,7 @@
  */
 import { isRecord } from '../../common/index.js';
 import { type ClusterApi, isClusterError, type KubeObject } from '../../ports/index.js';
-import { attempt } from '../errors.js';
+import { budgetedWrite, passedOn, type WriteBudget } from '../bounds/budgeted-write.js';
 import { deleteAsRead } from '../names/preconditions.js';
 import { describeOccupant, provenance } from '../names/provenance.js';
 import type { TenantSource } from '../names/reverse-mapping.js';
@@ -122,8 +122,8 @@ export type ApplyOutcome =
 export interface ApplyContext {
   /** In a dry run, a client that answers writes without sending them (`context/dry-run.ts`). */
   hostApi: ClusterApi;
-  /** Asks the pass for `count` more writes (default 1), all or none; false when refused. */
-  reserveWrite: (count?: number) => boolean;
+  /** The pass's write budget, each write of apply taken from it (`bounds/budgeted-write.ts`). */
+  budget: WriteBudget;
   /** How the kind's copies are written (`kinds/registry.ts`). */
   traits: WriteTraits;
 }
@@ -140,12 +140,17 @@ async function write(
   desired: KubeObject,
   writes = 1,
 ): Promise<ApplyOutcome> {
-  if (!ctx.reserveWrite(writes)) return { result: 'deferred' };
-  const sent = await attempt(send); // a pass-level failure (the lease refused) goes on up
-  if (!sent.ok) return { result: 'decided', action, reason, error: sent.error };
-  return settledBy(sent.value, desired, ctx.traits)
-    ? { result: 'decided', action, reason }
-    : { result: 'decided', action, reason, unsettled: true };
+  return budgetedWrite<unknown, ApplyOutcome>(ctx.budget, {
+    writes,
+    whenSpent: () => ({ result: 'deferred' }),
+    send, // a pass-level failure (the lease refused) goes on up
+    decide: (sent) => {
+      if (!sent.ok) return { result: 'decided', action, reason, error: sent.error };
+      return settledBy(sent.value, desired, ctx.traits)
+        ? { result: 'decided', action, reason }
+        : { result: 'decided', action, reason, unsettled: true };
+    },
+  });
 }
 
 /** Whether the copy as the host stored it is one a full pass would leave as it is. */
@@ -194,9 +199,13 @@ async function update(
   if (outcome.result !== 'decided') return outcome;
   const fields = immutableFields(outcome.error);
   if (!fields) return outcome;
-  if (!ctx.reserveWrite(2)) return { ...outcome, replaceNeeded: fields };
   const cause = replacementCause(source, fields, sourceRecreated(desired, observed));
-  return replace(ctx, desired, observed, `the host refused the update because ${cause}`);
+  return budgetedWrite<ApplyOutcome, ApplyOutcome>(ctx.budget, {
+    writes: 2,
+    whenSpent: () => ({ ...outcome, replaceNeeded: fields }),
+    send: () => replace(ctx, desired, observed, `the host refused the update because ${cause}`),
+    decide: passedOn,
+  });
 }
 
 /** Carries out a plan that needs no create. */
@@ -215,8 +224,13 @@ function settle(
     case 'Update':
       return update(ctx, plan, desired, observed, source);
     case 'Replace':
-      if (!ctx.reserveWrite(2)) return { result: 'deferred' };
-      return replace(ctx, desired, observed, replacementCause(source, plan.fields, plan.recreated));
+      return budgetedWrite<ApplyOutcome, ApplyOutcome>(ctx.budget, {
+        writes: 2,
+        whenSpent: () => ({ result: 'deferred' }),
+        send: () =>
+          replace(ctx, desired, observed, replacementCause(source, plan.fields, plan.recreated)),
+        decide: passedOn,
+      });
   }
 }
 

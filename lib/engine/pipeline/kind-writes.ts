@@ -210,7 +210,7 @@ export class KindWriter {
     };
     const applyContext = {
       hostApi: ctx.scope.hostApi,
-      reserveWrite: (count?: number) => ctx.scope.bounds.reserveWrite(count),
+      budget: ctx.scope.bounds,
       traits: this.traits,
     };
     const done = await attempt(async () => {

@@ -18,7 +18,7 @@
 import { runPool } from '../../../common/index.js';
 import { isClusterError, type KindRef, type KubeObject, POD } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
-import { attempt } from '../../errors.js';
+import { passWrite } from '../../context/step-write.js';
 import { Annotations } from '../../names/metadata.js';
 import { hostName } from '../../names/naming.js';
 import { sourceKey } from '../../names/provenance.js';
@@ -139,10 +139,7 @@ export class PodEndings {
     await runPool(
       due,
       bounds.budget.concurrency,
-      async (item) => {
-        if (bounds.reserveWrite()) await this.end(item.pod, item.reason);
-        else this.waiting += 1;
-      },
+      (item) => this.end(item.pod, item.reason),
       () => bounds.isStopped(),
     );
   }
@@ -153,22 +150,28 @@ export class PodEndings {
       tenantRef: { namespace: pod.namespace, name: pod.name },
       hostRef: { namespace: hostNamespace, name: hostName(pod.name, pod.namespace, tenant) },
     };
-    const deleted = await attempt(() =>
-      tenantApi.delete(POD, pod.namespace, pod.name, { uid: pod.uid }, { gracePeriodSeconds: 0 }),
-    );
-    const error = deleted.ok ? undefined : deleted.error;
-    // A Pod recreated under the name since it was read is another Pod: never ended by mistake.
-    if (isClusterError(error, 'Conflict')) return;
-    const gone = isClusterError(error, 'NotFound');
-    const failure = gone ? undefined : error;
-    if (failure === undefined) this.waiting += 1;
-    this.ctx.ledger.decide({
-      action: 'Delete',
-      rule: this.rule,
-      ...refs,
-      reason: gone ? `${reason}; the tenant Pod was already gone` : reason,
-      error: failure,
-      alreadyGone: gone,
+    await passWrite(this.ctx, {
+      whenSpent: () => {
+        this.waiting += 1;
+      },
+      send: () =>
+        tenantApi.delete(POD, pod.namespace, pod.name, { uid: pod.uid }, { gracePeriodSeconds: 0 }),
+      decide: (deleted) => {
+        const error = deleted.ok ? undefined : deleted.error;
+        // A Pod recreated under the name since it was read is another Pod: never ended by mistake.
+        if (isClusterError(error, 'Conflict')) return;
+        const gone = isClusterError(error, 'NotFound');
+        const failure = gone ? undefined : error;
+        if (failure === undefined) this.waiting += 1;
+        return {
+          action: 'Delete',
+          rule: this.rule,
+          ...refs,
+          reason: gone ? `${reason}; the tenant Pod was already gone` : reason,
+          error: failure,
+          alreadyGone: gone,
+        };
+      },
     });
   }
 }

@@ -25,6 +25,7 @@ import {
   SECRET,
 } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
+import { passWrite } from '../../context/step-write.js';
 import { attempt } from '../../errors.js';
 import { listEveryPage } from '../../listing/every-page.js';
 import { tenantCopySelector } from '../../names/copy-selector.js';
@@ -137,26 +138,26 @@ class TokenMinter {
   async write(item: Due) {
     const { ctx } = this;
     const { need, secret, why } = item;
-    const { tenantApi, bounds } = ctx.scope;
+    const { tenantApi } = ctx.scope;
     const refs = this.refs(need, tokenSecretName(need.hostPod.name));
     const action = secret ? 'Update' : 'Create';
     const { createToken } = tenantApi;
-    if (!createToken || !bounds.reserveWrite()) return;
+    if (!createToken) return;
     const sa = `${need.virtualNamespace}/${need.serviceAccount}`;
-    const minted = await attempt(() => this.mint(item, sa, createToken.bind(tenantApi)));
-    if (minted.ok) {
-      ctx.ledger.decide({ action, rule: SECRET, ...refs, reason: minted.value });
-      return;
-    }
-    const { error } = minted;
-    if (isClusterError(error, 'NotFound')) {
-      // The service account (or the tenant Pod) is not there (yet): a later pass mints it.
-      const reason = `${why}, but tenant service account ${sa} or Pod ${need.virtualNamespace}/${need.virtualName} does not exist (yet): the token is minted once both do`;
-      ctx.ledger.decide({ action: 'Skip', rule: SECRET, ...refs, reason });
-      return;
-    }
-    const reason = `${why}: minting a token of tenant service account ${sa} failed`;
-    ctx.ledger.decide({ action, rule: SECRET, ...refs, reason, error });
+    await passWrite(ctx, {
+      send: () => this.mint(item, sa, createToken.bind(tenantApi)),
+      decide: (minted) => {
+        if (minted.ok) return { action, rule: SECRET, ...refs, reason: minted.value };
+        const { error } = minted;
+        if (isClusterError(error, 'NotFound')) {
+          // The service account (or the tenant Pod) is not there (yet): a later pass mints it.
+          const reason = `${why}, but tenant service account ${sa} or Pod ${need.virtualNamespace}/${need.virtualName} does not exist (yet): the token is minted once both do`;
+          return { action: 'Skip', rule: SECRET, ...refs, reason };
+        }
+        const reason = `${why}: minting a token of tenant service account ${sa} failed`;
+        return { action, rule: SECRET, ...refs, reason, error };
+      },
+    });
   }
 
   /** Mints the tokens of `item` into its host Secret; the Decision's reason. */
@@ -217,7 +218,7 @@ class TokenMinter {
       secret.metadata.name,
     );
     const uid = secret.metadata.uid;
-    if (!uid || !ctx.scope.bounds.reserveWrite()) return;
+    if (!uid) return;
     const reason = 'the host Pod whose tenant token it held is gone';
     const preconditions = {
       uid,
@@ -225,21 +226,24 @@ class TokenMinter {
         ? { resourceVersion: secret.metadata.resourceVersion }
         : {}),
     };
-    const deleted = await attempt(() =>
-      ctx.scope.hostApi.delete(
-        SECRET,
-        ctx.scope.hostNamespace,
-        secret.metadata.name,
-        preconditions,
-      ),
-    );
-    const gone = !deleted.ok && isClusterError(deleted.error, 'NotFound');
-    ctx.ledger.decide({
-      action: 'Delete',
-      rule: SECRET,
-      ...refs,
-      reason,
-      ...(deleted.ok ? {} : gone ? { alreadyGone: true } : { error: deleted.error }),
+    await passWrite(ctx, {
+      send: () =>
+        ctx.scope.hostApi.delete(
+          SECRET,
+          ctx.scope.hostNamespace,
+          secret.metadata.name,
+          preconditions,
+        ),
+      decide: (deleted) => {
+        const gone = !deleted.ok && isClusterError(deleted.error, 'NotFound');
+        return {
+          action: 'Delete',
+          rule: SECRET,
+          ...refs,
+          reason,
+          ...(deleted.ok ? {} : gone ? { alreadyGone: true } : { error: deleted.error }),
+        };
+      },
     });
   }
 

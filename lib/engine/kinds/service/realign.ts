@@ -20,6 +20,7 @@
  */
 import { errorMessage } from '../../../common/index.js';
 import { type KindRef, type KubeObject, SERVICE } from '../../../ports/index.js';
+import { budgetedWrite, passedOn } from '../../bounds/budgeted-write.js';
 import type { PassContext } from '../../context/pass-context.js';
 import { attempt } from '../../errors.js';
 import { hostName } from '../../names/naming.js';
@@ -27,7 +28,7 @@ import type { CopyPair } from '../frame/status-back.js';
 import type { ServiceRanges } from './cluster-ip.js';
 import { alignable, clusterIpsOf, misaligned, placeIn, realignedService } from './cluster-ip.js';
 import { dependentsOf, namedDependents } from './dependents.js';
-import { RELEASE_TIMING, releaseService } from './release.js';
+import { RELEASE_TIMING, type Released, releaseService } from './release.js';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -78,7 +79,7 @@ export class Realign {
   /** Whether the tenant Service was deleted (and, unless its create failed, recreated). */
   private async realign({ host, tenant }: CopyPair): Promise<boolean> {
     const { tenantApi, bounds } = this.ctx.scope;
-    const { namespace = '', name } = tenant.metadata;
+    const { name } = tenant.metadata;
     const want = clusterIpsOf(host);
     const had = clusterIpsOf(tenant);
     const address = `its host copy's cluster IP ${want.join(', ')}`;
@@ -146,11 +147,27 @@ export class Realign {
       );
       return false;
     }
-    if (!bounds.reserveWrite(2)) {
-      this.ctx.memory.resume.clear(this.rule); // the next pass lists it again and realigns it
-      return false;
-    }
-    const released = await releaseService(tenantApi, tenant, () => bounds.isStopped());
+    return budgetedWrite<Released, boolean>(bounds, {
+      writes: 2, // deleted, then created anew: one unit, never split
+      whenSpent: () => {
+        this.ctx.memory.resume.clear(this.rule); // the next pass lists it again and realigns it
+        return false;
+      },
+      send: () => releaseService(tenantApi, tenant, () => bounds.isStopped()),
+      decide: (released) => this.recreate(tenant, body, had, address, passedOn(released)),
+    });
+  }
+
+  /** Creates the released tenant Service anew with its host copy's address (see {@link realign}). */
+  private async recreate(
+    tenant: KubeObject,
+    body: KubeObject,
+    had: readonly string[],
+    address: string,
+    released: Released,
+  ): Promise<boolean> {
+    const { tenantApi } = this.ctx.scope;
+    const { namespace = '', name } = tenant.metadata;
     // Gone or changed since it was read: the next pass reads it anew.
     if (released.gone === false && !released.waiting) return false;
     const because = notGivenBecause(had, await this.ranges());

@@ -389,7 +389,11 @@ describe('applyObject', () => {
     };
 
     const outcome = await applyObject(
-      { hostApi: c.dryRun === true ? dryRunClient(hostApi) : hostApi, reserveWrite, traits: {} },
+      {
+        hostApi: c.dryRun === true ? dryRunClient(hostApi) : hostApi,
+        budget: { reserveWrite },
+        traits: {},
+      },
       desired,
       observed,
       SOURCE,
@@ -415,7 +419,7 @@ describe('applyObject', () => {
       return update(object);
     };
     await applyObject(
-      { hostApi, reserveWrite: () => true, traits: {} },
+      { hostApi, budget: { reserveWrite: () => true }, traits: {} },
       desiredApp(),
       observed,
       SOURCE,
@@ -433,7 +437,7 @@ describe('applyObject', () => {
     const old = hostCopyOf({ ...tenant, data: { password: 'b2xkLXNlY3JldA==' } });
     const hostApi = new MemoryCluster('host').seed(old);
     const outcome = await applyObject(
-      { hostApi, reserveWrite: () => true, traits: {} },
+      { hostApi, budget: { reserveWrite: () => true }, traits: {} },
       hostCopyOf(tenant),
       hostApi.peek(SECRET, HOST_NS, old.metadata.name),
       { ...SOURCE, kind: 'Secret', virtualName: 'db' },
@@ -450,7 +454,7 @@ describe('applyObject', () => {
       return undefined;
     });
     const outcome = await applyObject(
-      { hostApi, reserveWrite: () => true, traits: {} },
+      { hostApi, budget: { reserveWrite: () => true }, traits: {} },
       desiredApp(),
       undefined,
       SOURCE,
@@ -470,7 +474,7 @@ describe('applyObject', () => {
     hostApi.failWhen(fail('get', forbidden));
     await expect(
       applyObject(
-        { hostApi, reserveWrite: () => true, traits: {} },
+        { hostApi, budget: { reserveWrite: () => true }, traits: {} },
         desiredApp(),
         undefined,
         SOURCE,
@@ -482,7 +486,7 @@ describe('applyObject', () => {
     const hostApi = new MemoryCluster('host');
     hostApi.failWhen(fail('create', new ClusterError('Conflict', 'something else')));
     const outcome = await applyObject(
-      { hostApi, reserveWrite: () => true, traits: {} },
+      { hostApi, budget: { reserveWrite: () => true }, traits: {} },
       desiredApp(),
       undefined,
       SOURCE,

@@ -18,6 +18,7 @@
  * manager runs without it (docs/workloads.md#nodes).
  */
 import { type ClusterApi, type KubeObject, NODE, POD } from '../../../../ports/index.js';
+import { budgetedWrite, passedOn } from '../../../bounds/budgeted-write.js';
 import type { PassContext } from '../../../context/pass-context.js';
 import { TenantCopyWriter } from '../../../context/tenant-copies.js';
 import { attempt } from '../../../errors.js';
@@ -72,15 +73,18 @@ class TenantNodes {
         );
         return;
       case 'Create': {
-        if (!ctx.scope.bounds.reserveWrite()) return;
         const reason = `Pods of the tenant run on host node "${name}": the tenant gets a Node of that name to show it`;
         const created = await this.write('Create', name, reason, async () => {
           const stored = await tenantApi.create(plan.body);
           // An apiserver that takes no status on create (the status has its own subresource).
           const status = nodeStatusPatch(desired, stored);
-          if (status && ctx.scope.bounds.reserveWrite()) {
-            await tenantApi.patchStatus(NODE, undefined, name, status);
-          }
+          if (!status) return;
+          // A write of its own: without the budget for it, the next pass writes the status.
+          await budgetedWrite(ctx.scope.bounds, {
+            whenSpent: () => undefined,
+            send: () => tenantApi.patchStatus(NODE, undefined, name, status),
+            decide: passedOn,
+          });
         });
         if (created) this.bindable.add(name);
         return;
@@ -89,23 +93,22 @@ class TenantNodes {
         // Pods may be bound to it whether or not it can follow its host node this pass.
         this.bindable.add(name);
         const writes = (plan.update ? 1 : 0) + (plan.status ? 1 : 0);
-        if (!ctx.scope.bounds.reserveWrite(writes)) return;
         const reason = `host node "${name}" changed (${plan.changed.join(', ')}): its tenant Node follows`;
-        await this.write('Update', name, reason, async () => {
+        const send = async () => {
           if (plan.update) await tenantApi.update(plan.update);
           if (plan.status) await tenantApi.patchStatus(NODE, undefined, name, plan.status);
-        });
+        };
+        await this.write('Update', name, reason, send, { writes });
       }
     }
   }
 
   /** Removes a Node of the engine that no host Pod of the tenant names, unless a tenant Pod is bound to it. */
   async remove(node: KubeObject): Promise<void> {
-    const { ctx, tenantApi } = this;
+    const { tenantApi } = this;
     const { name } = node.metadata;
     const bound = await tenantApi.list(POD, { fieldSelector: `spec.nodeName=${name}`, limit: 1 });
     if (bound.items.length > 0) return;
-    if (!ctx.scope.bounds.reserveWrite()) return;
     const reason = `no Pod of the tenant runs on host node "${name}" any more: its tenant Node goes`;
     await this.write('Delete', name, reason, () => deleteAsRead(tenantApi, NODE, node));
   }
