@@ -15,9 +15,11 @@ import { snapshot } from '../faults/support.js';
 import {
   createTenant,
   diffSnapshots,
+  kwokNode,
   LABEL,
   pass,
   RUN,
+  removeNode,
   tenantObject,
   useApis,
   waitFor,
@@ -25,7 +27,6 @@ import {
 
 const apis = useApis();
 const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
-const NODE: KindRef = { apiVersion: 'v1', kind: 'Node' };
 const DEPLOYMENT: KindRef = { apiVersion: 'apps/v1', kind: 'Deployment' };
 const NODE_NAME = `pl-acme-${RUN}`;
 const CUSTOMER = { customer: `acme-corp-${RUN}` };
@@ -43,30 +44,12 @@ const phaseOf = (pod: KubeObject | undefined) =>
   (pod?.status as { phase?: string } | undefined)?.phase;
 
 describe('tolerations and node selection the operator did not hand out', () => {
-  afterAll(async () => {
-    const node = await apis().hostApi.get(NODE, undefined, NODE_NAME);
-    if (node?.metadata.uid) {
-      await apis().hostApi.delete(NODE, undefined, NODE_NAME, { uid: node.metadata.uid });
-    }
-  });
+  afterAll(() => removeNode(apis().hostApi, NODE_NAME));
 
   it('a keyed toleration with another customer’s label, the control plane’s taint and a cordon’s are Skips naming the field, with no host Pod; an ordinary Deployment still runs', async () => {
     const { hostApi } = apis();
     // The node the operator dedicated to the victim customer (kwok plays nodes annotated so).
-    await hostApi.create({
-      ...NODE,
-      metadata: {
-        name: NODE_NAME,
-        annotations: { 'kwok.x-k8s.io/node': 'fake' },
-        labels: {
-          'kubernetes.io/hostname': NODE_NAME,
-          'kubernetes.io/os': 'linux',
-          type: 'kwok',
-          ...CUSTOMER,
-        },
-      },
-      spec: { podCIDR: '10.245.9.0/24', podCIDRs: ['10.245.9.0/24'], taints: [TAINT] },
-    });
+    await hostApi.create(kwokNode(NODE_NAME, '10.245.9.0/24', TAINT, CUSTOMER));
     // The victim's policy puts its Pods there.
     const victim = await createTenant(apis(), 'pl-victim', {
       toHost: [POD],

@@ -23,8 +23,10 @@ import {
   CONFIGMAP,
   createTenant,
   diffSnapshots,
+  kwokNode,
   listAll,
   RUN,
+  removeNode,
   SERVICE,
   type Snapshot,
   TENANT_CLUSTER,
@@ -101,30 +103,14 @@ function syncPass(t: Tenant, path: 'auto' | 'full'): Promise<PassResult> {
 }
 
 describe('the lease guards the tenant side too', () => {
-  afterAll(async () => {
-    const node = await apis().hostApi.get(NODE, undefined, NODE_NAME);
-    if (node) {
-      await apis().hostApi.delete(NODE, undefined, NODE_NAME, { uid: node.metadata.uid as string });
-    }
-  });
+  afterAll(() => removeNode(apis().hostApi, NODE_NAME));
 
   it('a pass that finds the lease held realigns no Service, binds no Pod, writes no tenant Node, status back or status', async () => {
     const { hostApi, tenantApi } = apis();
     // A kwok node of this test's own (tainted, selected by name): no other tenant's Pod on it.
-    await hostApi.create({
-      ...NODE,
-      metadata: {
-        name: NODE_NAME,
-        annotations: { 'kwok.x-k8s.io/node': 'fake' },
-        labels: {
-          'kubernetes.io/hostname': NODE_NAME,
-          'kubernetes.io/os': 'linux',
-          'kubernetes.io/arch': 'amd64',
-          type: 'kwok',
-        },
-      },
-      spec: { podCIDR: '10.245.31.0/24', podCIDRs: ['10.245.31.0/24'], taints: [TAINT] },
-    });
+    await hostApi.create(
+      kwokNode(NODE_NAME, '10.245.31.0/24', TAINT, { 'kubernetes.io/arch': 'amd64' }),
+    );
     const t = await createTenant(apis(), 'lease-sides', {
       toHost: [SERVICE, POD],
       // The test's node is dedicated to it: its toleration is the policy's to allow.

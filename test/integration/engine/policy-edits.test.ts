@@ -16,10 +16,12 @@ import {
   CONFIGMAP,
   createTenant,
   diffSnapshots,
+  kwokNode,
   LABEL,
   listAll,
   pass,
   RUN,
+  removeNode,
   SECRET,
   type Snapshot,
   TENANT_CLUSTER,
@@ -163,24 +165,11 @@ async function bothSides(t: Tenant): Promise<Snapshot> {
 }
 
 describe('a setting changed on a running tenant', () => {
-  afterAll(async () => {
-    const node = await apis().hostApi.get(NODE, undefined, GW_NODE);
-    if (node) {
-      await apis().hostApi.delete(NODE, undefined, GW_NODE, { uid: node.metadata.uid as string });
-    }
-  });
+  afterAll(() => removeNode(apis().hostApi, GW_NODE));
 
   it('spec.workloads.kubeletGateway set on a running tenant reaches its tenant Node at the next (resumed) pass, and nothing else changes', async () => {
     const { hostApi, tenantApi } = apis();
-    await hostApi.create({
-      ...NODE,
-      metadata: {
-        name: GW_NODE,
-        annotations: { 'kwok.x-k8s.io/node': 'fake' },
-        labels: { 'kubernetes.io/hostname': GW_NODE, 'kubernetes.io/os': 'linux', type: 'kwok' },
-      },
-      spec: { podCIDR: '10.245.32.0/24', podCIDRs: ['10.245.32.0/24'], taints: [GW_TAINT] },
-    });
+    await hostApi.create(kwokNode(GW_NODE, '10.245.32.0/24', GW_TAINT));
     const t = await createTenant(apis(), 'pedit-gw', {
       toHost: [POD, CONFIGMAP],
       // The test's node is dedicated to it: its toleration is the policy's to allow.

@@ -418,3 +418,38 @@ export function diffSnapshots(before: Snapshot, after: Snapshot): SnapshotDiff {
   for (const key of before.keys()) if (!after.has(key)) deleted.push(key);
   return { created: created.sort(), changed: changed.sort(), deleted: deleted.sort() };
 }
+
+const NODE_KIND: KindRef = { apiVersion: 'v1', kind: 'Node' };
+
+/**
+ * A host node of a test's own, which kwok plays (it plays the nodes annotated
+ * `kwok.x-k8s.io/node=fake`): named, with its pod range and taint, labelled with its hostname,
+ * os and `type: kwok` plus `labels`.
+ */
+export function kwokNode(
+  name: string,
+  podCIDR: string,
+  taint: Record<string, string>,
+  labels: Record<string, string> = {},
+): KubeObject {
+  return {
+    ...NODE_KIND,
+    metadata: {
+      name,
+      annotations: { 'kwok.x-k8s.io/node': 'fake' },
+      labels: {
+        'kubernetes.io/hostname': name,
+        'kubernetes.io/os': 'linux',
+        type: 'kwok',
+        ...labels,
+      },
+    },
+    spec: { podCIDR, podCIDRs: [podCIDR], taints: [taint] },
+  };
+}
+
+/** Deletes the host node `name` a test made, if it is still there. */
+export async function removeNode(api: KubeClusterApi, name: string): Promise<void> {
+  const node = await api.get(NODE_KIND, undefined, name);
+  if (node?.metadata.uid) await api.delete(NODE_KIND, undefined, name, { uid: node.metadata.uid });
+}
