@@ -39,6 +39,7 @@ import {
   waitFor,
 } from '../engine/support.js';
 import { restrictedHostIdentity } from '../support/rbac.js';
+import { kubectl } from './support.js';
 
 const apis = useApis();
 /** What the gateway logged (shown when a test fails). */
@@ -49,19 +50,6 @@ const stateDir = process.env.TENANTPLANE_TEST_STATE_DIR ?? '';
 const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 const kubelet = kubeletPkiPaths(join(stateDir, 'pki'));
 
-function kubectl(kubeconfig: string, args: readonly string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      clusters.kubectl,
-      ['--kubeconfig', kubeconfig, ...args],
-      { timeout: 60_000 },
-      (error, stdout, stderr) =>
-        error
-          ? reject(new Error(`kubectl ${args.join(' ')}: ${stderr || error.message}`))
-          : resolve(stdout),
-    );
-  });
-}
 const inTenant = (...args: string[]) => kubectl(clusters.tenantKubeconfigPath, args);
 const onHost = (...args: string[]) => kubectl(clusters.hostKubeconfigPath, args);
 

@@ -37,6 +37,7 @@ import {
 import { snapshot } from '../faults/support.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { kubectlApply, restrictedHostIdentity } from '../support/rbac.js';
+import { kubectl } from './support.js';
 
 const apis = useApis();
 const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
@@ -45,19 +46,6 @@ const kubelet = kubeletPkiPaths(join(stateDir, 'pki'));
 const CHECK_DELAY_MS = 3_000;
 const MAX_STREAMS = 2;
 
-function kubectl(kubeconfig: string, args: readonly string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      clusters.kubectl,
-      ['--kubeconfig', kubeconfig, ...args],
-      { timeout: 60_000 },
-      (error, stdout, stderr) =>
-        error
-          ? reject(new Error(`kubectl ${args.join(' ')}: ${stderr || error.message}`))
-          : resolve(stdout),
-    );
-  });
-}
 const inTenant = (...args: string[]) => kubectl(clusters.tenantKubeconfigPath, args);
 /** The error text of a tenant kubectl that must fail. */
 const failureOf = (...args: string[]) =>
