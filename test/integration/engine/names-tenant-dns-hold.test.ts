@@ -94,10 +94,14 @@ describe('a freed tenant-DNS address on a host shared by two tenants', () => {
     expect(address).toBe(ipOf(dns));
     const webName = hostName('web', victim.vns.a, victim.name);
     // Its status settles before the snapshot: the host's own writes are not the engine's.
-    await waitFor('the victim’s host Pod running', async () => {
-      const p = await hostApi.get(POD, victim.hostNamespace, webName);
-      return (p?.status as { phase?: string } | undefined)?.phase === 'Running' ? p : undefined;
-    });
+    await waitFor(
+      'the victim’s host Pod running',
+      async () => {
+        const p = await hostApi.get(POD, victim.hostNamespace, webName);
+        return (p?.status as { phase?: string } | undefined)?.phase === 'Running' ? p : undefined;
+      },
+      120_000,
+    );
     expect(nameserversOf(await hostApi.get(POD, victim.hostNamespace, webName))).toEqual([address]);
 
     // The victim deletes its DNS Service; its pass.

@@ -109,10 +109,16 @@ describe('the tenant DNS Service on the real clusters', () => {
     expect((await pass(t)).result.errors).toEqual([]);
     const runningName = hostName('running', t.vns.a, t.name);
     // Its status settles before the snapshot: the host's own writes are not the engine's.
-    await waitFor('the host Pod running', async () => {
-      const p = await t.hostApi.get(POD, t.hostNamespace, runningName);
-      return (p?.status as { phase?: string } | undefined)?.phase === 'Running' ? true : undefined;
-    });
+    await waitFor(
+      'the host Pod running',
+      async () => {
+        const p = await t.hostApi.get(POD, t.hostNamespace, runningName);
+        return (p?.status as { phase?: string } | undefined)?.phase === 'Running'
+          ? true
+          : undefined;
+      },
+      120_000,
+    );
 
     await nameDns(t);
     await t.tenantApi.create(pod(t, 'new'));
