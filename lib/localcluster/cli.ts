@@ -4,8 +4,10 @@
 import { join, relative } from 'node:path';
 import { ensureBinaries } from './binaries.js';
 import { readRunningControlPlane, stopControlPlane } from './control-plane.js';
+import { hostKubernetesVersion } from './host-version.js';
 import { ensureLocalClusters } from './index.js';
 import { defaultStateDir } from './paths.js';
+import { KUBERNETES_VERSION } from './versions.js';
 import { kwokNodeNames } from './workload-objects.js';
 
 const log = (line: string) => console.error(`[local] ${line}`);
@@ -14,8 +16,12 @@ async function main(command: string | undefined): Promise<number> {
   const stateDir = defaultStateDir();
   switch (command) {
     case 'build': {
-      const paths = await ensureBinaries({ log });
-      for (const [name, path] of Object.entries(paths)) console.log(`${name}\t${path}`);
+      // The tenant side always runs the pinned release; the host the one picked, if another.
+      const host = hostKubernetesVersion();
+      for (const version of new Set([KUBERNETES_VERSION, host])) {
+        const paths = await ensureBinaries({ version, log });
+        for (const [name, path] of Object.entries(paths)) console.log(`${name}\t${path}`);
+      }
       return 0;
     }
     case 'up': {

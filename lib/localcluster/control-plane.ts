@@ -1,10 +1,11 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type BinaryPaths, ensureBinaries } from './binaries.js';
+import type { BinaryPaths } from './binaries.js';
 import { ensureComponentCerts } from './component-kubeconfigs.js';
 import { TENANT_CLUSTER_CRD, waitEstablished } from './crd.js';
 import { apiServerArgs, etcdArgs } from './daemons.js';
 import { LocalClusterError } from './errors.js';
+import { binariesOf, ensurePlaneBinaries, hostKubernetesVersion } from './host-version.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { ensureKubeletPki } from './kubelet-pki.js';
 import { ensurePki } from './pki.js';
@@ -33,9 +34,15 @@ export interface LocalApiServer {
 
 /** What `state.json` records of a running control plane. */
 export interface ControlPlaneState {
+  /** The host's release (`TENANTPLANE_KUBERNETES_VERSION`, else the pinned one). */
   version: string;
+  /** The tenant's release: always the pinned one. */
+  tenantVersion?: string;
   stateDir: string;
+  /** The tenant's binaries (and kubectl, kwok, CoreDNS). */
   binaries: BinaryPaths;
+  /** The host's apiserver, scheduler, controller manager and etcd, when of another release. */
+  hostBinaries?: BinaryPaths;
   etcd: { pid: number; port: number; peerPort: number };
   clusters: Record<LocalClusterName, LocalApiServer>;
   /** Scheduler, controller managers and kwok (`workloads.ts`); empty when started without. */
@@ -80,13 +87,14 @@ export async function readRunningControlPlane(
   }
   // A state written before the components existed has none: restart it, so it gets them. The
   // same for a plane of another release, or one with components but no tenant DNS (older code).
-  if (!Array.isArray(state.components) || state.version !== KUBERNETES_VERSION) return undefined;
+  if (!Array.isArray(state.components) || state.version !== hostKubernetesVersion())
+    return undefined;
   if (state.components.length > 0 && !state.clusters.tenant.dns) return undefined;
   const checks = [
-    isOurProcess(state.etcd.pid, state.binaries.etcd),
+    isOurProcess(state.etcd.pid, binariesOf(state, 'host').etcd),
     ...state.components.map((c) => isOurProcess(c.pid, c.binary)),
     ...LOCAL_CLUSTERS.map((c) =>
-      isOurProcess(state.clusters[c].pid, state.binaries['kube-apiserver']),
+      isOurProcess(state.clusters[c].pid, binariesOf(state, c)['kube-apiserver']),
     ),
   ];
   if (!(await Promise.all(checks)).every(Boolean)) return undefined;
@@ -129,10 +137,10 @@ export async function stopControlPlane(stateDir: string): Promise<boolean> {
   let stopped = await stopAll(state.components ?? []);
   const apiservers = LOCAL_CLUSTERS.map((c) => ({
     pid: state.clusters[c].pid,
-    binary: state.binaries['kube-apiserver'],
+    binary: binariesOf(state, c)['kube-apiserver'],
   }));
   if (await stopAll(apiservers)) stopped = true;
-  if (await isOurProcess(state.etcd.pid, state.binaries.etcd)) {
+  if (await isOurProcess(state.etcd.pid, binariesOf(state, 'host').etcd)) {
     await stopProcess(state.etcd.pid);
     stopped = true;
   }
@@ -154,7 +162,9 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
   const log = options.log ?? (() => {});
   const timeout = options.readyTimeoutMs ?? 120_000;
   await stopControlPlane(stateDir);
-  const binaries = await ensureBinaries({ log });
+  // The host may run another release (docs/versions.md); etcd is the host's, as a host's is.
+  const { hostVersion, ...both } = await ensurePlaneBinaries(log);
+  const etcdBinary = binariesOf(both, 'host').etcd;
   await mkdir(join(stateDir, 'logs'), { recursive: true });
   const pki = await ensurePki(join(stateDir, 'pki'));
   await ensureKubeletPki(join(stateDir, 'pki'), pki);
@@ -168,14 +178,14 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
     const peerPort = await freePort();
     const etcdLog = join(stateDir, 'logs', 'etcd.log');
     log(`starting etcd on 127.0.0.1:${etcdPort}`);
-    const etcd = startDaemon(binaries.etcd, etcdArgs(stateDir, etcdPort, peerPort), etcdLog);
-    if (etcd.pid === undefined) throw new LocalClusterError(`could not start ${binaries.etcd}`);
+    const etcd = startDaemon(etcdBinary, etcdArgs(stateDir, etcdPort, peerPort), etcdLog);
+    if (etcd.pid === undefined) throw new LocalClusterError(`could not start ${etcdBinary}`);
     started.push(etcd.pid);
     await waitUntil(
       'etcd',
       async () => (await get(`http://127.0.0.1:${etcdPort}/health`)).status === 200,
       etcd.pid,
-      binaries.etcd,
+      etcdBinary,
       etcdLog,
       timeout,
     );
@@ -185,9 +195,10 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
     for (const [i, name] of LOCAL_CLUSTERS.entries()) {
       const port = await freePort();
       const logFile = join(stateDir, 'logs', `kube-apiserver-${name}.log`);
+      const apiserver = binariesOf(both, name)['kube-apiserver'];
       log(`starting kube-apiserver '${name}' on https://127.0.0.1:${port}`);
       const child = startDaemon(
-        binaries['kube-apiserver'],
+        apiserver,
         apiServerArgs({
           ...{ stateDir, pki, name, index: i, port, etcdPort },
           ...(name === 'tenant' && options.tenantServiceRange
@@ -196,8 +207,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
         }),
         logFile,
       );
-      if (child.pid === undefined)
-        throw new LocalClusterError(`could not start ${binaries['kube-apiserver']}`);
+      if (child.pid === undefined) throw new LocalClusterError(`could not start ${apiserver}`);
       started.push(child.pid);
       servers.push({ name, pid: child.pid, port, logFile });
     }
@@ -209,7 +219,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
         `kube-apiserver '${s.name}'`,
         async () => (await get(`${server}/readyz`, tls)).status === 200,
         s.pid,
-        binaries['kube-apiserver'],
+        binariesOf(both, s.name)['kube-apiserver'],
         s.logFile,
         timeout,
       );
@@ -229,7 +239,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
 
     log('installing the TenantCluster CRD on the host');
     const kubectl = (...args: string[]) =>
-      runCommand(binaries.kubectl, ['--kubeconfig', clusters.host.kubeconfig, ...args]);
+      runCommand(both.binaries.kubectl, ['--kubeconfig', clusters.host.kubeconfig, ...args]);
     const crd = (async () => {
       await kubectl('apply', '-f', TENANT_CLUSTER_CRD);
       await waitEstablished(kubectl);
@@ -240,7 +250,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       options.workloads === false
         ? Promise.resolve([])
         : startWorkloads(
-            { stateDir, pki, binaries, servers: clusters, log, timeoutMs: timeout, certsReady },
+            { stateDir, pki, ...both, servers: clusters, log, timeoutMs: timeout, certsReady },
             started,
           ),
     ]);
@@ -251,9 +261,10 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
     if (dns?.port !== undefined) clusters.tenant.dns = dnsAddress(dns.port);
 
     const state: ControlPlaneState = {
-      version: KUBERNETES_VERSION,
+      version: hostVersion,
+      tenantVersion: KUBERNETES_VERSION,
       stateDir,
-      binaries,
+      ...both,
       etcd: { pid: etcd.pid, port: etcdPort, peerPort },
       clusters,
       components,

@@ -1,8 +1,18 @@
 /**
- * The pinned Kubernetes release of the local control plane. Changing it rebuilds the binaries
- * into a new cache directory; the old one is left for `cluster:clean` or the operator.
+ * The pinned Kubernetes release of the local control plane, and always of its tenant side.
+ * Changing it rebuilds the binaries into a new cache directory; the old one is left for
+ * `cluster:clean` or the operator.
  */
 export const KUBERNETES_VERSION = '1.37.2';
+
+/** The variable that picks another release for the local host (docs/versions.md). */
+export const KUBERNETES_VERSION_ENV = 'TENANTPLANE_KUBERNETES_VERSION';
+
+/**
+ * The oldest host minor the local plane builds: the oldest release of EKS extended support
+ * whose module the Go module proxy serves (docs/versions.md).
+ */
+export const OLDEST_HOST_MINOR = 33;
 
 /** Staging modules are published as `v0.<minor>.<patch>` twins of the release. */
 export const STAGING_VERSION = `v0.${KUBERNETES_VERSION.split('.').slice(1).join('.')}`;

@@ -52,6 +52,8 @@ export interface WorkloadContext {
   stateDir: string;
   pki: Pki;
   binaries: BinaryPaths;
+  /** The host's scheduler and controller manager, when the host runs another release. */
+  hostBinaries?: BinaryPaths;
   servers: Record<'tenant' | 'host', { server: string; kubeconfig: string }>;
   log: (line: string) => void;
   timeoutMs: number;
@@ -101,7 +103,7 @@ async function start(
     name,
   );
   const logFile = join(ctx.stateDir, 'logs', `${name}-${cluster}.log`);
-  const binary = ctx.binaries[name];
+  const binary = (cluster === 'host' && ctx.hostBinaries ? ctx.hostBinaries : ctx.binaries)[name];
   let child: ReturnType<typeof startDaemon>;
   let port: number | undefined;
   if (name === 'kwok') {
