@@ -203,6 +203,12 @@ export interface ClusterApi {
    */
   namespaced?(kind: KindRef): Promise<boolean>;
   /**
+   * The subresources the cluster serves for `kind` (API discovery: `resize` for `pods/resize`),
+   * so the engine can tell what an older host lacks. Optional: a client without it says nothing.
+   * @throws ClusterError `NotFound` when the cluster does not serve the kind at all.
+   */
+  subresources?(kind: KindRef): Promise<string[]>;
+  /**
    * Every namespaced kind the server can list, one version per API group (its preferred one),
    * from API discovery: where the objects of a namespace may live. Optional: a client without it
    * cannot tell what a namespace holds beyond the kinds it is asked about.

@@ -129,8 +129,8 @@ export class KubeClusterClient implements KubeClusterApi {
   async namespaced(kind: KindRef): Promise<boolean> {
     return (await this.discovery.resource(kind)).namespaced;
   }
-
-  /** Every namespaced kind the server lists, one version per group (API discovery). */
+  /** `kind`'s subresources (`resize`...); every namespaced kind, one version per group. */
+  readonly subresources = (kind: KindRef): Promise<string[]> => this.discovery.subresources(kind);
   readonly namespacedKinds = (): Promise<KindRef[]> => this.discovery.namespacedKinds();
   async list(kind: KindRef, options: ListOptions = {}): Promise<ListPage> {
     const resource = await this.discovery.resource(kind);

@@ -17,15 +17,24 @@ export type GetJson = (path: string) => Promise<unknown>;
 
 /**
  * The kinds of a discovery document (an `APIResourceList`), by kind. Subresources such as
- * `configmaps/status` are left out: they are not where a kind's objects live.
+ * `pods/resize` are not where a kind's objects live: they are listed on their resource.
  */
 export function resourcesByKind(body: unknown): Map<string, ResourceInfo> {
   const map = new Map<string, ResourceInfo>();
   const resources = isRecord(body) && Array.isArray(body.resources) ? body.resources : [];
+  const subresources = new Map<string, string[]>();
   for (const r of resources) {
     if (!isRecord(r) || typeof r.name !== 'string' || typeof r.kind !== 'string') continue;
-    if (r.name.includes('/')) continue;
+    const [name, sub] = r.name.split('/', 2);
+    if (sub !== undefined) {
+      subresources.set(name!, [...(subresources.get(name!) ?? []), sub]);
+      continue;
+    }
     map.set(r.kind, { name: r.name, namespaced: r.namespaced === true });
+  }
+  for (const info of map.values()) {
+    const subs = subresources.get(info.name);
+    if (subs) info.subresources = subs;
   }
   return map;
 }
@@ -69,6 +78,14 @@ export class DiscoveryCache {
       );
     }
     return found;
+  }
+
+  /**
+   * The subresources of `kind` (`resize` for `pods/resize`).
+   * @throws ClusterError `NotFound` when the server does not serve the kind or its apiVersion.
+   */
+  async subresources(kind: KindRef): Promise<string[]> {
+    return (await this.resource(kind)).subresources ?? [];
   }
 
   /**

@@ -14,6 +14,8 @@ export interface ResourceInfo {
   /** Plural resource name, e.g. `configmaps`. */
   name: string;
   namespaced: boolean;
+  /** Its subresources (`status`, `resize`...), as discovery lists them (`pods/resize`). */
+  subresources?: string[];
 }
 
 /** Query parameters before encoding; `undefined` and empty values are left out of the URL. */

@@ -24,12 +24,14 @@ export type { Condition, ConditionStatus };
 /**
  * The condition types tenantplane maintains. `HostPodSecurity` says whether the host's own Pod
  * Security admission enforces the policy's level on the host namespace
- * (`pod-security-condition.ts`); it is set apart from the other two.
+ * (`pod-security-condition.ts`), `HostFeatures` whether the host serves the APIs an older release
+ * may lack (`host-features-condition.ts`); they are set apart from the other two.
  */
 export const ConditionType = {
   Ready: 'Ready',
   Degraded: 'Degraded',
   HostPodSecurity: 'HostPodSecurity',
+  HostFeatures: 'HostFeatures',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -56,8 +58,12 @@ export const ConditionReason = {
   NotEnforced: 'NotEnforced',
   /** `HostPodSecurity`: the host namespace could not be read. */
   HostNamespaceUnreadable: 'HostNamespaceUnreadable',
-  /** `HostPodSecurity`: no wall is asked for (no Pods synced, or the privileged level). */
+  /** `HostPodSecurity`, `HostFeatures`: nothing to check (no Pods synced, or the privileged level; no kind that needs a newer API). */
   NotNeeded: 'NotNeeded',
+  /** `HostFeatures`: the host serves every API the policy's kinds use that older releases lack. */
+  AllServed: 'AllServed',
+  /** `HostFeatures`: the host lacks some of them; the engine does without (see the message). */
+  FeaturesMissing: 'FeaturesMissing',
 } as const;
 export type ConditionReason = (typeof ConditionReason)[keyof typeof ConditionReason];
 

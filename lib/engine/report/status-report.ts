@@ -10,6 +10,7 @@ import { errorMessage, stableJson } from '../../common/index.js';
 import { type ClusterApi, type PassResult, TENANT_CLUSTER } from '../../ports/index.js';
 import { clusterReason, formatObjectError } from '../context/object-errors.js';
 import type { SyncPolicy } from '../policy/policy.js';
+import { readHostFeatures } from '../tenant/host-features.js';
 import { readHostPodSecurity } from '../tenant/host-pod-security.js';
 import {
   type LastPassStatus,
@@ -22,6 +23,7 @@ import {
   writeTenantClusterStatus,
 } from '../tenant/status-pruning.js';
 import { conditionsPatch, conditionTime, passConditions } from './conditions.js';
+import { hostFeaturesConditions } from './host-features-condition.js';
 import { hostPodSecurityConditions } from './pod-security-condition.js';
 import { actedBeyondRecordedSkips, skipDigest } from './skip-digest.js';
 
@@ -96,8 +98,9 @@ export interface StatusReport {
   alongside?: TenantClusterStatusPatch;
   /**
    * The pass's policy: a full pass of a policy that syncs Pods reads the host namespace's Pod
-   * Security label for the `HostPodSecurity` condition (`pod-security-condition.ts`); a resumed
-   * pass, which follows changes of the tenant's objects, leaves the recorded condition alone.
+   * Security label for the `HostPodSecurity` condition (`pod-security-condition.ts`), and the
+   * host's discovery for `HostFeatures` (`host-features-condition.ts`); a resumed pass, which
+   * follows changes of the tenant's objects, leaves the recorded conditions alone.
    */
   policy?: SyncPolicy;
 }
@@ -116,9 +119,13 @@ export async function reportStatus(hostApi: ClusterApi, report: StatusReport): P
   const lastPass = lastPassStatus(result);
   const recorded = readTenantClusterStatus({ status: recordedStatus }).lastPass;
   const generation = result.tenantClusterGeneration;
-  const wall =
-    policy && result.path !== 'resumed' ? await readHostPodSecurity(hostApi, policy) : undefined;
-  const conditions = hostPodSecurityConditions(wall, recordedStatus, generation);
+  const full = policy && result.path !== 'resumed' ? policy : undefined;
+  const wall = full ? await readHostPodSecurity(hostApi, full) : undefined;
+  const features = full ? await readHostFeatures(hostApi, full) : undefined;
+  const conditions = [
+    ...hostPodSecurityConditions(wall, recordedStatus, generation),
+    ...hostFeaturesConditions(features, recordedStatus, generation),
+  ];
   const observed = conditionsPatch(
     recordedStatus,
     [...passConditions(result), ...conditions],

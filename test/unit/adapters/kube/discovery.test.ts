@@ -42,11 +42,11 @@ async function failure(promise: Promise<unknown>): Promise<ClusterError> {
 }
 
 describe('resourcesByKind', () => {
-  it('maps kinds to their resources, without subresources', () => {
+  it('maps kinds to their resources, each with its subresources', () => {
     expect(resourcesByKind(CORE)).toEqual(
       new Map([
         ['ConfigMap', { name: 'configmaps', namespaced: true }],
-        ['Namespace', { name: 'namespaces', namespaced: false }],
+        ['Namespace', { name: 'namespaces', namespaced: false, subresources: ['status'] }],
       ]),
     );
   });
@@ -67,7 +67,7 @@ describe('DiscoveryCache', () => {
       cache.resource({ apiVersion: 'v1', kind: 'Namespace' }),
     ]);
     expect(a).toEqual({ name: 'configmaps', namespaced: true });
-    expect(b).toEqual({ name: 'namespaces', namespaced: false });
+    expect(b).toEqual({ name: 'namespaces', namespaced: false, subresources: ['status'] });
     await cache.resource({ apiVersion: 'v1', kind: 'ConfigMap' });
     expect(server.calls).toEqual(['/api/v1']);
   });
