@@ -47,29 +47,15 @@ export async function binariesCached(version: string = KUBERNETES_VERSION): Prom
   return present.every(Boolean);
 }
 
-/** What the release's own go.mod says the wrapper module needs. */
-interface ReleaseModules {
-  /** Its staging modules, each replaced by its published twin. */
-  staging: string[];
-  /**
-   * The etcd the release is built against, when its module does not carry the etcd server
-   * (1.33 and older require only etcd's client): built then in a module of its own.
-   */
-  standaloneEtcd?: { module: string; version: string; pkg: string };
-}
-
-/** etcd's root module of 3.5 holds its `main`; 3.6 and later moved it into the server module. */
-const ETCD_ROOT_MODULE = 'go.etcd.io/etcd/v3';
-
 /**
  * Reads the release's own go.mod to learn its staging modules: each `k8s.io/<x> => ./staging/...`
  * replace becomes `k8s.io/<x> => k8s.io/<x> v0.Y.Z`, the published twin of that staging copy.
  */
-async function releaseModules(
+async function stagingModules(
   buildDir: string,
   version: string,
   log: (l: string) => void,
-): Promise<ReleaseModules> {
+): Promise<string[]> {
   log(`resolving k8s.io/kubernetes v${version} from the Go module proxy`);
   const out = await runCommand(
     'go',
@@ -82,23 +68,14 @@ async function releaseModules(
       `go mod download k8s.io/kubernetes@v${version}: ${info.Error ?? 'no go.mod'}`,
     );
   const goMod = await readFile(info.GoMod, 'utf8');
-  const staging = [...goMod.matchAll(/^\s*(k8s\.io\/[\w.-]+)\s*=>\s*\.\/staging\//gm)].map(
+  const modules = [...goMod.matchAll(/^\s*(k8s\.io\/[\w.-]+)\s*=>\s*\.\/staging\//gm)].map(
     (m) => m[1]!,
   );
-  if (staging.length === 0)
+  if (modules.length === 0)
     throw new LocalClusterError(
       `no staging replaces found in k8s.io/kubernetes v${version} go.mod`,
     );
-  if (/^\s*go\.etcd\.io\/etcd\/server\/v3\s/m.test(goMod)) return { staging };
-  const client = /^\s*go\.etcd\.io\/etcd\/client\/v3\s+v([\w.-]+)/m.exec(goMod)?.[1];
-  if (!client)
-    throw new LocalClusterError(
-      `k8s.io/kubernetes v${version} go.mod requires neither etcd's server nor its client`,
-    );
-  return {
-    staging,
-    standaloneEtcd: { module: ETCD_ROOT_MODULE, version: client, pkg: ETCD_ROOT_MODULE },
-  };
+  return modules;
 }
 
 function versionLdflags(version: string): string {
@@ -131,8 +108,7 @@ async function buildKubernetes(
   const buildDir = join(dirname(binaryDir(version)), 'build');
   // `go mod download` runs in it before the wrapper module is written: on a cold cache it must exist.
   await mkdir(buildDir, { recursive: true });
-  const { staging, standaloneEtcd } = await releaseModules(buildDir, version, log);
-  const fromRelease = missing.filter((name) => !(standaloneEtcd && name === 'etcd'));
+  const staging = await stagingModules(buildDir, version, log);
   const stagingVersion =
     version === KUBERNETES_VERSION
       ? STAGING_VERSION
@@ -153,23 +129,13 @@ async function buildKubernetes(
   await prepareWrapperModule({
     dir: buildDir,
     goMod,
-    packages: Object.entries(BINARY_PACKAGES)
-      .filter(([name]) => !(standaloneEtcd && name === 'etcd'))
-      .map(([, pkg]) => pkg),
+    packages: Object.values(BINARY_PACKAGES),
   });
-  for (const name of fromRelease) {
+  for (const name of missing) {
     log(`go build ${name} (${BINARY_PACKAGES[name]})`);
     const ms = await goBuild(buildDir, BINARY_PACKAGES[name], paths[name], versionLdflags(version));
     log(`built ${name} in ${Math.round(ms / 1000)} s`);
   }
-  if (standaloneEtcd && missing.includes('etcd'))
-    await buildInOwnModule(
-      'etcd',
-      standaloneEtcd,
-      paths.etcd,
-      join(buildDir, '..', 'etcd-build'),
-      log,
-    );
 }
 
 /** A binary built in a wrapper module of its own: its module, version and main package. */
@@ -177,29 +143,6 @@ const STANDALONE: Record<StandaloneBinaryName, { module: string; version: string
   kwok: { module: KWOK_MODULE, version: KWOK_VERSION, pkg: KWOK_PACKAGE },
   coredns: { module: COREDNS_MODULE, version: COREDNS_VERSION, pkg: COREDNS_PACKAGE },
 };
-
-/** Builds `spec`'s main package to `out` in a wrapper module of its own in `buildDir`. */
-async function buildInOwnModule(
-  name: string,
-  spec: { module: string; version: string; pkg: string },
-  out: string,
-  buildDir: string,
-  log: (l: string) => void,
-): Promise<void> {
-  const goMod = [
-    `module tenantplane.local/${name}-binaries`,
-    '',
-    'go 1.26.0',
-    '',
-    `require ${spec.module} v${spec.version}`,
-    '',
-  ].join('\n');
-  log(`go mod tidy for ${name} v${spec.version}`);
-  await prepareWrapperModule({ dir: buildDir, goMod, packages: [spec.pkg] });
-  log(`go build ${name} (${spec.pkg})`);
-  const ms = await goBuild(buildDir, spec.pkg, out, '-s -w');
-  log(`built ${name} in ${Math.round(ms / 1000)} s`);
-}
 
 /**
  * Builds kwok or CoreDNS in a wrapper module of its own (beside the binary's cache directory),
@@ -211,8 +154,21 @@ async function buildStandalone(
   log: (l: string) => void,
 ): Promise<void> {
   if (await isExecutable(paths[name])) return;
+  const { module, version, pkg } = STANDALONE[name];
   const buildDir = join(dirname(dirname(paths[name])), 'build');
-  await buildInOwnModule(name, STANDALONE[name], paths[name], buildDir, log);
+  const goMod = [
+    `module tenantplane.local/${name}-binaries`,
+    '',
+    'go 1.26.0',
+    '',
+    `require ${module} v${version}`,
+    '',
+  ].join('\n');
+  log(`go mod tidy for ${name} v${version}`);
+  await prepareWrapperModule({ dir: buildDir, goMod, packages: [pkg] });
+  log(`go build ${name} (${pkg})`);
+  const ms = await goBuild(buildDir, pkg, paths[name], '-s -w');
+  log(`built ${name} in ${Math.round(ms / 1000)} s`);
 }
 
 /**
