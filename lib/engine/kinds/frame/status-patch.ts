@@ -26,6 +26,22 @@ export interface StatusBackRule {
    * (`status-back.ts`). A load balancer address is not waited for: it may never come.
    */
   settled(host: KubeObject): boolean;
+  /**
+   * Condition types the tenant's own controllers write on the tenant object, about the tenant's
+   * own objects: kept as the tenant has them, never taken from the host (a host of an older
+   * release may not report them at all: docs/versions.md).
+   */
+  readonly tenantConditions?: readonly string[];
+}
+
+/** The host's `conditions`, less the tenant's own types, then the tenant's own as it has them. */
+function conditionsBack(own: ReadonlySet<unknown>, host: unknown, tenant: unknown): unknown[] {
+  const typeOf = (c: unknown) => (isRecord(c) ? c.type : undefined);
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  return [
+    ...list(host).filter((c) => !own.has(typeOf(c))),
+    ...list(tenant).filter((c) => own.has(typeOf(c))),
+  ];
 }
 
 /** The status of an object, `{}` when it has none. */
@@ -56,8 +72,13 @@ export function statusBackPatch(
   const want = statusOf(host);
   const have = statusOf(tenant);
   const patch: Record<string, unknown> = {};
+  const own = new Set<unknown>(rule.tenantConditions ?? []);
   for (const field of rule.fields) {
-    const wanted = meaningful(want[field]) ? want[field] : undefined;
+    const value =
+      field === 'conditions' && own.size > 0
+        ? conditionsBack(own, want.conditions, have.conditions)
+        : want[field];
+    const wanted = meaningful(value) ? value : undefined;
     const had = meaningful(have[field]) ? have[field] : undefined;
     if (wanted === undefined) {
       if (had !== undefined) patch[field] = null;

@@ -189,6 +189,9 @@ const CLAIM_STATUS: StatusBackRule = {
     'allocatedResourceStatuses',
   ],
   settled: (host) => statusOf(host).phase === 'Bound' || statusOf(host).phase === 'Lost',
+  // The tenant's own controller manager says whether a tenant Pod uses the claim (1.37 does; a
+  // host before it reports no such condition, and copying its list would undo it every pass).
+  tenantConditions: ['Unused'],
 };
 
 /**

@@ -127,3 +127,31 @@ describe('statusBackPatch', () => {
     expect(rule(INGRESS).settled(object(INGRESS, { loadBalancer: {} }))).toBe(true);
   });
 });
+
+describe('a claim’s conditions from a host of another release', () => {
+  const rule = statusBackRule(CLAIM) as StatusBackRule;
+  const unused = {
+    type: 'Unused',
+    status: 'True',
+    reason: 'NoPodsUsingPVC',
+    lastTransitionTime: '2026-12-06T10:06:56Z',
+  };
+  const resizing = { type: 'Resizing', status: 'True', lastTransitionTime: '2026-12-06T10:07:00Z' };
+
+  it('keeps the tenant’s own Unused condition, which a 1.33 host never reports: nothing to write', () => {
+    const host = object(CLAIM, BOUND);
+    const tenant = object(CLAIM, { ...BOUND, conditions: [unused] });
+    expect(statusBackPatch(rule, host, tenant)).toBeUndefined();
+  });
+
+  it('takes the host’s other conditions beside it, and never the host’s Unused', () => {
+    const hostUnused = { ...unused, status: 'False', reason: 'PodsUsingPVC' };
+    const host = object(CLAIM, { ...BOUND, conditions: [hostUnused, resizing] });
+    const tenant = object(CLAIM, { ...BOUND, conditions: [unused] });
+    expect(statusBackPatch(rule, host, tenant)).toEqual({ conditions: [resizing, unused] });
+    const shown = object(CLAIM, { ...BOUND, conditions: [resizing, unused] });
+    expect(statusBackPatch(rule, host, shown)).toBeUndefined();
+    // Once the host's resize is done, its condition goes; the tenant's own stays.
+    expect(statusBackPatch(rule, object(CLAIM, BOUND), shown)).toEqual({ conditions: [unused] });
+  });
+});
