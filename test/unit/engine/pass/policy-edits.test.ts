@@ -137,6 +137,17 @@ const ROWS: Row[] = [
     }),
   },
   {
+    field: 'workloads.pods',
+    edit: workloads({
+      pods: {
+        allowFields: ['spec.newField'],
+        trustBundleNames: ['corp-ca'],
+        trustBundleSigners: ['example.com/ca'],
+        podCertificateSigners: ['example.com/pods'],
+      },
+    }),
+  },
+  {
     field: 'fromHost',
     edit: (s) => ({
       ...s,
