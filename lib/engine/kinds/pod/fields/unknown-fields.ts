@@ -42,7 +42,9 @@ function isSet(value: unknown): boolean {
 /** The fields of `holder` at `path` that `table` does not list or refuses. */
 function check(holder: unknown, table: FieldTable, path: string, found: Finding[]): void {
   if (!isRecord(holder)) return;
-  for (const [field, value] of Object.entries(holder)) {
+  // Run on every Pod of every pass: keys walked without building entry arrays.
+  for (const field in holder) {
+    const value = holder[field];
     const row = Object.hasOwn(table, field) ? table[field] : undefined;
     if (row === undefined) {
       if (value !== undefined) found.push({ path: `${path}.${field}` });

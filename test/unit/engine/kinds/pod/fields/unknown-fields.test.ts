@@ -10,6 +10,7 @@ import {
   podFieldFindings,
   podFieldRefusal,
 } from '../../../../../../lib/engine/kinds/pod/fields/unknown-fields.js';
+import { immutablePodChanges } from '../../../../../../lib/engine/kinds/pod/translate/immutable.js';
 import type { WorkloadPolicy } from '../../../../../../lib/engine/policy/workloads.js';
 import { hostOf, tenantObject, translated } from '../../support.js';
 import { RESTRICTED } from './rows.js';
@@ -159,5 +160,15 @@ describe('the 1.35-1.37 fields the tables copy', () => {
       volumes: [{ name: 'm', image: { reference: 'r:1' } }],
     };
     expect(translated(tenantObject('v1', 'Pod', { spec }), RESTRICTED)).toHaveProperty('host');
+  });
+
+  it('pod-level resources: what the host added (a LimitRange) is no change; the tenant’s change is a recreate', () => {
+    const pod = (resources: Json) => tenantObject('v1', 'Pod', { spec: { ...BASE, resources } });
+    const asked = { requests: { cpu: '200m' } };
+    const hostAdded = { requests: { cpu: '200m', memory: '64Mi' }, limits: { cpu: '1' } };
+    expect(immutablePodChanges(pod(asked), pod(hostAdded))).toEqual([]);
+    expect(immutablePodChanges(pod({ requests: { cpu: '400m' } }), pod(hostAdded))).toEqual([
+      'spec.resources',
+    ]);
   });
 });
