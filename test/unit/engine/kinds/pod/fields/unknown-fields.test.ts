@@ -110,6 +110,17 @@ describe('podFieldRefusal', () => {
     else expect(reason).toContain(says);
   });
 
+  it('allowing a new volume source widens no isolation rule: the node would mount it', () => {
+    const spec = { ...BASE, volumes: [{ name: 'v', objectStore: { bucket: 'b' } }] };
+    const pod = tenantObject('v1', 'Pod', { spec });
+    const allowed = allow('spec.volumes[].objectStore');
+    expect(podFieldRefusal(spec, allowed)).toBeUndefined();
+    expect(translated(pod, allowed)).toEqual({
+      refused: expect.stringContaining('(spec.volumes[v].objectStore)'),
+    });
+    expect(translated(pod, { ...allowed, allowHostAccess: true })).toHaveProperty('host');
+  });
+
   it('names list items generically, as the policy spells a path', () => {
     expect(genericPath('spec.volumes[data].projected.sources[0].spiffe')).toBe(
       'spec.volumes[].projected.sources[].spiffe',
