@@ -2,11 +2,10 @@
  * One pass, as callers run it and as it reads: read the TenantCluster and its policy, check the
  * tenant cluster's identity and every rule's scope, sync each kind, retire what the policy no
  * longer covers, copy the host classes it names into the tenant, then the host Events about the
- * copies (read while the kinds sync), report. Around it, the guards every caller needs: every
- * request ends by the pass deadline plus the reporting reserve (`bounds/deadlines.ts`) and backs
- * off on 429 as the server says (`bounds/throttle.ts`), a pass that writes holds the tenant's
- * lease on both sides (`lease.ts`), a dry run's host client sends no write (`context/dry-run.ts`),
- * and a pass-level failure is reported on the TenantCluster before it is thrown.
+ * copies (read while the kinds sync), report. Around it, the guards every caller needs: requests
+ * end by the pass deadline plus the reporting reserve (`bounds/deadlines.ts`) and back off on 429
+ * as told (`bounds/throttle.ts`), a pass that writes holds the tenant's lease on both sides
+ * (`lease.ts`), a dry run sends no host write, a pass-level failure is reported, then thrown.
  */
 import {
   type Clock,
