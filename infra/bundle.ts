@@ -23,7 +23,7 @@ export const BUNDLE_FILE = 'index.mjs';
 export const BUNDLE_HANDLER = 'index.handler';
 
 /**
- * The most `index.mjs` may weigh, in bytes (1.35 MB). A bigger bundle costs every cold start its
+ * The most `index.mjs` may weigh, in bytes (1.43 MB). A bigger bundle costs every cold start its
  * parse and compile time; `test/infra/bundle.test.ts` fails past it and names the biggest inputs.
  * Raised from 1.2 MB when the workload translators (Pods, Services, claims, Ingresses,
  * NetworkPolicies) and the per-tenant credential checks took the bundle to 1.21 MB, and from
@@ -32,9 +32,11 @@ export const BUNDLE_HANDLER = 'index.handler';
  * NetworkPolicy and Ingress limits: about 25 KB of engine code) took it to 1.32 MB, and from
  * 1.35 MB when EKS clusters reached with the function's role (the EKS client for DescribeCluster,
  * about 55 KB of it the service's schemas, and the SigV4 presigner of the token) took it to
- * 1.41 MB. The kubelet gateway is a bundle of its own and never part of this one.
+ * 1.41 MB, and from 1.42 MB when the back-off on 429 as `Retry-After` says (about 4.6 KB
+ * minified: the throttled clients and their words) took it to 1.4234 MB. The kubelet gateway is a
+ * bundle of its own and never part of this one.
  */
-export const BUNDLE_BUDGET_BYTES = 1_420_000;
+export const BUNDLE_BUDGET_BYTES = 1_430_000;
 
 /**
  * The one set of esbuild options for the handler: the repository's Node ESM bundle settings
