@@ -138,6 +138,7 @@ export class KindWriter {
    * off), 2 for a replacement or a resize, {@link IN_SYNC} when in sync with nothing remembered about it.
    */
   private writesNeeded(item: ApplyItem): number {
+    if (item.undecided) return 0;
     const observed = this.byName.get(item.desired.metadata.name);
     if (observed?.metadata.deletionTimestamp) return 0;
     const check = this.check(item);
@@ -198,6 +199,18 @@ export class KindWriter {
     const { ctx, kind } = this;
     const { desired, source } = item;
     const observed = this.byName.get(desired.metadata.name);
+    if (item.undecided) {
+      // Nothing written, whatever the copy is: neither updated nor, being still desired, deleted.
+      const { kept, notCreated } = item.undecided;
+      ctx.ledger.decide({
+        action: 'Skip',
+        rule: kind,
+        tenantRef: { namespace: source.virtualNamespace, name: source.virtualName },
+        hostRef: { namespace: ctx.scope.hostNamespace, name: desired.metadata.name },
+        reason: observed ? kept : notCreated,
+      });
+      return;
+    }
     if (observed?.metadata.deletionTimestamp) {
       // A host finalizer holds the copy in deletion: writing to it would be lost; the kind keeps
       // no resume point, so a full pass creates the copy anew once it is gone.
