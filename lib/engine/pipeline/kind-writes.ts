@@ -199,18 +199,6 @@ export class KindWriter {
     const { ctx, kind } = this;
     const { desired, source } = item;
     const observed = this.byName.get(desired.metadata.name);
-    if (item.undecided) {
-      // Nothing written, whatever the copy is: neither updated nor, being still desired, deleted.
-      const { kept, notCreated } = item.undecided;
-      ctx.ledger.decide({
-        action: 'Skip',
-        rule: kind,
-        tenantRef: { namespace: source.virtualNamespace, name: source.virtualName },
-        hostRef: { namespace: ctx.scope.hostNamespace, name: desired.metadata.name },
-        reason: observed ? kept : notCreated,
-      });
-      return;
-    }
     if (observed?.metadata.deletionTimestamp) {
       // A host finalizer holds the copy in deletion: writing to it would be lost; the kind keeps
       // no resume point, so a full pass creates the copy anew once it is gone.
@@ -221,6 +209,12 @@ export class KindWriter {
       tenantRef: { namespace: source.virtualNamespace, name: source.virtualName },
       hostRef: { namespace: ctx.scope.hostNamespace, name: desired.metadata.name },
     };
+    if (item.undecided) {
+      // Nothing written whatever the copy is: not updated, and (still desired) not collected.
+      const reason = observed ? item.undecided.kept : item.undecided.notCreated;
+      ctx.ledger.decide({ action: 'Skip', rule: kind, ...refs, reason });
+      return;
+    }
     const applyContext = {
       hostApi: ctx.scope.hostApi,
       budget: ctx.scope.bounds,

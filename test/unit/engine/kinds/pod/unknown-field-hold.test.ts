@@ -104,6 +104,15 @@ const CASES: Case[] = [
     expectedDecisions: [],
   },
   {
+    name: 'the policy allows it, the copy kept without it: a change a running Pod cannot take, no write',
+    tenantState: [withNewField(pod('web'))],
+    hostState: { of: [pod('web')] },
+    policy: ALLOWED,
+    expectedHostState: 'unchanged',
+    expectedDecisions: [`Skip Pod shop/web -> ${WEB}`],
+    expectedReasons: [/^the Pod.s spec\.podQuota changed; a running Pod cannot change it/],
+  },
+  {
     name: 'the policy allows it, a new Pod: created with the field',
     tenantState: [withNewField(pod('api'))],
     hostState: { of: [] },
