@@ -169,3 +169,21 @@ describe('a Pod field the engine does not know, on a running Pod', () => {
     },
   );
 });
+
+describe('on a resumed pass (the tenant Pod changed, the watch brings it)', () => {
+  it('keeps the copy as it was: no write, the Skip saying so', async () => {
+    const { tenantApi, hostApi } = clusters([pod('web')], [], { toHost: [POD] });
+    const run = () => runPass({ tenant: 'dev', tenantApi, hostApi });
+    expect((await run()).errors).toEqual([]);
+    expect((await run()).path).toBe('resumed');
+    const before = versions(hostApi.objects());
+    await tenantApi.update(withNewField(tenantApi.peek(POD, 'shop', 'web') as KubeObject));
+    const kept = await run();
+    expect(kept.errors).toEqual([]);
+    expect({ path: kept.path, why: kept.pathReason }).toEqual({ path: 'resumed', why: undefined });
+    expect(kept.decisions.filter((d) => d.kind === 'Pod').map((d) => d.reason)).toEqual([
+      expect.stringMatching(KEPT),
+    ]);
+    expect(versions(hostApi.objects())).toEqual(before);
+  });
+});
