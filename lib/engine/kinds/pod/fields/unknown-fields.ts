@@ -1,8 +1,10 @@
 /**
  * The field tables as a rule: a tenant Pod that sets a field no table lists (one a later
- * Kubernetes added, which the engine cannot know the meaning of) is refused, a Skip naming the
- * field's path, unless the policy allows that path (`spec.workloads.pods.allowFields`: then it is
- * copied verbatim); a Pod that sets a field a table refuses is refused whatever the policy. The
+ * Kubernetes added, which the engine cannot know the meaning of) waits for a decision, a Skip
+ * naming the field's path, unless the policy allows that path (`spec.workloads.pods.allowFields`:
+ * then it is copied verbatim): it gets no host copy, and one it has keeps running as it was,
+ * neither updated nor deleted. A Pod that sets a field a table refuses is refused whatever the
+ * policy. The
  * walk reads the structs whose fields the tables list; a field inside one the tables copy whole
  * (a probe, an affinity term) goes with it. Ephemeral containers are left off the host Pod, and
  * their fields with them.
@@ -85,21 +87,40 @@ export function genericPath(path: string): string {
 }
 
 /**
- * The Skip reason of a Pod that sets a field no table lists and the policy does not allow
- * (`spec.workloads.pods.allowFields`), or a field a table refuses; `undefined` otherwise.
+ * The Skip reason of a Pod that sets a field a table refuses (whatever the policy), or
+ * `undefined`: a deliberate tenant change, refused like any other (a copy it has goes).
  */
-export function podFieldRefusal(
-  spec: unknown,
-  policy: WorkloadPolicy | undefined,
-): string | undefined {
-  const allowed = podLimitsOf(policy).allowFields;
+export function podFieldRefusal(spec: unknown): string | undefined {
   for (const finding of podFieldFindings(spec)) {
     if (finding.refusedBy !== undefined) {
       return `the Pod sets ${finding.path}, which is never copied to the host: ${finding.refusedBy}; remove it`;
     }
+  }
+  return undefined;
+}
+
+/**
+ * Why a Pod waits for a decision: the first field it sets that no table lists and the policy does
+ * not allow (`spec.workloads.pods.allowFields`), in words for a Pod whose host copy is kept as it
+ * was and for one that gets none; `undefined` otherwise. Not a refusal: such a field can appear
+ * on every running Pod at once (a newer tenant apiserver that defaults it), and the tenant did
+ * nothing to lose its workloads for (`../../frame/translator.ts`, `undecided`).
+ */
+export function podFieldUndecided(
+  spec: unknown,
+  policy: WorkloadPolicy | undefined,
+): { kept: string; notCreated: string } | undefined {
+  const allowed = podLimitsOf(policy).allowFields;
+  for (const finding of podFieldFindings(spec)) {
+    if (finding.refusedBy !== undefined) continue;
     const generic = genericPath(finding.path);
     if (allowed.includes(generic)) continue;
-    return `the Pod sets ${finding.path}, a field this engine does not know (a later Kubernetes added it), so nobody decided what it would do on the host; upgrade the engine, or have the operator allow it to be copied as it is (spec.workloads.pods.allowFields: ${generic})`;
+    const what = `the Pod sets ${finding.path}, a field this engine does not know (a later Kubernetes added it), so nobody decided what it would do on the host`;
+    const until = `nothing is written until the engine knows the field or the policy allows it; upgrade the engine, or have the operator allow it to be copied as it is (spec.workloads.pods.allowFields: ${generic})`;
+    return {
+      kept: `${what}; kept: the host copy keeps running as it was (neither updated nor deleted); ${until}`,
+      notCreated: `${what}; it gets no host copy: ${until}`,
+    };
   }
   return undefined;
 }

@@ -1,7 +1,8 @@
 /**
- * A Pod field no table lists (a later Kubernetes added it) is refused, a Skip naming its path,
- * unless the policy allows the path (`spec.workloads.pods.allowFields`), then copied verbatim; a
- * field a table refuses is refused whatever the policy. The 1.35-1.37 fields the tables copy
+ * A Pod field no table lists (a later Kubernetes added it) waits for a decision, a Skip naming
+ * its path (a running Pod's copy kept as it was, none made for a new one), unless the policy
+ * allows the path (`spec.workloads.pods.allowFields`), then copied verbatim; a field a table
+ * refuses is refused whatever the policy. The 1.35-1.37 fields the tables copy
  * reach the host Pod as written: `hostnameOverride`, image volumes, pod-level resources, sidecars.
  */
 import { describe, expect, it } from '@jest/globals';
@@ -9,6 +10,7 @@ import {
   genericPath,
   podFieldFindings,
   podFieldRefusal,
+  podFieldUndecided,
 } from '../../../../../../lib/engine/kinds/pod/fields/unknown-fields.js';
 import { immutablePodChanges } from '../../../../../../lib/engine/kinds/pod/translate/immutable.js';
 import type { WorkloadPolicy } from '../../../../../../lib/engine/policy/workloads.js';
@@ -78,43 +80,66 @@ describe('podFieldFindings', () => {
   });
 });
 
-describe('podFieldRefusal', () => {
+describe('podFieldUndecided and podFieldRefusal', () => {
   const unknown = { ...BASE, containers: [{ name: 'web', image: 'i', warmup: {} }] };
-  const cases: Array<{ name: string; spec: Json; policy?: WorkloadPolicy; says?: string }> = [
+  const remedy =
+    'nothing is written until the engine knows the field or the policy allows it; upgrade the engine, or have the operator allow it to be copied as it is (spec.workloads.pods.allowFields: spec.containers[].warmup)';
+  const what =
+    'the Pod sets spec.containers[web].warmup, a field this engine does not know (a later Kubernetes added it), so nobody decided what it would do on the host';
+  const cases: Array<{
+    name: string;
+    spec: Json;
+    policy?: WorkloadPolicy;
+    waits?: string;
+    refused?: string;
+  }> = [
     {
-      name: 'unknown, no policy: refused, naming the path and the knob',
+      name: 'unknown, no policy: waits, naming the path and the knob',
       spec: unknown,
-      says: 'the Pod sets spec.containers[web].warmup, a field this engine does not know (a later Kubernetes added it), so nobody decided what it would do on the host; upgrade the engine, or have the operator allow it to be copied as it is (spec.workloads.pods.allowFields: spec.containers[].warmup)',
+      waits: 'spec.containers[web].warmup',
     },
     {
-      name: 'unknown, its path allowed: kept',
+      name: 'unknown, its path allowed: nothing',
       spec: unknown,
       policy: allow('spec.containers[].warmup'),
     },
     {
-      name: 'unknown, another list’s path allowed: refused',
+      name: 'unknown, another list’s path allowed: waits',
       spec: unknown,
       policy: allow('spec.initContainers[].warmup'),
-      says: 'spec.containers[web].warmup',
+      waits: 'spec.containers[web].warmup',
     },
     {
-      name: 'refused by its row, even when allowed by path',
+      name: 'refused by its row, even when allowed by path: a refusal, not a wait',
       spec: { ...BASE, evictionResponders: [{ name: 'acme.io/x', priority: 1 }] },
       policy: allow('spec.evictionResponders'),
-      says: 'the Pod sets spec.evictionResponders, which is never copied to the host',
+      refused: 'the Pod sets spec.evictionResponders, which is never copied to the host',
     },
   ];
-  it.each(cases)('$name', ({ spec, policy, says }) => {
-    const reason = podFieldRefusal(spec, policy);
-    if (says === undefined) expect(reason).toBeUndefined();
-    else expect(reason).toContain(says);
+  it.each(cases)('$name', ({ spec, policy, waits, refused }) => {
+    const undecided = podFieldUndecided(spec, policy);
+    if (waits === undefined) expect(undecided).toBeUndefined();
+    else {
+      expect(undecided?.kept).toContain(waits);
+      expect(undecided?.notCreated).toContain(waits);
+    }
+    const reason = podFieldRefusal(spec);
+    if (refused === undefined) expect(reason).toBeUndefined();
+    else expect(reason).toContain(refused);
+  });
+
+  it('says in plain words what happens to a copy it has and to one it lacks', () => {
+    expect(podFieldUndecided(unknown, undefined)).toEqual({
+      kept: `${what}; kept: the host copy keeps running as it was (neither updated nor deleted); ${remedy}`,
+      notCreated: `${what}; it gets no host copy: ${remedy}`,
+    });
   });
 
   it('allowing a new volume source widens no isolation rule: the node would mount it', () => {
     const spec = { ...BASE, volumes: [{ name: 'v', objectStore: { bucket: 'b' } }] };
     const pod = tenantObject('v1', 'Pod', { spec });
     const allowed = allow('spec.volumes[].objectStore');
-    expect(podFieldRefusal(spec, allowed)).toBeUndefined();
+    expect(podFieldUndecided(spec, allowed)).toBeUndefined();
     expect(translated(pod, allowed)).toEqual({
       refused: expect.stringContaining('(spec.volumes[v].objectStore)'),
     });
@@ -127,10 +152,20 @@ describe('podFieldRefusal', () => {
     );
   });
 
-  it('through the translator: refused by default, copied verbatim when allowed', () => {
+  it('through the translator: waits by default (after every refusal), copied verbatim when allowed', () => {
     const pod = tenantObject('v1', 'Pod', { spec: { ...BASE, podQuota: { cpu: '2' } } });
-    const refused = translated(pod);
-    expect(refused).toEqual({ refused: expect.stringContaining('spec.podQuota') });
+    expect(translated(pod)).toEqual({
+      host: expect.anything(),
+      undecided: {
+        kept: expect.stringContaining('spec.podQuota'),
+        notCreated: expect.stringContaining('spec.podQuota'),
+      },
+    });
+    // A deliberate refusal the same Pod earns goes first: its copy is not kept for the new field.
+    const hostNetwork = tenantObject('v1', 'Pod', {
+      spec: { ...BASE, podQuota: { cpu: '2' }, hostNetwork: true },
+    });
+    expect(translated(hostNetwork)).toEqual({ refused: expect.stringContaining('hostNetwork') });
     const host = hostOf(pod, allow('spec.podQuota'));
     expect((host.spec as Json).podQuota).toEqual({ cpu: '2' });
   });
