@@ -16,6 +16,7 @@ import {
   writeComponentKubeconfig,
 } from './component-kubeconfigs.js';
 import { LocalClusterError } from './errors.js';
+import { metricsApiObjects, metricsServerArgs } from './metrics-server.js';
 import type { Pki } from './pki.js';
 import { freePort, startDaemon } from './process.js';
 import { type AdminTls, adminTls, get, SELF_SIGNED, send, waitUntil } from './readiness.js';
@@ -87,6 +88,24 @@ async function createHostObjects(ctx: WorkloadContext, tls: AdminTls): Promise<v
   }
 }
 
+/**
+ * Registers the host's metrics-server as `v1beta1.metrics.k8s.io` (its port is new on every start,
+ * so an APIService of an earlier start is replaced).
+ */
+async function registerHostMetrics(ctx: WorkloadContext, tls: AdminTls, port: number) {
+  const target = { namespace: 'kube-system', name: 'metrics-server', address: '127.0.0.1', port };
+  for (const { path, object } of metricsApiObjects({ ...target, versions: ['v1beta1'] })) {
+    const name = (object.metadata as { name: string }).name;
+    await send('DELETE', `${ctx.servers.host.server}${path}/${name}`, tls);
+    const res = await send('POST', `${ctx.servers.host.server}${path}`, tls, object);
+    if (res.status !== 201) {
+      throw new LocalClusterError(
+        `registering metrics-server on the host: ${res.status} ${res.body}`,
+      );
+    }
+  }
+}
+
 async function start(
   ctx: WorkloadContext,
   name: ComponentName,
@@ -113,6 +132,9 @@ async function start(
     await writeFile(config, kwokKubeletConfig(join(home, KWOK_LOG_FILE), home));
     const kubelet = { port, cert: ctx.pki.servingCert, key: ctx.pki.servingKey, config };
     child = startDaemon(binary, kwokArgs(kubeconfig, kubelet), logFile, kwokEnv(ctx.stateDir));
+  } else if (name === 'metrics-server') {
+    port = await freePort();
+    child = startDaemon(binary, metricsServerArgs(kubeconfig, port, ctx.pki), logFile);
   } else {
     port = await freePort();
     const spec: ComponentSpec = { pki: ctx.pki, kubeconfig, cluster, port };
@@ -143,6 +165,13 @@ async function waitForComponent(
     });
   } else if (c.name === 'kube-scheduler') {
     await wait('/readyz', () => healthy('/readyz'));
+  } else if (c.name === 'metrics-server') {
+    await wait('/livez', () => healthy('/livez'));
+    await registerHostMetrics(ctx, tls, c.port ?? 0);
+    await wait('metrics.k8s.io served by the host apiserver', async () => {
+      const res = await get(`${ctx.servers.host.server}/apis/metrics.k8s.io/v1beta1`, tls);
+      return res.status === 200;
+    });
   } else {
     await wait('/healthz', () => healthy('/healthz'));
     const exists = async (path: string) =>
@@ -184,6 +213,7 @@ export async function startWorkloads(
     start(ctx, 'kube-scheduler', 'host', started),
     start(ctx, 'kwok', 'host', started),
     start(ctx, 'kube-controller-manager', 'tenant', started),
+    start(ctx, 'metrics-server', 'host', started),
   ]);
   // Starts and waits on its own; settled to a value so a failure is never unhandled.
   const dns = startTenantDns(ctx, started).then(
