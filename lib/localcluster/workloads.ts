@@ -78,11 +78,19 @@ async function hostNodes(ctx: WorkloadContext, tls: AdminTls): Promise<NodeList[
 const isReady = (n: NodeList['items'][number]) =>
   n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
-/** Creates the host's Nodes and StorageClass; ones that already exist are left as they are. */
+/**
+ * Creates the host's Nodes and StorageClass; ones that already exist are left as they are, but
+ * for the annotations of a Node (a plane made before the metrics path annotation gains it).
+ */
 async function createHostObjects(ctx: WorkloadContext, tls: AdminTls): Promise<void> {
   for (const { path, object } of hostWorkloadObjects()) {
-    const res = await send('POST', `${ctx.servers.host.server}${path}`, tls, object);
-    if (res.status !== 201 && res.status !== 409) {
+    let res = await send('POST', `${ctx.servers.host.server}${path}`, tls, object);
+    const { name, annotations } = object.metadata as { name: string; annotations?: object };
+    if (res.status === 409 && object.kind === 'Node') {
+      const patch = { metadata: { annotations } };
+      res = await send('PATCH', `${ctx.servers.host.server}${path}/${name}`, tls, patch);
+    }
+    if (res.status !== 201 && res.status !== 200 && res.status !== 409) {
       throw new LocalClusterError(`creating ${path} on the host: ${res.status} ${res.body}`);
     }
   }
@@ -163,6 +171,13 @@ async function waitForComponent(
       const nodes = await hostNodes(ctx, tls);
       return nodes.length === kwokNodeNames().length && nodes.every(isReady);
     });
+    // kwok writes its port into a node's status only while the node is not Ready yet: a node of
+    // an earlier start still names that start's port, where metrics-server (and the host
+    // apiserver, for logs) would find nothing.
+    const status = { status: { daemonEndpoints: { kubeletEndpoint: { Port: c.port } } } };
+    for (const name of kwokNodeNames()) {
+      await send('PATCH', `${ctx.servers.host.server}/api/v1/nodes/${name}/status`, tls, status);
+    }
   } else if (c.name === 'kube-scheduler') {
     await wait('/readyz', () => healthy('/readyz'));
   } else if (c.name === 'metrics-server') {
