@@ -196,6 +196,15 @@ describe('resource metrics in the tenant', () => {
     expect(otherList.items).toEqual([]);
     await expect(inTenant('top', 'pod', 'noisy', '-n', other.vns.a)).rejects.toThrow(/not found/);
 
+    // Discovery lists both versions, v1 first (the one kubectl top takes).
+    const versions = (await inTenant('api-versions'))
+      .split('\n')
+      .filter((v) => v.startsWith('metrics.k8s.io/'));
+    expect(versions.sort()).toEqual(['metrics.k8s.io/v1', 'metrics.k8s.io/v1beta1']);
+    const group = JSON.parse(await inTenant('get', '--raw', '/apis/metrics.k8s.io')) as {
+      preferredVersion: { version: string };
+    };
+    expect(group.preferredVersion.version).toBe('v1');
     // v1 too, in the tenant's names and labels.
     const v1 = JSON.parse(
       await inTenant('get', '--raw', `/apis/metrics.k8s.io/v1/namespaces/${ns}/pods/busy`),
