@@ -7,6 +7,7 @@ import { apiServerArgs, etcdArgs } from './daemons.js';
 import { LocalClusterError } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { ensureKubeletPki } from './kubelet-pki.js';
+import { ensureFrontProxyCert } from './metrics-server.js';
 import { ensurePki } from './pki.js';
 import { freePort, isOurProcess, startDaemon, startReaper, stopProcess } from './process.js';
 import { adminTls, get, waitUntil } from './readiness.js';
@@ -82,6 +83,9 @@ export async function readRunningControlPlane(
   // same for a plane of another release, or one with components but no tenant DNS (older code).
   if (!Array.isArray(state.components) || state.version !== KUBERNETES_VERSION) return undefined;
   if (state.components.length > 0 && !state.clusters.tenant.dns) return undefined;
+  // Nor one started before the host had its metrics-server.
+  if (state.components.length > 0 && !state.components.some((c) => c.name === 'metrics-server'))
+    return undefined;
   const checks = [
     isOurProcess(state.etcd.pid, state.binaries.etcd),
     ...state.components.map((c) => isOurProcess(c.pid, c.binary)),
@@ -158,6 +162,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
   await mkdir(join(stateDir, 'logs'), { recursive: true });
   const pki = await ensurePki(join(stateDir, 'pki'));
   await ensureKubeletPki(join(stateDir, 'pki'), pki);
+  await ensureFrontProxyCert(join(stateDir, 'pki'), pki);
   // Signed while etcd and the apiservers boot (openssl takes seconds); awaited by the workloads.
   const certsReady = options.workloads === false ? undefined : ensureComponentCerts(stateDir, pki);
   certsReady?.catch(() => {});
