@@ -16,6 +16,9 @@ import {
   SERVICE_ACCOUNT,
 } from './support.js';
 
+/** Gateway API routes (the local plane serves their CRDs on both sides). */
+const HTTP_ROUTE: KindRef = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' };
+
 /** Makes a tenant object of the workload tenant (labelled, in its virtual namespace). */
 export type TenantObject = (
   kind: KindRef,
@@ -111,6 +114,9 @@ export const WORKLOAD_ROWS: readonly WorkloadRow[] = [
     ],
     copied: 'web',
   },
+  // Listed on both sides every pass; a copy needs a Gateway the policy lists, which the dedicated
+  // test (test/integration/engine/gateway-routes.test.ts) proves. Status back: httproutes/status.
+  { kind: HTTP_ROUTE, resource: 'httproutes' },
 ];
 
 /** The kinds of {@link WORKLOAD_ROWS}. */
