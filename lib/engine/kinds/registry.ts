@@ -15,6 +15,7 @@ import { ENDPOINT_SLICE_MODULE } from './endpoint-slice/module.js';
 import { ENDPOINTS_MODULE } from './endpoints/module.js';
 import type { KindModule } from './frame/kind-module.js';
 import type { CreateAsk, HostFacts, ObjectReference, TranslateTarget } from './frame/translator.js';
+import { GRPC_ROUTE_MODULE } from './grpcroute/module.js';
 import { HTTP_ROUTE_MODULE } from './httproute/module.js';
 import { INGRESS_MODULE } from './ingress/ingress.js';
 import { NETWORK_POLICY_MODULE } from './network-policy/network-policy.js';
@@ -49,6 +50,7 @@ export const KINDS: readonly KindModule[] = [
   SERVICE_ACCOUNT_MODULE,
   PDB_MODULE,
   HTTP_ROUTE_MODULE,
+  GRPC_ROUTE_MODULE,
 ];
 
 const BY_KEY: ReadonlyMap<string, KindModule> = new Map(

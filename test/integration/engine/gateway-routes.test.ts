@@ -6,7 +6,8 @@
  * status) and the tenant route shows Accepted, its parent as the tenant wrote it. The attacker's
  * route to a Gateway not allowed, to the victim's Service, or for the victim's hostname is a Skip
  * naming the field; a uid@resourceVersion snapshot of the host namespace shows nothing else
- * changed, and later passes of both tenants decide the same with no write.
+ * changed, and later passes of both tenants decide the same with no write. A GRPCRoute goes the
+ * same way, its hostnames claimed among the GRPCRoutes.
  */
 import { describe, expect, it } from '@jest/globals';
 import { hostName } from '../../../lib/engine/index.js';
@@ -26,6 +27,7 @@ import {
 const apis = useApis();
 const GROUP = 'gateway.networking.k8s.io';
 const HTTP_ROUTE: KindRef = { apiVersion: `${GROUP}/v1`, kind: 'HTTPRoute' };
+const GRPC_ROUTE: KindRef = { apiVersion: `${GROUP}/v1`, kind: 'GRPCRoute' };
 const GATEWAY: KindRef = { apiVersion: `${GROUP}/v1`, kind: 'Gateway' };
 const SUFFIX = `.gr-${RUN}.apps.example.com`;
 const GATEWAY_NS = `gateways-${RUN}`;
@@ -200,5 +202,67 @@ describe('Gateway API routes', () => {
     });
     const tenantAfter = (await victim.tenantApi.get(HTTP_ROUTE, vns, 'shop')) as KubeObject;
     expect(tenantAfter.metadata.resourceVersion).toBe(shown.metadata.resourceVersion);
+  });
+
+  it('a GRPCRoute to its Service lands on the copy and shows Accepted; another namespace’s Service is a Skip; nothing else changes', async () => {
+    const a = apis();
+    const workloads = { gateways: { parents: [PARENT], hostSuffixes: [SUFFIX] } };
+    const t = await createTenant(a, 'gr-grpc', { toHost: [SERVICE, GRPC_ROUTE], workloads });
+    const { hostNamespace: hostNs } = t;
+    const vns = t.vns.a;
+    const grpcSpec = (backend: Spec, hostname: string): Spec => ({
+      parentRefs: [PARENT],
+      hostnames: [hostname],
+      rules: [{ matches: [{ method: { service: 'shop.Cart' } }], backendRefs: [backend] }],
+    });
+    await t.tenantApi.create(
+      tenantObject(t, SERVICE, vns, 'cart', { spec: { ports: [{ port: 9090 }] } }),
+    );
+    await t.tenantApi.create(
+      tenantObject(t, GRPC_ROUTE, vns, 'cart', {
+        spec: grpcSpec({ name: 'cart', port: 9090 }, `cart.grpc${SUFFIX}`),
+      }),
+    );
+    const first = await pass(t);
+    expect(first.result.errors).toEqual([]);
+    const copyName = hostName('cart', vns, t.name);
+    const copy = await t.hostApi.get(GRPC_ROUTE, hostNs, copyName);
+    expect(copy?.spec).toMatchObject({
+      parentRefs: [PARENT],
+      rules: [{ backendRefs: [{ name: hostName('cart', vns, t.name), port: 9090 }] }],
+    });
+    const accepted = {
+      parentRef: { group: GROUP, kind: 'Gateway', ...PARENT },
+      controllerName: 'example.com/gateway-controller',
+      conditions: [condition('Accepted'), condition('ResolvedRefs')],
+    };
+    await t.hostApi.patchStatus(GRPC_ROUTE, hostNs, copyName, { parents: [accepted] });
+    expect((await pass(t, { full: true })).result.errors).toEqual([]);
+    const shown = (await t.tenantApi.get(GRPC_ROUTE, vns, 'cart')) as KubeObject;
+    expect(shown.status).toEqual({ parents: [accepted] });
+
+    const other = t.vns.b;
+    await t.tenantApi.create(
+      tenantObject(t, GRPC_ROUTE, vns, 'reach', {
+        spec: grpcSpec({ name: 'cart', namespace: other, port: 9090 }, `reach.grpc${SUFFIX}`),
+      }),
+    );
+    const before = await snapshot(hostNs);
+    const { result } = await pass(t);
+    expect(result.errors).toEqual([]);
+    expect(result.decisions).toEqual([
+      expect.objectContaining({
+        action: 'Skip',
+        kind: 'GRPCRoute',
+        reason: expect.stringContaining(
+          `spec.rules[0].backendRefs[0].namespace "${other}" is another namespace`,
+        ),
+      }),
+    ]);
+    expect(diffSnapshots(before, await snapshot(hostNs))).toEqual({
+      created: [],
+      changed: [],
+      deleted: [],
+    });
   });
 });

@@ -18,6 +18,7 @@ import {
 
 /** Gateway API routes (the local plane serves their CRDs on both sides). */
 const HTTP_ROUTE: KindRef = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' };
+const GRPC_ROUTE: KindRef = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute' };
 
 /** Makes a tenant object of the workload tenant (labelled, in its virtual namespace). */
 export type TenantObject = (
@@ -117,6 +118,7 @@ export const WORKLOAD_ROWS: readonly WorkloadRow[] = [
   // Listed on both sides every pass; a copy needs a Gateway the policy lists, which the dedicated
   // test (test/integration/engine/gateway-routes.test.ts) proves. Status back: httproutes/status.
   { kind: HTTP_ROUTE, resource: 'httproutes' },
+  { kind: GRPC_ROUTE, resource: 'grpcroutes' },
 ];
 
 /** The kinds of {@link WORKLOAD_ROWS}. */

@@ -33,6 +33,9 @@ const BODIES: Record<string, Record<string, unknown>> = {
   HTTPRoute: {
     spec: { hostnames: ['web.example.com'], rules: [{ backendRefs: [{ name: 'web' }] }] },
   },
+  GRPCRoute: {
+    spec: { hostnames: ['web.example.com'], rules: [{ backendRefs: [{ name: 'web' }] }] },
+  },
 };
 
 describe('every copy carries its tenant object’s uid', () => {
