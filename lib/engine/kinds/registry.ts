@@ -25,6 +25,7 @@ import { PDB_MODULE } from './pod-disruption-budget/pod-disruption-budget.js';
 import { SECRET_MODULE } from './secret/module.js';
 import { SERVICE_MODULE } from './service/module.js';
 import { SERVICE_ACCOUNT_MODULE } from './service-account/service-account.js';
+import { TLS_ROUTE_MODULE } from './tlsroute/module.js';
 
 export type { KindModule, KindOutcome, KindTurn } from './frame/kind-module.js';
 export type {
@@ -51,6 +52,7 @@ export const KINDS: readonly KindModule[] = [
   PDB_MODULE,
   HTTP_ROUTE_MODULE,
   GRPC_ROUTE_MODULE,
+  TLS_ROUTE_MODULE,
 ];
 
 const BY_KEY: ReadonlyMap<string, KindModule> = new Map(

@@ -7,7 +7,7 @@
  * route to a Gateway not allowed, to the victim's Service, or for the victim's hostname is a Skip
  * naming the field; a uid@resourceVersion snapshot of the host namespace shows nothing else
  * changed, and later passes of both tenants decide the same with no write. A GRPCRoute goes the
- * same way, its hostnames claimed among the GRPCRoutes.
+ * same way, its hostnames claimed among the GRPCRoutes; so does a TLSRoute (standard since v1.5).
  */
 import { describe, expect, it } from '@jest/globals';
 import { hostName } from '../../../lib/engine/index.js';
@@ -28,6 +28,7 @@ const apis = useApis();
 const GROUP = 'gateway.networking.k8s.io';
 const HTTP_ROUTE: KindRef = { apiVersion: `${GROUP}/v1`, kind: 'HTTPRoute' };
 const GRPC_ROUTE: KindRef = { apiVersion: `${GROUP}/v1`, kind: 'GRPCRoute' };
+const TLS_ROUTE: KindRef = { apiVersion: `${GROUP}/v1`, kind: 'TLSRoute' };
 const GATEWAY: KindRef = { apiVersion: `${GROUP}/v1`, kind: 'Gateway' };
 const SUFFIX = `.gr-${RUN}.apps.example.com`;
 const GATEWAY_NS = `gateways-${RUN}`;
@@ -256,6 +257,63 @@ describe('Gateway API routes', () => {
         kind: 'GRPCRoute',
         reason: expect.stringContaining(
           `spec.rules[0].backendRefs[0].namespace "${other}" is another namespace`,
+        ),
+      }),
+    ]);
+    expect(diffSnapshots(before, await snapshot(hostNs))).toEqual({
+      created: [],
+      changed: [],
+      deleted: [],
+    });
+  });
+
+  it('a TLSRoute to its Service lands on the copy and shows Accepted; a Gateway not allowed is a Skip; nothing else changes', async () => {
+    const a = apis();
+    const workloads = { gateways: { parents: [PARENT], hostSuffixes: [SUFFIX] } };
+    const t = await createTenant(a, 'gr-tls', { toHost: [SERVICE, TLS_ROUTE], workloads });
+    const { hostNamespace: hostNs } = t;
+    const vns = t.vns.a;
+    const tlsSpec = (parent: Spec, hostname: string): Spec => ({
+      parentRefs: [parent],
+      hostnames: [hostname],
+      rules: [{ backendRefs: [{ name: 'db', port: 5432 }] }],
+    });
+    await t.tenantApi.create(
+      tenantObject(t, SERVICE, vns, 'db', { spec: { ports: [{ port: 5432 }] } }),
+    );
+    await t.tenantApi.create(
+      tenantObject(t, TLS_ROUTE, vns, 'db', { spec: tlsSpec(PARENT, `db.tls${SUFFIX}`) }),
+    );
+    expect((await pass(t)).result.errors).toEqual([]);
+    const copyName = hostName('db', vns, t.name);
+    const copy = await t.hostApi.get(TLS_ROUTE, hostNs, copyName);
+    expect(copy?.spec).toMatchObject({
+      parentRefs: [PARENT],
+      rules: [{ backendRefs: [{ name: hostName('db', vns, t.name), port: 5432 }] }],
+    });
+    const accepted = {
+      parentRef: { group: GROUP, kind: 'Gateway', ...PARENT },
+      controllerName: 'example.com/gateway-controller',
+      conditions: [condition('Accepted'), condition('ResolvedRefs')],
+    };
+    await t.hostApi.patchStatus(TLS_ROUTE, hostNs, copyName, { parents: [accepted] });
+    expect((await pass(t, { full: true })).result.errors).toEqual([]);
+    const shown = (await t.tenantApi.get(TLS_ROUTE, vns, 'db')) as KubeObject;
+    expect(shown.status).toEqual({ parents: [accepted] });
+
+    const foreign = { name: 'internal', namespace: GATEWAY_NS };
+    await t.tenantApi.create(
+      tenantObject(t, TLS_ROUTE, vns, 'sneak', { spec: tlsSpec(foreign, `sneak.tls${SUFFIX}`) }),
+    );
+    const before = await snapshot(hostNs);
+    const { result } = await pass(t);
+    expect(result.errors).toEqual([]);
+    expect(result.decisions).toEqual([
+      expect.objectContaining({
+        action: 'Skip',
+        kind: 'TLSRoute',
+        reason: expect.stringContaining(
+          `spec.parentRefs[0] names the Gateway ${GATEWAY_NS}/internal, which is not one the policy allows`,
         ),
       }),
     ]);

@@ -19,6 +19,7 @@ import {
 /** Gateway API routes (the local plane serves their CRDs on both sides). */
 const HTTP_ROUTE: KindRef = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' };
 const GRPC_ROUTE: KindRef = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute' };
+const TLS_ROUTE: KindRef = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'TLSRoute' };
 
 /** Makes a tenant object of the workload tenant (labelled, in its virtual namespace). */
 export type TenantObject = (
@@ -119,6 +120,7 @@ export const WORKLOAD_ROWS: readonly WorkloadRow[] = [
   // test (test/integration/engine/gateway-routes.test.ts) proves. Status back: httproutes/status.
   { kind: HTTP_ROUTE, resource: 'httproutes' },
   { kind: GRPC_ROUTE, resource: 'grpcroutes' },
+  { kind: TLS_ROUTE, resource: 'tlsroutes' },
 ];
 
 /** The kinds of {@link WORKLOAD_ROWS}. */

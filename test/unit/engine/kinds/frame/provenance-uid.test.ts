@@ -36,6 +36,12 @@ const BODIES: Record<string, Record<string, unknown>> = {
   GRPCRoute: {
     spec: { hostnames: ['web.example.com'], rules: [{ backendRefs: [{ name: 'web' }] }] },
   },
+  TLSRoute: {
+    spec: {
+      hostnames: ['web.example.com'],
+      rules: [{ backendRefs: [{ name: 'web', port: 443 }] }],
+    },
+  },
 };
 
 describe('every copy carries its tenant object’s uid', () => {
