@@ -132,15 +132,17 @@ export const CLASS_KINDS: readonly KindRef[] = [
   { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass' },
   { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass' },
   { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass' },
+  { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass' },
 ];
 
 /** A host class of each kind, named after the tenant (classes are cluster-scoped). */
 export function hostClasses(tenant: string): KubeObject[] {
-  const [sc, ic, pc, rc] = CLASS_KINDS as [KindRef, KindRef, KindRef, KindRef];
+  const [sc, ic, pc, rc, gc] = CLASS_KINDS as [KindRef, KindRef, KindRef, KindRef, KindRef];
   return [
     { ...sc, metadata: { name: `${tenant}-sc` }, provisioner: 'example.com/none' },
     { ...ic, metadata: { name: `${tenant}-ic` }, spec: { controller: 'example.com/ingress' } },
     { ...pc, metadata: { name: `${tenant}-pc` }, value: 100 },
     { ...rc, metadata: { name: `${tenant}-rc` }, handler: 'runsc' },
+    { ...gc, metadata: { name: `${tenant}-gc` }, spec: { controllerName: 'example.com/gateway' } },
   ];
 }

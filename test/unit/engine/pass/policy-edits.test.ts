@@ -154,6 +154,7 @@ const ROWS: Row[] = [
         ingressClasses: { labelSelector: 'offer=dev' },
         priorityClasses: { names: ['tenant-dev-high'] },
         runtimeClasses: { names: ['gvisor'] },
+        gatewayClasses: { names: ['shared'] },
       },
     }),
     effect: ({ tenantApi }) =>
