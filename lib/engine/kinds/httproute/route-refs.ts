@@ -12,7 +12,8 @@
  *   refused whatever a tenant ReferenceGrant says (grants are not synced: on the host the whole
  *   tenant is one namespace, and a grant there would reach another tenant's copies); another kind
  *   is refused (the engine could not say which copy it is);
- * - a filter's `extensionRef` names an implementation's own object, which no copy maps: refused.
+ * - a filter's `extensionRef` names an implementation's own object, which no copy maps: refused;
+ *   so is a filter field the engine does not know (it might name a backend unchecked).
  */
 import { isRecord } from '../../../common/index.js';
 import type { GatewayLimits } from '../../policy/isolation.js';
@@ -134,11 +135,60 @@ export function backendRefusal({ ref, path }: RefAt, virtualNamespace: string): 
   return undefined;
 }
 
+/**
+ * The filter fields of the standard channel (v1.6) whose references the engine checks or that
+ * refer to nothing; a field it does not know (an experimental `externalAuth`, a later one) may
+ * name a backend the engine cannot check, so it is refused rather than copied unseen.
+ */
+const KNOWN_FILTER_FIELDS: ReadonlySet<string> = new Set([
+  'type',
+  'requestHeaderModifier',
+  'responseHeaderModifier',
+  'requestMirror',
+  'requestRedirect',
+  'urlRewrite',
+  'cors',
+]);
+
+/**
+ * The route fields of the standard channel (v1.6), in its spec and in each rule; the experimental
+ * `retry` and `sessionPersistence` refer to nothing. Anything else (an experimental
+ * `useDefaultGateways`, which attaches a route to Gateways it does not name, or a later field)
+ * is refused rather than copied unseen.
+ */
+const KNOWN_SPEC_FIELDS: ReadonlySet<string> = new Set(['parentRefs', 'hostnames', 'rules']);
+const KNOWN_RULE_FIELDS: ReadonlySet<string> = new Set([
+  'name',
+  'matches',
+  'filters',
+  'backendRefs',
+  'timeouts',
+  'retry',
+  'sessionPersistence',
+]);
+
+/** Why a route spec has a field the engine does not know, or `undefined`. */
+export function unknownFieldRefusal(spec: unknown): string | undefined {
+  if (!isRecord(spec)) return undefined;
+  const says = 'is a route field the engine does not know, so what it does cannot be checked';
+  const top = Object.keys(spec).find((key) => !KNOWN_SPEC_FIELDS.has(key));
+  if (top !== undefined) return `spec.${top} ${says}`;
+  for (const [r, rule] of records(spec.rules).entries()) {
+    const field = Object.keys(rule).find((key) => !KNOWN_RULE_FIELDS.has(key));
+    if (field !== undefined) return `spec.rules[${r}].${field} ${says}`;
+  }
+  return undefined;
+}
+
 /** Why a filter may not go to the host, or `undefined`. */
 export function filterRefusal(spec: unknown): string | undefined {
   for (const { ref, path } of filtersOf(spec)) {
     if (ref.extensionRef !== undefined && ref.extensionRef !== null) {
       return `${path}.extensionRef names an object of the gateway implementation's own, which the engine cannot map to this tenant's copies`;
+    }
+    const unknown = Object.keys(ref).find((key) => !KNOWN_FILTER_FIELDS.has(key));
+    if (unknown !== undefined) {
+      return `${path}.${unknown} is a filter the engine does not know, so what it refers to cannot be checked`;
     }
   }
   return undefined;

@@ -25,6 +25,7 @@ import {
   parentKey,
   parentRefsOf,
   parentRefusal,
+  unknownFieldRefusal,
 } from './route-refs.js';
 
 const KNOB = 'spec.workloads.gateways';
@@ -68,6 +69,8 @@ export function routeRefusal(
   source: KubeObject,
   target: TranslateTarget<RouteFacts>,
 ): string | undefined {
+  const unknown = unknownFieldRefusal(source.spec);
+  if (unknown !== undefined) return unknown;
   const limits = isolationOf(target.workloads).gateways;
   const vns = target.virtualNamespace;
   for (const parent of parentRefsOf(source.spec)) {

@@ -182,6 +182,33 @@ describe('HTTPRoute translator', () => {
       says: 'spec.rules[0].filters[0].extensionRef names an object of the gateway implementation',
     },
     {
+      name: 'a filter the engine does not know (an experimental external auth with a backend)',
+      spec: spec({
+        rules: [
+          {
+            backendRefs: [{ name: 'web', port: 80 }],
+            filters: [
+              {
+                type: 'ExternalAuth',
+                externalAuth: { protocol: 'HTTP', backendRef: { name: 'auth', namespace: 'x' } },
+              },
+            ],
+          },
+        ],
+      }),
+      says: 'spec.rules[0].filters[0].externalAuth is a filter the engine does not know',
+    },
+    {
+      name: 'a route field the engine does not know (default Gateways, attached unnamed)',
+      spec: spec({ useDefaultGateways: 'All' }),
+      says: 'spec.useDefaultGateways is a route field the engine does not know',
+    },
+    {
+      name: 'a rule field the engine does not know',
+      spec: spec({ rules: [{ backendRefs: [{ name: 'web' }], mirrorEverything: true }] }),
+      says: 'spec.rules[0].mirrorEverything is a route field the engine does not know',
+    },
+    {
       name: 'a hostname outside the suffixes',
       spec: spec({ hostnames: ['shop.apps.example.com', 'login.bank.example.org'] }),
       says: 'spec.hostnames[1] "login.bank.example.org" is not a hostname the policy allows (spec.workloads.gateways.hostSuffixes: .apps.example.com)',
