@@ -116,9 +116,23 @@ export const WORKLOAD_ROWS: readonly WorkloadRow[] = [
     ],
     copied: 'web',
   },
-  // Listed on both sides every pass; a copy needs a Gateway the policy lists, which the dedicated
-  // test (test/integration/engine/gateway-routes.test.ts) proves. Status back: httproutes/status.
-  { kind: HTTP_ROUTE, resource: 'httproutes' },
+  // To Service `ext`, on the Gateway the workload tenant's policy lists (gateways.parents).
+  {
+    kind: HTTP_ROUTE,
+    resource: 'httproutes',
+    seed: (object) => [
+      object(HTTP_ROUTE, 'web', {
+        spec: {
+          parentRefs: [{ namespace: 'gateways', name: 'shared' }],
+          hostnames: ['web.example.com'],
+          rules: [{ backendRefs: [{ name: 'ext', port: 80 }] }],
+        },
+      }),
+    ],
+    copied: 'web',
+  },
+  // Listed on both sides every pass; their copies are the dedicated test's
+  // (test/integration/engine/gateway-routes.test.ts), on the rules HTTPRoute proves here.
   { kind: GRPC_ROUTE, resource: 'grpcroutes' },
   { kind: TLS_ROUTE, resource: 'tlsroutes' },
 ];

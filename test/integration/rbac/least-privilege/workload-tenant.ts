@@ -101,6 +101,11 @@ export class WorkloadTenant {
         workloads: {
           endpoints: { cidrs: ['10.0.0.0/24'] },
           ingresses: { hostSuffixes: ['web.example.com'] },
+          // The HTTPRoute's Gateway and hostname (issue 40: a route attaches to no other).
+          gateways: {
+            parents: [{ namespace: 'gateways', name: 'shared' }],
+            hostSuffixes: ['web.example.com'],
+          },
         },
       },
     });
