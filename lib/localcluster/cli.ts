@@ -4,6 +4,7 @@
 import { join, relative } from 'node:path';
 import { ensureBinaries } from './binaries.js';
 import { readRunningControlPlane, stopControlPlane } from './control-plane.js';
+import { gatewayApiCrdDir } from './gateway-api.js';
 import { ensureLocalClusters } from './index.js';
 import { defaultStateDir } from './paths.js';
 import { kwokNodeNames } from './workload-objects.js';
@@ -16,6 +17,7 @@ async function main(command: string | undefined): Promise<number> {
     case 'build': {
       const paths = await ensureBinaries({ log });
       for (const [name, path] of Object.entries(paths)) console.log(`${name}\t${path}`);
+      console.log(`gateway-api-crds\t${await gatewayApiCrdDir(log)}`);
       return 0;
     }
     case 'up': {

@@ -5,6 +5,7 @@ import { ensureComponentCerts } from './component-kubeconfigs.js';
 import { TENANT_CLUSTER_CRD, waitEstablished } from './crd.js';
 import { apiServerArgs, etcdArgs } from './daemons.js';
 import { LocalClusterError } from './errors.js';
+import { GATEWAY_API_VERSION, gatewayApiCrdDir, installGatewayApiCrds } from './gateway-api.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { ensureKubeletPki } from './kubelet-pki.js';
 import { ensureFrontProxyCert } from './metrics-server.js';
@@ -43,6 +44,8 @@ export interface ControlPlaneState {
   components: ComponentProcess[];
   reaperPid?: number;
   startedAt: string;
+  /** The Gateway API release whose CRDs both apiservers serve (`gateway-api.ts`). */
+  gatewayApi?: string;
 }
 
 export interface StartOptions {
@@ -80,12 +83,13 @@ export async function readRunningControlPlane(
     return undefined;
   }
   // A state written before the components existed has none: restart it, so it gets them. The
-  // same for a plane of another release, or one with components but no tenant DNS (older code).
+  // same for a plane of another release, one with components but no tenant DNS or no host
+  // metrics-server (older code), or one without this release of the Gateway API CRDs.
   if (!Array.isArray(state.components) || state.version !== KUBERNETES_VERSION) return undefined;
-  if (state.components.length > 0 && !state.clusters.tenant.dns) return undefined;
-  // Nor one started before the host had its metrics-server.
-  if (state.components.length > 0 && !state.components.some((c) => c.name === 'metrics-server'))
-    return undefined;
+  const stale =
+    !state.clusters.tenant.dns || !state.components.some((c) => c.name === 'metrics-server');
+  if (state.components.length > 0 && stale) return undefined;
+  if (state.gatewayApi !== GATEWAY_API_VERSION) return undefined;
   const checks = [
     isOurProcess(state.etcd.pid, state.binaries.etcd),
     ...state.components.map((c) => isOurProcess(c.pid, c.binary)),
@@ -149,7 +153,8 @@ export async function stopControlPlane(stateDir: string): Promise<boolean> {
 
 /**
  * Starts one etcd and two kube-apiservers (`tenant`, `host`, sibling etcd prefixes) on free
- * loopback ports, waits until both are ready, installs the TenantCluster CRD on the host and
+ * loopback ports, waits until both are ready, installs the TenantCluster CRD on the host and the
+ * Gateway API CRDs (`gateway-api.ts`) on both, and
  * (unless `workloads: false`) starts and waits for the workload components of `workloads.ts`.
  * Stops a stale control plane of the same state directory first.
  */
@@ -232,12 +237,19 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       clusters[s.name] = { pid: s.pid, port: s.port, server, kubeconfig };
     }
 
-    log('installing the TenantCluster CRD on the host');
-    const kubectl = (...args: string[]) =>
-      runCommand(binaries.kubectl, ['--kubeconfig', clusters.host.kubeconfig, ...args]);
+    log('installing the TenantCluster CRD on the host, the Gateway API CRDs on both');
+    const kubectlOf =
+      (cluster: LocalClusterName) =>
+      (...args: string[]) =>
+        runCommand(binaries.kubectl, ['--kubeconfig', clusters[cluster].kubeconfig, ...args]);
+    const kubectl = kubectlOf('host');
     const crd = (async () => {
       await kubectl('apply', '-f', TENANT_CLUSTER_CRD);
       await waitEstablished(kubectl);
+      const gatewayApi = await gatewayApiCrdDir(log);
+      await Promise.all(
+        LOCAL_CLUSTERS.map((cluster) => installGatewayApiCrds(kubectlOf(cluster), gatewayApi)),
+      );
     })();
     // The components boot while the CRD is installed; allSettled so neither failure is unhandled.
     const [crdResult, workloadResult] = await Promise.allSettled([
@@ -263,6 +275,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       clusters,
       components,
       startedAt: new Date().toISOString(),
+      gatewayApi: GATEWAY_API_VERSION,
     };
     if (options.tieToThisProcess) {
       const orphanDir = options.removeStateDirWhenOrphaned ? stateDir : undefined;

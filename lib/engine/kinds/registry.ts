@@ -21,6 +21,8 @@ import type {
   TranslateTarget,
   Undecided,
 } from './frame/translator.js';
+import { GRPC_ROUTE_MODULE } from './grpcroute/module.js';
+import { HTTP_ROUTE_MODULE } from './httproute/module.js';
 import { INGRESS_MODULE } from './ingress/ingress.js';
 import { NETWORK_POLICY_MODULE } from './network-policy/network-policy.js';
 import { PERSISTENT_VOLUME_CLAIM_MODULE } from './persistent-volume-claim/persistent-volume-claim.js';
@@ -29,6 +31,7 @@ import { PDB_MODULE } from './pod-disruption-budget/pod-disruption-budget.js';
 import { SECRET_MODULE } from './secret/module.js';
 import { SERVICE_MODULE } from './service/module.js';
 import { SERVICE_ACCOUNT_MODULE } from './service-account/service-account.js';
+import { TLS_ROUTE_MODULE } from './tlsroute/module.js';
 
 export type { KindModule, KindOutcome, KindTurn } from './frame/kind-module.js';
 export type {
@@ -54,6 +57,9 @@ export const KINDS: readonly KindModule[] = [
   NETWORK_POLICY_MODULE,
   SERVICE_ACCOUNT_MODULE,
   PDB_MODULE,
+  HTTP_ROUTE_MODULE,
+  GRPC_ROUTE_MODULE,
+  TLS_ROUTE_MODULE,
 ];
 
 const BY_KEY: ReadonlyMap<string, KindModule> = new Map(

@@ -26,6 +26,11 @@ export interface StatusBackRule {
    * (`status-back.ts`). A load balancer address is not waited for: it may never come.
    */
   settled(host: KubeObject): boolean;
+  /**
+   * The host copy's status as the tenant object shows it, when it names host objects (a route's
+   * parents: the host Gateway as the tenant named it); absent, the host's status as it is. Pure.
+   */
+  toTenant?(hostStatus: Record<string, unknown>, tenant: KubeObject): Record<string, unknown>;
 }
 
 /** The status of an object, `{}` when it has none. */
@@ -53,7 +58,7 @@ export function statusBackPatch(
 ): Record<string, unknown> | undefined {
   // A copy the host has not reported on yet says nothing: what the tenant shows stays.
   if (!isRecord(host.status)) return undefined;
-  const want = statusOf(host);
+  const want = rule.toTenant ? rule.toTenant(statusOf(host), tenant) : statusOf(host);
   const have = statusOf(tenant);
   const patch: Record<string, unknown> = {};
   for (const field of rule.fields) {
