@@ -19,6 +19,9 @@ import { omitModules, sideEffectFree, UNDICI_UNUSED_PARSERS } from './bundle-plu
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SYNC_HANDLER_ENTRY = join(REPO_ROOT, 'functions', 'sync', 'handler.ts');
 
+/** The wake function (docs/wake.md): a bundle of its own, small (no Kubernetes client). */
+export const WAKE_HANDLER_ENTRY = join(REPO_ROOT, 'functions', 'wake', 'handler.ts');
+
 export const BUNDLE_FILE = 'index.mjs';
 export const BUNDLE_HANDLER = 'index.handler';
 
@@ -80,11 +83,14 @@ export const DEFAULT_BUNDLE_DIR = join(
 
 let cached: Promise<BundleResult> | undefined;
 
-async function buildInto(dir: string): Promise<BundleResult> {
+async function buildInto(
+  dir: string,
+  options: BuildOptions & { metafile: true } = syncHandlerBuildOptions(dir),
+): Promise<BundleResult> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const started = performance.now();
-  const { metafile } = await build(syncHandlerBuildOptions(dir));
+  const { metafile } = await build(options);
   const file = join(dir, BUNDLE_FILE);
   return {
     dir,
@@ -104,4 +110,21 @@ export function bundleSyncHandler(outdir?: string): Promise<BundleResult> {
   if (outdir !== undefined) return buildInto(outdir);
   cached ??= buildInto(DEFAULT_BUNDLE_DIR);
   return cached;
+}
+
+/** Where the app's wake bundle is built. */
+export const DEFAULT_WAKE_BUNDLE_DIR = join(DEFAULT_BUNDLE_DIR, '..', 'wake-handler');
+
+let cachedWake: Promise<BundleResult> | undefined;
+
+/**
+ * Bundles the wake function (functions/wake/handler.ts) with the sync handler's options, into
+ * `outdir` (default {@link DEFAULT_WAKE_BUNDLE_DIR}, memoized per process).
+ */
+export function bundleWakeHandler(outdir?: string): Promise<BundleResult> {
+  const into = async (dir: string) =>
+    buildInto(dir, { ...syncHandlerBuildOptions(dir), entryPoints: [WAKE_HANDLER_ENTRY] });
+  if (outdir !== undefined) return into(outdir);
+  cachedWake ??= into(DEFAULT_WAKE_BUNDLE_DIR);
+  return cachedWake;
 }
