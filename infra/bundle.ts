@@ -35,9 +35,11 @@ export const BUNDLE_HANDLER = 'index.handler';
  * NetworkPolicy and Ingress limits: about 25 KB of engine code) took it to 1.32 MB, and from
  * 1.35 MB when EKS clusters reached with the function's role (the EKS client for DescribeCluster,
  * about 55 KB of it the service's schemas, and the SigV4 presigner of the token) took it to
- * 1.41 MB. The kubelet gateway is a bundle of its own and never part of this one.
+ * 1.41 MB, and from 1.42 MB when woken invocations (the wake event, following whatever the pass
+ * found, the bounded wait for a lease a pass holds: about 1 KB) took it 77 bytes over. The kubelet
+ * gateway and the wake function are bundles of their own and never part of this one.
  */
-export const BUNDLE_BUDGET_BYTES = 1_420_000;
+export const BUNDLE_BUDGET_BYTES = 1_425_000;
 
 /**
  * The one set of esbuild options for the handler: the repository's Node ESM bundle settings
