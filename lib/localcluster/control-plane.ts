@@ -82,9 +82,8 @@ export async function readRunningControlPlane(
   } catch {
     return undefined;
   }
-  // A state written before the components existed has none: restart it, so it gets them. The
-  // same for a plane of another release, one with components but no tenant DNS or no host
-  // metrics-server (older code), or one without this release of the Gateway API CRDs.
+  // Restart a plane from older code (no components, no tenant DNS, no host metrics-server),
+  // of another release, or without this release of the Gateway API CRDs, so it gets them.
   if (!Array.isArray(state.components) || state.version !== KUBERNETES_VERSION) return undefined;
   const stale =
     !state.clusters.tenant.dns || !state.components.some((c) => c.name === 'metrics-server');
