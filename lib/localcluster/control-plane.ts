@@ -13,6 +13,7 @@ import { adminTls, get, waitUntil } from './readiness.js';
 import { runCommand } from './run.js';
 import { dnsAddress } from './tenant-dns.js';
 import { KUBERNETES_VERSION } from './versions.js';
+import { type LocalWake, prepareWake, writeSyncKubeconfig } from './wake.js';
 import { type ComponentProcess, startWorkloads } from './workloads.js';
 
 /** The two clusters of the local control plane. */
@@ -40,6 +41,8 @@ export interface ControlPlaneState {
   clusters: Record<LocalClusterName, LocalApiServer>;
   /** Scheduler, controller managers and kwok (`workloads.ts`); empty when started without. */
   components: ComponentProcess[];
+  /** The local wake endpoint the tenant apiserver's audit webhook posts to (`wake.ts`). */
+  wake: LocalWake;
   reaperPid?: number;
   startedAt: string;
 }
@@ -82,6 +85,7 @@ export async function readRunningControlPlane(
   // same for a plane of another release, or one with components but no tenant DNS (older code).
   if (!Array.isArray(state.components) || state.version !== KUBERNETES_VERSION) return undefined;
   if (state.components.length > 0 && !state.clusters.tenant.dns) return undefined;
+  if (!state.wake) return undefined;
   const checks = [
     isOurProcess(state.etcd.pid, state.binaries.etcd),
     ...state.components.map((c) => isOurProcess(c.pid, c.binary)),
@@ -180,6 +184,8 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       timeout,
     );
 
+    // The wake endpoint's address is fixed here, before the tenant apiserver that posts to it.
+    const { wake, apiserverArgs: auditArgs } = await prepareWake(stateDir, pki, await freePort());
     const clusters = {} as Record<LocalClusterName, LocalApiServer>;
     const servers: { name: LocalClusterName; pid: number; port: number; logFile: string }[] = [];
     for (const [i, name] of LOCAL_CLUSTERS.entries()) {
@@ -193,6 +199,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
           ...(name === 'tenant' && options.tenantServiceRange
             ? { serviceRange: options.tenantServiceRange }
             : {}),
+          ...(name === 'tenant' ? { extraArgs: auditArgs } : {}),
         }),
         logFile,
       );
@@ -226,6 +233,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       });
       clusters[s.name] = { pid: s.pid, port: s.port, server, kubeconfig };
     }
+    await writeSyncKubeconfig(stateDir, pki, clusters.tenant.server);
 
     log('installing the TenantCluster CRD on the host');
     const kubectl = (...args: string[]) =>
@@ -257,6 +265,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       etcd: { pid: etcd.pid, port: etcdPort, peerPort },
       clusters,
       components,
+      wake,
       startedAt: new Date().toISOString(),
     };
     if (options.tieToThisProcess) {

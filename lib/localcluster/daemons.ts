@@ -37,6 +37,8 @@ export interface ApiServerSpec {
   etcdPort: number;
   /** Its service range, when not {@link SERVICE_CLUSTER_IP_RANGE} (a test's mismatched tenant). */
   serviceRange?: string;
+  /** More flags: the tenant's audit webhook (`wake.ts`). */
+  extraArgs?: readonly string[];
 }
 
 /** One kube-apiserver of the local control plane. */
@@ -64,6 +66,7 @@ export function apiServerArgs(spec: ApiServerSpec): string[] {
     '--profiling=false',
     `--cert-dir=${join(stateDir, 'pki', `certs-${name}`)}`,
     ...(name === 'tenant' ? tenantKubeletArgs(stateDir, pki) : []),
+    ...(spec.extraArgs ?? []),
   ];
 }
 
