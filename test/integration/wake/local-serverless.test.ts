@@ -169,8 +169,6 @@ describe('local:serverless: the wake path on the local plane', () => {
       },
       60_000,
     );
-    const wakes = (running as ServerlessProcess).lines.filter((l) => l.tenant === a.name);
-    expect(wakes.length).toBeGreaterThanOrEqual(0);
     process.stderr.write(
       `[wake] ConfigMap on the host after ${configMapMs} ms, Pods after ${podsMs} ms\n`,
     );
