@@ -248,7 +248,18 @@ describe('local:serverless: the wake path on the local plane', () => {
       ]);
       expect(serverless.stderr.join('\n')).toContain('wake endpoint cannot listen');
       const ns = a.vns.a;
+      const failedPosts = () =>
+        readFileSync(join(stateDir, 'logs', 'kube-apiserver-tenant.log'), 'utf8').split(
+          "Error in audit plugin 'webhook'",
+        ).length;
+      const failedBefore = failedPosts();
+      // The tenant's write succeeds; its audit batch fails apart from it, in the apiserver's log.
       await a.tenantApi.create(tenantConfigMap(a, ns, 'unwoken', { k: 'v' }));
+      await waitFor(
+        'the audit batch failed',
+        async () => failedPosts() > failedBefore || undefined,
+        10_000,
+      );
       await waitFor(
         'the ConfigMap on the host',
         async () => hostCopy(a, CONFIGMAP, ns, 'unwoken'),
