@@ -24,7 +24,8 @@
  */
 import type { FollowOptions, FollowResult, PassOptions } from '../../lib/engine/index.js';
 import type { PassResult } from '../../lib/ports/index.js';
-import { DEFAULT_WAKE_QUIET_SECONDS } from '../../lib/wake/index.js';
+// The one constant it needs, from its module: the wake endpoint's code stays out of this bundle.
+import { DEFAULT_WAKE_QUIET_SECONDS } from '../../lib/wake/coalesce.js';
 
 /** How long a woken follow waits for a lease a pass holds before it gives up. */
 export const WAKE_HELD_WAIT_MS = 15_000;

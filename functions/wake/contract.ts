@@ -1,7 +1,6 @@
 /**
  * What the wake function and its infrastructure agree on (docs/wake.md): environment variable
  * names, the shape of the tenant table, the secret names. Imported by the handler and by infra/.
- * No dependencies.
  */
 export const WakeEnv = {
   /**
@@ -22,10 +21,8 @@ export const WakeEnv = {
 
 export const WAKE_SERVICE_NAME = 'tenantplane-wake';
 
-/** The wake token secret of a tenant: `[<stage>/]tenantplane/wake/<tenant>`. */
-export function wakeSecretPrefix(stage?: string): string {
-  return `${stage ? `${stage}/` : ''}tenantplane/wake/`;
-}
+/** The wake token secret of a tenant is `[<stage>/]tenantplane/wake/<tenant>`. */
+export { wakeSecretPrefix } from '../../lib/wake/index.js';
 
 /** One woken tenant as the wake function knows it. */
 export interface WokenTenant {

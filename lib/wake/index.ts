@@ -37,4 +37,5 @@ export {
   type WakeRequest,
   type WakeResponse,
 } from './handler.js';
+export { wakeSecretPrefix } from './names.js';
 export { bearerToken, MAX_TOKEN_LENGTH, tokensEqual } from './token.js';

@@ -69,3 +69,47 @@ export function shippedFunction(options: {
     scheduleInput: JSON.parse(String((schedule.Target as { Input: string }).Input)),
   };
 }
+
+/**
+ * The wake function as the CDK app ships it (infra/wake-stack.ts), for woken tenants `tenants`
+ * (each `{name, ...}` of config/tenants.yaml, `wake: {}` added): handler, environment, memory,
+ * timeout, read from the synthesized wake stack.
+ */
+export function shippedWakeFunction(options: {
+  tenants: string[];
+  bundleDir: string;
+  wakeBundleDir: string;
+}): ShippedFunction {
+  const config = parseTenantsConfig(
+    [
+      'tenants:',
+      ...options.tenants.map(
+        (name) =>
+          `  - {name: ${name}, schedule: "rate(5 minutes)", tenantSecretId: tp/tenants/${name}, hostSecretId: tp/host/${name}, wake: {}}`,
+      ),
+      '',
+    ].join('\n'),
+  );
+  const cdkJson = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
+    context: Record<string, unknown>;
+  };
+  const { wake } = addTenantplane(new App({ context: cdkJson.context }), {
+    config,
+    bundleDir: options.bundleDir,
+    wakeBundleDir: options.wakeBundleDir,
+  });
+  if (!wake) throw new Error('no wake stack was synthesized');
+  const resources = Object.values(
+    Template.fromStack(wake).toJSON().Resources as Record<string, CfnResource>,
+  );
+  const fn = resources.find((r) => r.Type === 'AWS::Lambda::Function')!.Properties;
+  return {
+    functionName: String(fn.FunctionName),
+    handler: String(fn.Handler),
+    runtime: String(fn.Runtime),
+    environment: (fn.Environment as { Variables: Record<string, string> }).Variables,
+    memoryMiB: Number(fn.MemorySize),
+    timeoutSeconds: Number(fn.Timeout),
+    scheduleInput: undefined,
+  };
+}
