@@ -88,6 +88,12 @@ function post(path: string, token?: string, body = '{}'): Promise<number> {
 const tokenOf = (tenant: Tenant) =>
   readFileSync(join(wakeFiles(stateDir).tokens, tenant.name), 'utf8').trim();
 
+/** Audit batches the tenant apiserver gave up sending (its log says each once). */
+const failedPosts = () =>
+  readFileSync(join(stateDir, 'logs', 'kube-apiserver-tenant.log'), 'utf8').split(
+    "Error in audit plugin 'webhook'",
+  ).length;
+
 /** uid@resourceVersion of every ConfigMap and Pod in the host namespace. */
 async function snapshot(t: Tenant): Promise<string[]> {
   const objects = [
@@ -194,8 +200,15 @@ describe('local:serverless: the wake path on the local plane', () => {
     // A change made while the endpoint is down: only a wake (or the far schedule) would copy it.
     await stop();
     const ns = a.vns.b;
+    const failedBefore = failedPosts();
     await a.tenantApi.create(tenantConfigMap(a, ns, 'pending', { k: 'v' }));
-    await sleep(3_000);
+    // The apiserver retries a failed batch with back-off and logs the failure once it gives up:
+    // from then on, no wake of this change can come.
+    await waitFor(
+      'the audit batch dropped',
+      async () => failedPosts() > failedBefore || undefined,
+      60_000,
+    );
     const serverless = await start([
       '--quiet-seconds',
       String(QUIET_SECONDS),
@@ -248,10 +261,6 @@ describe('local:serverless: the wake path on the local plane', () => {
       ]);
       expect(serverless.stderr.join('\n')).toContain('wake endpoint cannot listen');
       const ns = a.vns.a;
-      const failedPosts = () =>
-        readFileSync(join(stateDir, 'logs', 'kube-apiserver-tenant.log'), 'utf8').split(
-          "Error in audit plugin 'webhook'",
-        ).length;
       const failedBefore = failedPosts();
       // The tenant's write succeeds; its audit batch fails apart from it, in the apiserver's log.
       await a.tenantApi.create(tenantConfigMap(a, ns, 'unwoken', { k: 'v' }));
