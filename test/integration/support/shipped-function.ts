@@ -35,11 +35,15 @@ export function shippedFunction(options: {
   bundleDir: string;
   /** A followed tenant (`follow` and `budget.timeoutSeconds` in config/tenants.yaml). */
   follow?: { quietSeconds: number; timeoutSeconds: number };
+  /** A woken tenant (`wake: {}`, docs/wake.md). */
+  wake?: boolean;
 }): ShippedFunction {
   const { follow } = options;
-  const followed = follow
-    ? `, schedule: "rate(1 minute)", follow: {quietSeconds: ${follow.quietSeconds}}, budget: {timeoutSeconds: ${follow.timeoutSeconds}}`
-    : ', schedule: "rate(5 minutes)"';
+  const followed = `${
+    follow
+      ? `, schedule: "rate(1 minute)", follow: {quietSeconds: ${follow.quietSeconds}}, budget: {timeoutSeconds: ${follow.timeoutSeconds}}`
+      : ', schedule: "rate(5 minutes)"'
+  }${options.wake ? ', wake: {}' : ''}`;
   const config = parseTenantsConfig(
     [
       'tenants:',
@@ -53,6 +57,8 @@ export function shippedFunction(options: {
   const { shards } = addTenantplane(new App({ context: cdkJson.context }), {
     config,
     bundleDir: options.bundleDir,
+    // Only the tenant's function is read here: the wake stack's asset may be any directory.
+    ...(options.wake ? { wakeBundleDir: options.bundleDir } : {}),
   });
   const resources = Object.values(
     Template.fromStack(shards[0]!).toJSON().Resources as Record<string, CfnResource>,
