@@ -2,10 +2,9 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BinaryPaths, ensureBinaries } from './binaries.js';
 import { ensureComponentCerts } from './component-kubeconfigs.js';
-import { TENANT_CLUSTER_CRD, waitEstablished } from './crd.js';
 import { apiServerArgs, etcdArgs } from './daemons.js';
 import { LocalClusterError } from './errors.js';
-import { GATEWAY_API_VERSION, gatewayApiCrdDir, installGatewayApiCrds } from './gateway-api.js';
+import { GATEWAY_API_VERSION, installPlaneCrds } from './gateway-api.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { ensureKubeletPki } from './kubelet-pki.js';
 import { ensureFrontProxyCert } from './metrics-server.js';
@@ -15,6 +14,7 @@ import { adminTls, get, waitUntil } from './readiness.js';
 import { runCommand } from './run.js';
 import { dnsAddress } from './tenant-dns.js';
 import { KUBERNETES_VERSION } from './versions.js';
+import { type LocalWake, prepareWake, writeSyncKubeconfig } from './wake.js';
 import { type ComponentProcess, startWorkloads } from './workloads.js';
 
 /** The two clusters of the local control plane. */
@@ -42,6 +42,8 @@ export interface ControlPlaneState {
   clusters: Record<LocalClusterName, LocalApiServer>;
   /** Scheduler, controller managers and kwok (`workloads.ts`); empty when started without. */
   components: ComponentProcess[];
+  /** The local wake endpoint the tenant apiserver's audit webhook posts to (`wake.ts`). */
+  wake: LocalWake;
   reaperPid?: number;
   startedAt: string;
   /** The Gateway API release whose CRDs both apiservers serve (`gateway-api.ts`). */
@@ -83,12 +85,12 @@ export async function readRunningControlPlane(
     return undefined;
   }
   // Restart a plane from older code (no components, no tenant DNS, no host metrics-server),
-  // of another release, or without this release of the Gateway API CRDs, so it gets them.
+  // of another release, without this release of the Gateway API CRDs or the wake endpoint.
   if (!Array.isArray(state.components) || state.version !== KUBERNETES_VERSION) return undefined;
   const stale =
     !state.clusters.tenant.dns || !state.components.some((c) => c.name === 'metrics-server');
   if (state.components.length > 0 && stale) return undefined;
-  if (state.gatewayApi !== GATEWAY_API_VERSION) return undefined;
+  if (state.gatewayApi !== GATEWAY_API_VERSION || !state.wake) return undefined;
   const checks = [
     isOurProcess(state.etcd.pid, state.binaries.etcd),
     ...state.components.map((c) => isOurProcess(c.pid, c.binary)),
@@ -189,6 +191,8 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       timeout,
     );
 
+    // The wake endpoint's address is fixed here, before the tenant apiserver that posts to it.
+    const { wake, apiserverArgs: auditArgs } = await prepareWake(stateDir, pki, await freePort());
     const clusters = {} as Record<LocalClusterName, LocalApiServer>;
     const servers: { name: LocalClusterName; pid: number; port: number; logFile: string }[] = [];
     for (const [i, name] of LOCAL_CLUSTERS.entries()) {
@@ -202,6 +206,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
           ...(name === 'tenant' && options.tenantServiceRange
             ? { serviceRange: options.tenantServiceRange }
             : {}),
+          ...(name === 'tenant' ? { extraArgs: auditArgs } : {}),
         }),
         logFile,
       );
@@ -235,21 +240,15 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       });
       clusters[s.name] = { pid: s.pid, port: s.port, server, kubeconfig };
     }
+    await writeSyncKubeconfig(stateDir, pki, clusters.tenant.server);
 
     log('installing the TenantCluster CRD on the host, the Gateway API CRDs on both');
-    const kubectlOf =
-      (cluster: LocalClusterName) =>
-      (...args: string[]) =>
-        runCommand(binaries.kubectl, ['--kubeconfig', clusters[cluster].kubeconfig, ...args]);
-    const kubectl = kubectlOf('host');
-    const crd = (async () => {
-      await kubectl('apply', '-f', TENANT_CLUSTER_CRD);
-      await waitEstablished(kubectl);
-      const gatewayApi = await gatewayApiCrdDir(log);
-      await Promise.all(
-        LOCAL_CLUSTERS.map((cluster) => installGatewayApiCrds(kubectlOf(cluster), gatewayApi)),
-      );
-    })();
+    const crd = installPlaneCrds(
+      (cluster) =>
+        (...args) =>
+          runCommand(binaries.kubectl, ['--kubeconfig', clusters[cluster].kubeconfig, ...args]),
+      log,
+    );
     // The components boot while the CRD is installed; allSettled so neither failure is unhandled.
     const [crdResult, workloadResult] = await Promise.allSettled([
       crd,
@@ -273,6 +272,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       etcd: { pid: etcd.pid, port: etcdPort, peerPort },
       clusters,
       components,
+      wake,
       startedAt: new Date().toISOString(),
       gatewayApi: GATEWAY_API_VERSION,
     };

@@ -38,6 +38,8 @@ export interface ApiServerSpec {
   etcdPort: number;
   /** Its service range, when not {@link SERVICE_CLUSTER_IP_RANGE} (a test's mismatched tenant). */
   serviceRange?: string;
+  /** More flags: the tenant's audit webhook (`wake.ts`). */
+  extraArgs?: readonly string[];
 }
 
 /** One kube-apiserver of the local control plane. */
@@ -67,6 +69,7 @@ export function apiServerArgs(spec: ApiServerSpec): string[] {
     ...(name === 'tenant'
       ? tenantKubeletArgs(stateDir, pki)
       : hostAggregationArgs(join(stateDir, 'pki'), pki)),
+    ...(spec.extraArgs ?? []),
   ];
 }
 

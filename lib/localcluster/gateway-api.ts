@@ -6,7 +6,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { waitEstablished } from './crd.js';
+import { TENANT_CLUSTER_CRD, waitEstablished } from './crd.js';
 import { LocalClusterError } from './errors.js';
 import { goEnv } from './go-build.js';
 import { cacheRoot } from './paths.js';
@@ -68,5 +68,22 @@ export async function installGatewayApiCrds(
   await waitEstablished(
     kubectl,
     GATEWAY_API_CRDS.map((plural) => `crd/${plural}.gateway.networking.k8s.io`),
+  );
+}
+
+/**
+ * Installs the plane's CRDs: the TenantCluster CRD on the host, the Gateway API CRDs on both
+ * apiservers. `kubectlOf` runs kubectl against one of them.
+ */
+export async function installPlaneCrds(
+  kubectlOf: (cluster: 'tenant' | 'host') => (...args: string[]) => Promise<string>,
+  log: (line: string) => void,
+): Promise<void> {
+  const host = kubectlOf('host');
+  await host('apply', '-f', TENANT_CLUSTER_CRD);
+  await waitEstablished(host);
+  const dir = await gatewayApiCrdDir(log);
+  await Promise.all(
+    (['tenant', 'host'] as const).map((cluster) => installGatewayApiCrds(kubectlOf(cluster), dir)),
   );
 }
