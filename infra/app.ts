@@ -1,13 +1,15 @@
 /**
  * CDK entry point (`cdk.json`: `npx tsx infra/app.ts`). Reads the tenants config (context
  * `tenantsConfig`, default config/tenants.yaml), bundles the sync handler once (infra/bundle.ts),
- * and adds the shared and tenant stacks; every function uses that one bundle.
+ * and adds the shared and tenant stacks; every function uses that one bundle. With a woken
+ * tenant, it bundles the wake function too and adds the wake stack (infra/wake-stack.ts).
  */
 import { isAbsolute, join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { bundleSyncHandler, REPO_ROOT } from './bundle.js';
+import { bundleSyncHandler, bundleWakeHandler, REPO_ROOT } from './bundle.js';
 import { type TenantsConfig, TenantsConfigError } from './config.js';
 import { loadTenantsConfig } from './config-file.js';
+import { isWoken } from './config-wake.js';
 import { addTenantplane } from './stacks.js';
 
 /**
@@ -30,10 +32,13 @@ const config = loadConfigOrExit(isAbsolute(configPath) ? configPath : join(REPO_
 const account = process.env.CDK_DEFAULT_ACCOUNT;
 const region = process.env.CDK_DEFAULT_REGION;
 const bundle = await bundleSyncHandler();
+// The wake function's bundle only when a tenant is woken (docs/wake.md).
+const wakeBundle = config.tenants.some(isWoken) ? await bundleWakeHandler() : undefined;
 
 addTenantplane(app, {
   config,
   bundleDir: bundle.dir,
+  ...(wakeBundle ? { wakeBundleDir: wakeBundle.dir } : {}),
   ...(account && region ? { env: { account, region } } : {}),
 });
 app.synth();

@@ -3,6 +3,7 @@
  * fleet in a real account: VPC, KMS key, log level, stage and alarm e-mails.
  */
 import { z } from 'zod';
+import { isRecord } from '../lib/common/index.js';
 
 // Every schema carries its own wording, so no zod default ("Invalid input: expected string,
 // received number") reaches the operator; the issue path supplies the tenant and the field.
@@ -105,3 +106,38 @@ export const eksSchema = mapping(
   },
   'must be a mapping with clusterName and region',
 );
+
+/** The alarms of every tenant and where they go (`global.alarms`). */
+export const alarmsSchema = mapping(
+  {
+    periodMinutes: int(1, 1440).default(5),
+    evaluationPeriods: int(1, 100).default(1),
+    failedInvocationsThreshold: int(1, 100_000).default(1),
+    incompletePassesThreshold: int(1, 100_000).default(3),
+    skipsThreshold: int(1, 1_000_000).default(1),
+    /** Throttles in a period (a tenant's passes outlasting its schedule) that raise the alarm. */
+    throttlesThreshold: int(1, 100_000).default(3),
+    /**
+     * The heartbeat: a tenant with no completed pass in this many of its heartbeat periods
+     * (docs/operations.md) raises its alarm. At least 3, so a late tick is no alarm.
+     */
+    heartbeatPeriods: int(3, 100).default(3),
+    /** Create an SNS topic of this name in the shared stack and notify it. */
+    topicName: stringWhere(
+      (v) => /^[A-Za-z0-9_-]{1,256}$/.test(v),
+      'must be an SNS topic name',
+    ).optional(),
+    /** Or notify an existing topic. */
+    topicArn: stringWhere(
+      (v) => /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/.test(v),
+      'must be an SNS topic ARN',
+    ).optional(),
+    /** Subscribed to the topic (topicName's, else topicArn's; else a topic `tenantplane-alarms`). */
+    emails: emailsSchema.optional(),
+  },
+  'must be a mapping',
+).refine((a) => a.topicName === undefined || a.topicArn === undefined, {
+  error: 'set topicName (create a topic) or topicArn (use one), not both',
+  // Asked even when another alarm field is wrong, so the operator sees every problem at once.
+  when: (payload) => isRecord(payload.value),
+});

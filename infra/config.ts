@@ -7,8 +7,8 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { isRecord, tenantNameProblem } from '../lib/common/index.js';
 import {
+  alarmsSchema,
   eksSchema,
-  emailsSchema,
   hint,
   int,
   judged,
@@ -26,6 +26,7 @@ import {
   type Problem,
   tenantLabel,
 } from './config-rules.js';
+import { globalWakeSchema, resolveWake, tenantWakeSchema, wakeProblems } from './config-wake.js';
 import { fleetProblems } from './fleet-rules.js';
 
 /** CloudWatch Logs accepts only these retention periods. */
@@ -118,6 +119,8 @@ const tenantSchema = mapping(
      * `alarms.heartbeatPeriods` of them must cover its longest gap.
      */
     heartbeatMinutes: int(1, 10_080).optional(),
+    /** Woken by its apiserver's audit webhook (docs/wake.md): `{}`, `{scheduleMinutes}`, `false`. */
+    wake: tenantWakeSchema.optional(),
   },
   'must be a mapping with name, schedule, tenantSecretId and hostSecretId',
   // The order the fields are written in; the shape's order is the order problems are reported.
@@ -134,42 +137,9 @@ const tenantSchema = mapping(
     'vpc',
     'kmsKeyArn',
     'heartbeatMinutes',
+    'wake',
   ],
 );
-
-const alarmsSchema = mapping(
-  {
-    periodMinutes: int(1, 1440).default(5),
-    evaluationPeriods: int(1, 100).default(1),
-    failedInvocationsThreshold: int(1, 100_000).default(1),
-    incompletePassesThreshold: int(1, 100_000).default(3),
-    skipsThreshold: int(1, 1_000_000).default(1),
-    /** Throttles in a period (a tenant's passes outlasting its schedule) that raise the alarm. */
-    throttlesThreshold: int(1, 100_000).default(3),
-    /**
-     * The heartbeat: a tenant with no completed pass in this many of its heartbeat periods
-     * (docs/operations.md) raises its alarm. At least 3, so a late tick is no alarm.
-     */
-    heartbeatPeriods: int(3, 100).default(3),
-    /** Create an SNS topic of this name in the shared stack and notify it. */
-    topicName: stringWhere(
-      (v) => /^[A-Za-z0-9_-]{1,256}$/.test(v),
-      'must be an SNS topic name',
-    ).optional(),
-    /** Or notify an existing topic. */
-    topicArn: stringWhere(
-      (v) => /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/.test(v),
-      'must be an SNS topic ARN',
-    ).optional(),
-    /** Subscribed to the topic (topicName's, else topicArn's; else a topic `tenantplane-alarms`). */
-    emails: emailsSchema.optional(),
-  },
-  'must be a mapping',
-).refine((a) => a.topicName === undefined || a.topicArn === undefined, {
-  error: 'set topicName (create a topic) or topicArn (use one), not both',
-  // Asked even when another alarm field is wrong, so the operator sees every problem at once.
-  when: (payload) => isRecord(payload.value),
-});
 
 const retentionHint = hint(`must be one of ${LOG_RETENTION_DAYS.join(', ')}`);
 
@@ -206,6 +176,8 @@ const globalSchema = mapping(
     maxReservedConcurrency: int(1, 1_000_000).default(900),
     /** Flexible window of every schedule, minutes (0: fire on time); default from the schedule. */
     scheduleWindowMinutes: int(0, 60).optional(),
+    /** Wake every tenant (docs/wake.md), with these defaults; `tenants[].wake: false` opts out. */
+    wake: globalWakeSchema.optional(),
   },
   'must be a mapping',
   [
@@ -218,6 +190,7 @@ const globalSchema = mapping(
     'kmsKeyArn',
     'maxReservedConcurrency',
     'scheduleWindowMinutes',
+    'wake',
   ],
 ).prefault({});
 
@@ -285,8 +258,10 @@ export function parseTenantsConfig(text: string, origin = 'config/tenants.yaml')
       : [issue],
   );
   problems.push(...clusterAccessProblems(doc), ...crossTenantProblems(doc), ...followProblems(doc));
-  if (result.success) problems.push(...fleetProblems(result.data));
-  if (result.success && problems.length === 0) return result.data;
+  // Wake resolved first: its schedule is the one the fleet rules and the constructs read.
+  const data = result.success ? resolveWake(result.data) : undefined;
+  if (data) problems.push(...fleetProblems(data), ...wakeProblems(data));
+  if (data && problems.length === 0) return data;
   // Array sort is stable, so one tenant's problems keep the order its fields are checked in.
   problems.sort((a, b) => tenantIndex(a) - tenantIndex(b));
   throw new TenantsConfigError(

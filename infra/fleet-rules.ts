@@ -28,6 +28,8 @@ export interface FleetTenant {
   schedule: string;
   budget?: { timeoutSeconds?: number | undefined } | undefined;
   follow?: unknown;
+  /** Set on a woken tenant (resolved, infra/config-wake.ts): it follows when woken. */
+  wake?: unknown;
   vpc?: Vpc | undefined;
   kmsKeyArn?: string | undefined;
   heartbeatMinutes?: number | undefined;
@@ -44,7 +46,7 @@ export interface FleetGlobal {
 export function functionTimeoutSeconds(tenant: FleetTenant): number {
   return (
     tenant.budget?.timeoutSeconds ??
-    (tenant.follow ? DEFAULT_FOLLOW_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS)
+    (tenant.follow || tenant.wake ? DEFAULT_FOLLOW_TIMEOUT_SECONDS : DEFAULT_TIMEOUT_SECONDS)
   );
 }
 

@@ -12,6 +12,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { TenantConfig, TenantsConfig } from './config.js';
+import { isWoken } from './config-wake.js';
 import { FleetDashboard } from './constructs/fleet-dashboard.js';
 import { AlarmDelivery, alarmTopicName } from './constructs/shared-alarms.js';
 import { TenantSyncFunction } from './constructs/tenant-sync-function.js';
@@ -23,6 +24,7 @@ import {
   stackNameFor,
   staged,
 } from './names.js';
+import { WAKE_STACK_NAME, WakeStack } from './wake-stack.js';
 
 export const SHARED_STACK_NAME = 'TenantplaneShared';
 export const TENANT_STACK_PREFIX = 'TenantplaneTenants-';
@@ -143,6 +145,8 @@ export interface TenantplaneOptions {
   config: TenantsConfig;
   /** Directory of the handler bundle shared by every function (`(await bundleSyncHandler()).dir`). */
   bundleDir: string;
+  /** Directory of the wake function's bundle (`(await bundleWakeHandler()).dir`), when a tenant is woken. */
+  wakeBundleDir?: string;
   maxResourcesPerStack?: number;
   env?: StackProps['env'];
 }
@@ -151,6 +155,8 @@ export interface Tenantplane {
   shared: SharedStack;
   shards: TenantShardStack[];
   tenantsPerStack: number;
+  /** The wake function and tokens (docs/wake.md), when a tenant is woken. */
+  wake?: WakeStack;
 }
 
 /** Adds the shared stack and the tenant stacks to `app`. */
@@ -174,5 +180,14 @@ export function addTenantplane(app: App, options: TenantplaneOptions): Tenantpla
     Tags.of(stack).add(STAGE_TAG, stage ?? 'default');
     shards.push(stack);
   }
-  return { shared, shards, tenantsPerStack: perStack };
+  if (!tenants.some(isWoken)) return { shared, shards, tenantsPerStack: perStack };
+  if (options.wakeBundleDir === undefined)
+    throw new Error('a woken tenant needs the wake function bundle (wakeBundleDir)');
+  const wake = new WakeStack(app, stackNameFor(WAKE_STACK_NAME, stage), {
+    ...env,
+    config: options.config,
+    bundleDir: options.wakeBundleDir,
+  });
+  Tags.of(wake).add(STAGE_TAG, stage ?? 'default');
+  return { shared, shards, tenantsPerStack: perStack, wake };
 }

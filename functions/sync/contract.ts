@@ -59,6 +59,8 @@ export const SyncMetric = {
   FollowFailures: 'FollowFailures',
   /** 1 for a tick dropped because another process held the tenant's lease (it follows it). */
   TicksDropped: 'TicksDropped',
+  /** 1 for an invocation the wake endpoint sent (`{"wake": true}`), else 0 (docs/wake.md). */
+  Wakes: 'Wakes',
 } as const;
 
 /** The EventBridge detail-type of a manual sync request. */

@@ -1,6 +1,7 @@
 /**
  * The events the sync function accepts, validated: the schedule's input `{"tenant": "dev"}`, a
- * direct invoke `{"tenant": "dev", "dryRun": true, "full": true}`, or an EventBridge
+ * direct invoke `{"tenant": "dev", "dryRun": true, "full": true}`, the wake endpoint's
+ * `{"tenant": "dev", "wake": true}` (docs/wake.md), or an EventBridge
  * `SyncRequested` event with `detail.tenant` (and optional `detail.dryRun`, `detail.full`: manual
  * trigger). Anything else is rejected with a message saying what is wrong.
  */
@@ -12,6 +13,8 @@ export interface SyncRequest {
   dryRun: boolean;
   /** List every kind in full on both sides instead of resuming (false unless asked for). */
   full: boolean;
+  /** Sent by the wake endpoint (`{"wake": true}`): the tenant changed, follow it (docs/wake.md). */
+  wake: boolean;
   /** Where the request came from, for the log. */
   trigger: 'schedule-or-invoke' | 'event';
 }
@@ -19,7 +22,7 @@ export interface SyncRequest {
 export class InvalidSyncEventError extends Error {
   constructor(problem: string) {
     super(
-      `invalid sync event: ${problem}. Expected {"tenant": "<name>", "dryRun"?: boolean, "full"?: boolean} or an EventBridge event with detail-type "${SYNC_REQUESTED}" and detail {"tenant": "<name>", "dryRun"?: boolean, "full"?: boolean}`,
+      `invalid sync event: ${problem}. Expected {"tenant": "<name>", "dryRun"?: boolean, "full"?: boolean, "wake"?: boolean} or an EventBridge event with detail-type "${SYNC_REQUESTED}" and detail {"tenant": "<name>", "dryRun"?: boolean, "full"?: boolean}`,
     );
     this.name = 'InvalidSyncEventError';
   }
@@ -42,7 +45,7 @@ function describe(value: unknown): string {
 }
 
 /** The fields of a request, at the top of a direct invoke or in an EventBridge `detail`. */
-const FIELDS = ['tenant', 'dryRun', 'full'];
+const FIELDS = ['tenant', 'dryRun', 'full', 'wake'];
 
 function request(
   payload: Record<string, unknown>,
@@ -51,7 +54,7 @@ function request(
 ): Omit<SyncRequest, 'trigger'> {
   for (const key of Object.keys(payload))
     if (!allowed.includes(key)) throw new InvalidSyncEventError(`unexpected field ${where}${key}`);
-  const { tenant, dryRun, full } = payload;
+  const { tenant, dryRun, full, wake } = payload;
   if (tenant === undefined) throw new InvalidSyncEventError(`${where}tenant is missing`);
   if (typeof tenant !== 'string' || tenant.length === 0)
     throw new InvalidSyncEventError(
@@ -65,7 +68,9 @@ function request(
     throw new InvalidSyncEventError(`${where}dryRun must be a boolean, got ${describe(dryRun)}`);
   if (full !== undefined && typeof full !== 'boolean')
     throw new InvalidSyncEventError(`${where}full must be a boolean, got ${describe(full)}`);
-  return { tenant, dryRun: dryRun ?? false, full: full ?? false };
+  if (wake !== undefined && typeof wake !== 'boolean')
+    throw new InvalidSyncEventError(`${where}wake must be a boolean, got ${describe(wake)}`);
+  return { tenant, dryRun: dryRun ?? false, full: full ?? false, wake: wake ?? false };
 }
 
 /**

@@ -45,8 +45,15 @@ import {
 import { connectClusters, type EksConnect } from './clusters.js';
 import { METRICS_NAMESPACE, SERVICE_NAME, TENANT_DIMENSION } from './contract.js';
 import { parseSyncEvent, TenantMismatchError } from './event.js';
-import { decideFollow, followOptions, followReport, type InvocationFollow } from './follow.js';
-import { objectsSeen, recordDroppedTick, recordFollow, recordPass, safeError } from './report.js';
+import { followAfterPass, followQuietSeconds, type InvocationFollow } from './follow.js';
+import {
+  objectsSeen,
+  recordDroppedTick,
+  recordFollow,
+  recordPass,
+  recordWake,
+  safeError,
+} from './report.js';
 import { readSettings, type SyncSettings } from './settings.js';
 
 export { KubeconfigLoadError } from './clusters.js';
@@ -181,6 +188,7 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
     logger.info({
       message: 'pass starting',
       trigger: requested.trigger,
+      wake: requested.wake,
       dryRun: requested.dryRun,
       full: requested.full,
       deadline: budget.deadline === undefined ? undefined : new Date(budget.deadline).toISOString(),
@@ -219,29 +227,24 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
     const result = await crdAware(pass(passOptions));
     recordPass(metrics, logger, result);
     recordDroppedTick(metrics, logger, result.leaseHeld);
+    recordWake(metrics, requested.wake);
     let followed: InvocationFollow | undefined;
-    if (s.followQuietSeconds !== undefined) {
+    const quietSeconds = followQuietSeconds(s.followQuietSeconds, requested.wake);
+    if (quietSeconds !== undefined) {
       const untilMs = budget.deadline;
-      const decision = decideFollow({
-        quietSeconds: s.followQuietSeconds,
+      followed = await followAfterPass({
+        quietSeconds,
+        woken: requested.wake,
         dryRun: requested.dryRun,
         pass: result,
         ...(untilMs === undefined ? {} : { untilMs }),
         now: clock.now(),
+        passOptions,
+        run: (options) => crdAware(follow(options)),
+        // Each pass's metrics and object errors as it ends; its Decisions reach the logs and
+        // Events through the sinks, as any pass's do.
+        onPass: (each) => recordPass(metrics, logger, each),
       });
-      followed =
-        decision.follow && untilMs !== undefined
-          ? followReport(
-              await crdAware(
-                follow({
-                  ...followOptions(passOptions, s.followQuietSeconds, untilMs),
-                  // Each pass's metrics and object errors as it ends; its Decisions reach the logs
-                  // and Events through the sinks, as any pass's do.
-                  onPass: (each) => recordPass(metrics, logger, each),
-                }),
-              ),
-            )
-          : { followed: false, reason: decision.follow ? 'no deadline' : decision.reason };
       recordFollow(metrics, logger, followed);
     }
 

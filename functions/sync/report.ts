@@ -107,3 +107,8 @@ export function recordDroppedTick(
       expires: leaseHeld.expires,
     });
 }
+
+/** A woken invocation (`{"wake": true}`) counts 1, any other 0: its Sum is the wakes that ran. */
+export function recordWake(metrics: Metrics, woken: boolean): void {
+  metrics.addMetric(SyncMetric.Wakes, MetricUnit.Count, woken ? 1 : 0);
+}

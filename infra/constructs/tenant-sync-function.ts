@@ -21,6 +21,7 @@ import { Construct } from 'constructs';
 import { SERVICE_NAME, SYNC_REQUESTED, SyncEnv } from '../../functions/sync/contract.js';
 import { BUNDLE_HANDLER } from '../bundle.js';
 import type { GlobalConfig, TenantConfig } from '../config.js';
+import { isWoken } from '../config-wake.js';
 import {
   functionTimeoutSeconds,
   heartbeatOf,
@@ -92,7 +93,9 @@ export class TenantSyncFunction extends Construct {
     const vpc = vpcOf(tenant, global);
     // A followed tenant's ticks are dropped by design while it follows (see maxEventAge below):
     // sent to the dead-letter queue they would bury the events that mean something.
-    const onFailure = tenant.follow ? undefined : props.deadLetterQueue.queueArn;
+    // A woken tenant is followed when woken: its ticks and wakes meet a running follow the same way.
+    const followed = tenant.follow !== undefined || isWoken(tenant);
+    const onFailure = followed ? undefined : props.deadLetterQueue.queueArn;
     Tags.of(this).add(TENANT_TAG, tenant.name);
 
     this.logGroup = new logs.LogGroup(this, 'Logs', {
@@ -130,7 +133,7 @@ export class TenantSyncFunction extends Construct {
 
     const common = {
       functionName: functionNameFor(tenant.name, stage),
-      description: tenant.follow
+      description: followed
         ? `tenantplane: a sync pass of tenant cluster ${tenant.name}, followed while it is active`
         : `tenantplane: one bounded sync pass of tenant cluster ${tenant.name}`,
       runtime: NODEJS_24,
@@ -149,7 +152,7 @@ export class TenantSyncFunction extends Construct {
       // (60 s): the follow converges it already, and the next tick starts a new one if needed.
       retryAttempts: 0,
       maxEventAge: Duration.seconds(
-        tenant.follow
+        followed
           ? MIN_MAX_EVENT_AGE_SECONDS
           : Math.min(6 * 3600, Math.max(MIN_MAX_EVENT_AGE_SECONDS, timeoutSeconds * 2)),
       ),
@@ -232,7 +235,7 @@ export class TenantSyncFunction extends Construct {
       namespace,
       stage,
       heartbeat,
-      followed: tenant.follow !== undefined,
+      followed,
       topic: props.alarmTopic,
     });
   }

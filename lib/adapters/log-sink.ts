@@ -125,6 +125,7 @@ export function passLogRecord(result: PassResult): Record<string, unknown> {
   if (result.note !== undefined) record.note = result.note;
   if (result.path !== undefined) record.path = result.path;
   if (result.pathReason !== undefined) record.pathReason = result.pathReason;
+  if (result.throttled !== undefined) record.throttled = result.throttled;
   Object.assign(record, {
     creates: c.Create,
     updates: c.Update,

@@ -146,6 +146,12 @@ export function passSummary(result: PassResult, paint: Paint = painter(false)): 
     `Decisions: ${countsText(result.counts, result)}${seen ? `   (tenant objects seen: ${seen})` : ''}`,
   );
   lines.push(`Requests: ${requestsText(result.requests)}`);
+  const throttled = result.throttled;
+  if (throttled) {
+    const waited = `${throttled.retried} sent again after waiting ${formatDuration(throttled.waitedMs)} as asked`;
+    const until = throttled.notBefore ? `; the server takes more after ${throttled.notBefore}` : '';
+    lines.push(`Answered 429 Too Many Requests: ${waited}${until}`);
+  }
   if (result.errors.length > 0) {
     lines.push(paint('red', `Errors (${result.errors.length}):`));
     for (const error of result.errors) lines.push(`  ${objectErrorLine(error)}`);

@@ -16,6 +16,7 @@ import {
   triggerBusName,
 } from './commands/trigger-bus.js';
 import { addVersionCommand, packageVersion } from './commands/version.js';
+import { addWakeConfigCommand } from './commands/wake-config.js';
 import { errorLine, exitCodeForError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
 import { ROOT_HELP } from './help.js';
@@ -129,6 +130,7 @@ function's logs or with "tenantplane status <tenant>".`,
     );
 
   addSecretsCommand(program, io, setExit, () => deps.secretsManagerClient);
+  addWakeConfigCommand(program, io, setExit, () => deps.secretsManagerClient);
   // Last: its script covers every command added before it.
   addCompletionCommand(program, io, setExit);
   return program;

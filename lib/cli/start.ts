@@ -262,7 +262,10 @@ async function main(): Promise<number> {
       );
     }
     say(`${shown ? 9 : 8}. Follow the tenant: changes converge in seconds: npm start -- --follow`);
-    say(`${shown ? 10 : 9}. Stop the local clusters (data is kept):   npm run cluster:down`);
+    say(
+      `${shown ? 10 : 9}. Serverless, as deployed: the tenant apiserver wakes its function (docs/wake.md): npm run local:serverless`,
+    );
+    say(`${shown ? 11 : 10}. Stop the local clusters (data is kept):   npm run cluster:down`);
     say(
       `\n(Local cluster state: ${rel.startsWith('..') ? state.stateDir : rel}; took ${((Date.now() - t0) / 1000).toFixed(1)} s.)`,
     );

@@ -10,6 +10,7 @@ export { InSyncMemo } from './context/in-sync-memo.js';
 export { InvalidPolicyError, TenantClusterNotFoundError } from './errors.js';
 export { FollowEnd, type FollowOptions, type FollowResult, runFollow } from './follow/follow.js';
 export { recordedTenantContainers } from './kinds/registry.js';
+export { tenantCopySelector } from './names/copy-selector.js';
 export { EventAnnotations, KubernetesKeys, Labels, MANAGED_BY_VALUE } from './names/metadata.js';
 export { hostName } from './names/naming.js';
 export { reverseLookup, type TenantSource } from './names/reverse-mapping.js';

@@ -13,6 +13,8 @@ import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { requestGone, upgradeGone } from './client.js';
 import { type GatewayTenant, tenantOf } from './config.js';
+import { serveMetrics } from './metrics.js';
+import { parseMetricsRequest } from './metrics-routes.js';
 import { checkAccess, refuse, refuseUpgrade, relayLogs, relayUpgrade } from './relay.js';
 import { type KubeletRequest, parseKubeletRequest } from './routes.js';
 import { DEFAULT_LIMITS, type StreamLimits, Streams } from './streams.js';
@@ -128,8 +130,27 @@ export function createGateway(options: GatewayOptions): Gateway {
     socket.on('close', () => sockets.delete(socket));
   });
 
+  /**
+   * A `metrics.k8s.io` request (the gateway as the tenant's aggregated metrics API): its tenant
+   * is known by the same client certificate, which the tenant apiserver presents as its proxy
+   * client; the tenant apiserver has authorized the user already. False when it is none.
+   */
+  function metrics(req: IncomingMessage, res: ServerResponse): boolean {
+    const request = parseMetricsRequest(req.url ?? '/');
+    if (!request) return false;
+    const tenant = tenantOfSocket(tenants, req.socket as TLSSocket);
+    if (!tenant) {
+      streams.refuse({ action: 'metrics', status: 403 });
+      refuse(res, 403, 'the client certificate is of no tenant of this gateway');
+      return true;
+    }
+    void serveMetrics(tenant, request, res, requestGone(req, res));
+    return true;
+  }
+
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'GET') return refuse(res, 405, 'only GET is served without an upgrade');
+    if (metrics(req, res)) return;
     const fail = (status: number, message: string) => {
       if (!res.headersSent) refuse(res, status, message);
     };

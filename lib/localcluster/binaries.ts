@@ -2,7 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { LocalClusterError } from './errors.js';
 import { checkGo, goBuild, goEnv, isExecutable, prepareWrapperModule } from './go-build.js';
-import { binaryDir, corednsBinaryDir, kwokBinaryDir } from './paths.js';
+import { binaryDir, corednsBinaryDir, kwokBinaryDir, metricsServerBinaryDir } from './paths.js';
 import { runCommand } from './run.js';
 import {
   BINARY_PACKAGES,
@@ -15,6 +15,9 @@ import {
   KWOK_MODULE,
   KWOK_PACKAGE,
   KWOK_VERSION,
+  METRICS_SERVER_MODULE,
+  METRICS_SERVER_PACKAGE,
+  METRICS_SERVER_VERSION,
   STAGING_VERSION,
   type StandaloneBinaryName,
 } from './versions.js';
@@ -27,7 +30,7 @@ export interface EnsureBinariesOptions {
   log?: (line: string) => void;
 }
 
-/** Paths the binaries of `version` (and the pinned kwok and CoreDNS) have, or will have, in the cache. */
+/** Paths the binaries of `version` (and the pinned kwok, CoreDNS and metrics-server) have, or will have, in the cache. */
 export function binaryPaths(version: string = KUBERNETES_VERSION): BinaryPaths {
   const dir = binaryDir(version);
   const kube = Object.fromEntries(
@@ -37,6 +40,7 @@ export function binaryPaths(version: string = KUBERNETES_VERSION): BinaryPaths {
     ...kube,
     kwok: join(kwokBinaryDir(), 'kwok'),
     coredns: join(corednsBinaryDir(), 'coredns'),
+    'metrics-server': join(metricsServerBinaryDir(), 'metrics-server'),
   };
 }
 
@@ -142,10 +146,15 @@ async function buildKubernetes(
 const STANDALONE: Record<StandaloneBinaryName, { module: string; version: string; pkg: string }> = {
   kwok: { module: KWOK_MODULE, version: KWOK_VERSION, pkg: KWOK_PACKAGE },
   coredns: { module: COREDNS_MODULE, version: COREDNS_VERSION, pkg: COREDNS_PACKAGE },
+  'metrics-server': {
+    module: METRICS_SERVER_MODULE,
+    version: METRICS_SERVER_VERSION,
+    pkg: METRICS_SERVER_PACKAGE,
+  },
 };
 
 /**
- * Builds kwok or CoreDNS in a wrapper module of its own (beside the binary's cache directory),
+ * Builds kwok, CoreDNS or metrics-server in a wrapper module of its own (beside the binary's cache directory),
  * since each needs newer shared modules than the Kubernetes release pins.
  */
 async function buildStandalone(
@@ -173,7 +182,7 @@ async function buildStandalone(
 
 /**
  * Builds the pinned release's kube-apiserver, kubectl, etcd, kube-scheduler and
- * kube-controller-manager, and the pinned kwok and CoreDNS, from Go modules into the cache, or returns the
+ * kube-controller-manager, and the pinned kwok, CoreDNS and metrics-server, from Go modules into the cache, or returns the
  * cached ones. Only missing binaries are built, so adding one to the list builds just that one.
  */
 export async function ensureBinaries(options: EnsureBinariesOptions = {}): Promise<BinaryPaths> {
@@ -191,6 +200,7 @@ export async function ensureBinaries(options: EnsureBinariesOptions = {}): Promi
   await buildKubernetes(version, paths, log);
   await buildStandalone('kwok', paths, log);
   await buildStandalone('coredns', paths, log);
+  await buildStandalone('metrics-server', paths, log);
   log(`Kubernetes v${version} binaries ready in ${Math.round((Date.now() - started) / 1000)} s`);
   return paths;
 }

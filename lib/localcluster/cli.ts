@@ -4,6 +4,7 @@
 import { join, relative } from 'node:path';
 import { ensureBinaries } from './binaries.js';
 import { readRunningControlPlane, stopControlPlane } from './control-plane.js';
+import { gatewayApiCrdDir } from './gateway-api.js';
 import { hostKubernetesVersion } from './host-version.js';
 import { ensureLocalClusters } from './index.js';
 import { defaultStateDir } from './paths.js';
@@ -22,6 +23,7 @@ async function main(command: string | undefined): Promise<number> {
         const paths = await ensureBinaries({ version, log });
         for (const [name, path] of Object.entries(paths)) console.log(`${name}\t${path}`);
       }
+      console.log(`gateway-api-crds\t${await gatewayApiCrdDir(log)}`);
       return 0;
     }
     case 'up': {

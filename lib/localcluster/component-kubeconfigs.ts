@@ -3,7 +3,8 @@
  * certificate each, signed by the local CA, in a kubeconfig per cluster it talks to.
  * The scheduler and the controller manager run as the users their built-in RBAC roles are bound
  * to (`system:kube-scheduler`, `system:kube-controller-manager`), exactly like a kubeadm cluster;
- * kwok plays every kubelet, and no built-in role fits that, so it is in `system:masters`.
+ * kwok plays every kubelet, and no built-in role fits that, so it is in `system:masters`; so is the
+ * host's metrics-server, whose own manifest's roles are not installed here.
  */
 import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,13 +12,20 @@ import { writeKubeconfig } from './kubeconfig.js';
 import { type Pki, signCertificate } from './pki.js';
 
 /** The processes that make a cluster run workloads, next to its apiserver. */
-export const COMPONENTS = ['kube-scheduler', 'kube-controller-manager', 'kwok'] as const;
+export const COMPONENTS = [
+  'kube-scheduler',
+  'kube-controller-manager',
+  'kwok',
+  'metrics-server',
+] as const;
 export type ComponentName = (typeof COMPONENTS)[number];
 
 const SUBJECTS: Record<ComponentName, string> = {
   'kube-scheduler': '/CN=system:kube-scheduler',
   'kube-controller-manager': '/CN=system:kube-controller-manager',
   kwok: '/O=system:masters/CN=tenantplane-kwok',
+  // The stock metrics-server's RBAC (its manifest's ClusterRoles) is not installed locally.
+  'metrics-server': '/O=system:masters/CN=tenantplane-metrics-server',
 };
 
 function certDir(stateDir: string): string {

@@ -1,55 +1,33 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BinaryPaths } from './binaries.js';
 import { ensureComponentCerts } from './component-kubeconfigs.js';
-import { TENANT_CLUSTER_CRD, waitEstablished } from './crd.js';
 import { apiServerArgs, etcdArgs } from './daemons.js';
 import { LocalClusterError } from './errors.js';
+import { GATEWAY_API_VERSION, installPlaneCrds } from './gateway-api.js';
 import { binariesOf, ensurePlaneBinaries, hostKubernetesVersion } from './host-version.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { ensureKubeletPki } from './kubelet-pki.js';
+import { ensureFrontProxyCert } from './metrics-server.js';
 import { ensurePki } from './pki.js';
+import {
+  type ControlPlaneState,
+  LOCAL_CLUSTERS,
+  type LocalApiServer,
+  type LocalClusterName,
+} from './plane-state.js';
 import { freePort, isOurProcess, startDaemon, startReaper, stopProcess } from './process.js';
 import { adminTls, get, waitUntil } from './readiness.js';
 import { runCommand } from './run.js';
 import { dnsAddress } from './tenant-dns.js';
-import { KUBERNETES_VERSION } from './versions.js';
-import { type ComponentProcess, startWorkloads } from './workloads.js';
+import { prepareWake, writeSyncKubeconfig } from './wake.js';
+import { startWorkloads } from './workloads.js';
 
-/** The two clusters of the local control plane. */
-export const LOCAL_CLUSTERS = ['tenant', 'host'] as const;
-export type LocalClusterName = (typeof LOCAL_CLUSTERS)[number];
-
-export interface LocalApiServer {
-  pid: number;
-  port: number;
-  server: string;
-  kubeconfig: string;
-  /**
-   * The tenant's DNS (`127.0.0.1:<port>`, UDP and TCP): the local stand-in of deploy/tenant-dns
-   * (`tenant-dns.ts`). Tenant only, and only with the workload components.
-   */
-  dns?: string;
-}
-
-/** What `state.json` records of a running control plane. */
-export interface ControlPlaneState {
-  /** The host's release (`TENANTPLANE_KUBERNETES_VERSION`, else the pinned one). */
-  version: string;
-  /** The tenant's release: always the pinned one. */
-  tenantVersion?: string;
-  stateDir: string;
-  /** The tenant's binaries (and kubectl, kwok, CoreDNS). */
-  binaries: BinaryPaths;
-  /** The host's apiserver, scheduler, controller manager and etcd, when of another release. */
-  hostBinaries?: BinaryPaths;
-  etcd: { pid: number; port: number; peerPort: number };
-  clusters: Record<LocalClusterName, LocalApiServer>;
-  /** Scheduler, controller managers and kwok (`workloads.ts`); empty when started without. */
-  components: ComponentProcess[];
-  reaperPid?: number;
-  startedAt: string;
-}
+export {
+  type ControlPlaneState,
+  LOCAL_CLUSTERS,
+  type LocalApiServer,
+  type LocalClusterName,
+} from './plane-state.js';
 
 export interface StartOptions {
   /** Directory for PKI, etcd data, logs, kubeconfigs and state. */
@@ -85,11 +63,14 @@ export async function readRunningControlPlane(
   } catch {
     return undefined;
   }
-  // A state written before the components existed has none: restart it, so it gets them. The
-  // same for a plane of another release, or one with components but no tenant DNS (older code).
+  // Restart a plane from older code (no components, no tenant DNS, no host metrics-server),
+  // of another release, without this release of the Gateway API CRDs or the wake endpoint.
   if (!Array.isArray(state.components) || state.version !== hostKubernetesVersion())
     return undefined;
-  if (state.components.length > 0 && !state.clusters.tenant.dns) return undefined;
+  const stale =
+    !state.clusters.tenant.dns || !state.components.some((c) => c.name === 'metrics-server');
+  if (state.components.length > 0 && stale) return undefined;
+  if (state.gatewayApi !== GATEWAY_API_VERSION || !state.wake) return undefined;
   const checks = [
     isOurProcess(state.etcd.pid, binariesOf(state, 'host').etcd),
     ...state.components.map((c) => isOurProcess(c.pid, c.binary)),
@@ -153,7 +134,8 @@ export async function stopControlPlane(stateDir: string): Promise<boolean> {
 
 /**
  * Starts one etcd and two kube-apiservers (`tenant`, `host`, sibling etcd prefixes) on free
- * loopback ports, waits until both are ready, installs the TenantCluster CRD on the host and
+ * loopback ports, waits until both are ready, installs the TenantCluster CRD on the host and the
+ * Gateway API CRDs (`gateway-api.ts`) on both, and
  * (unless `workloads: false`) starts and waits for the workload components of `workloads.ts`.
  * Stops a stale control plane of the same state directory first.
  */
@@ -164,10 +146,12 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
   await stopControlPlane(stateDir);
   // The host may run another release (docs/versions.md); etcd is the host's, as a host's is.
   const { hostVersion, ...both } = await ensurePlaneBinaries(log);
+  const { binaries } = both;
   const etcdBinary = binariesOf(both, 'host').etcd;
   await mkdir(join(stateDir, 'logs'), { recursive: true });
   const pki = await ensurePki(join(stateDir, 'pki'));
   await ensureKubeletPki(join(stateDir, 'pki'), pki);
+  await ensureFrontProxyCert(join(stateDir, 'pki'), pki);
   // Signed while etcd and the apiservers boot (openssl takes seconds); awaited by the workloads.
   const certsReady = options.workloads === false ? undefined : ensureComponentCerts(stateDir, pki);
   certsReady?.catch(() => {});
@@ -190,6 +174,8 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       timeout,
     );
 
+    // The wake endpoint's address is fixed here, before the tenant apiserver that posts to it.
+    const { wake, apiserverArgs: auditArgs } = await prepareWake(stateDir, pki, await freePort());
     const clusters = {} as Record<LocalClusterName, LocalApiServer>;
     const servers: { name: LocalClusterName; pid: number; port: number; logFile: string }[] = [];
     for (const [i, name] of LOCAL_CLUSTERS.entries()) {
@@ -204,6 +190,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
           ...(name === 'tenant' && options.tenantServiceRange
             ? { serviceRange: options.tenantServiceRange }
             : {}),
+          ...(name === 'tenant' ? { extraArgs: auditArgs } : {}),
         }),
         logFile,
       );
@@ -236,14 +223,15 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
       });
       clusters[s.name] = { pid: s.pid, port: s.port, server, kubeconfig };
     }
+    await writeSyncKubeconfig(stateDir, pki, clusters.tenant.server);
 
-    log('installing the TenantCluster CRD on the host');
-    const kubectl = (...args: string[]) =>
-      runCommand(both.binaries.kubectl, ['--kubeconfig', clusters.host.kubeconfig, ...args]);
-    const crd = (async () => {
-      await kubectl('apply', '-f', TENANT_CLUSTER_CRD);
-      await waitEstablished(kubectl);
-    })();
+    log('installing the TenantCluster CRD on the host, the Gateway API CRDs on both');
+    const crd = installPlaneCrds(
+      (cluster) =>
+        (...args) =>
+          runCommand(binaries.kubectl, ['--kubeconfig', clusters[cluster].kubeconfig, ...args]),
+      log,
+    );
     // The components boot while the CRD is installed; allSettled so neither failure is unhandled.
     const [crdResult, workloadResult] = await Promise.allSettled([
       crd,
@@ -262,13 +250,14 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
 
     const state: ControlPlaneState = {
       version: hostVersion,
-      tenantVersion: KUBERNETES_VERSION,
       stateDir,
       ...both,
       etcd: { pid: etcd.pid, port: etcdPort, peerPort },
       clusters,
       components,
+      wake,
       startedAt: new Date().toISOString(),
+      gatewayApi: GATEWAY_API_VERSION,
     };
     if (options.tieToThisProcess) {
       const orphanDir = options.removeStateDirWhenOrphaned ? stateDir : undefined;

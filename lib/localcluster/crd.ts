@@ -10,22 +10,18 @@ export const TENANT_CLUSTER_CRD = resolve(
 );
 
 /**
- * Waits (up to 60 s) for the TenantCluster CRD to be Established. `kubectl wait` fails at once,
+ * Waits (up to 60 s) for CRDs (`crd/<name>`; by default the TenantCluster's) to be Established. `kubectl wait` fails at once,
  * rather than waiting, when it reads the CRD before the apiserver gave it any condition
  * (".status.conditions accessor error: <nil>"): that answer is asked again.
  */
 export async function waitEstablished(
   kubectl: (...args: string[]) => Promise<string>,
+  crds: readonly string[] = ['crd/tenantclusters.tenantplane.io'],
 ): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {
-      await kubectl(
-        'wait',
-        '--for=condition=Established',
-        'crd/tenantclusters.tenantplane.io',
-        '--timeout=60s',
-      );
+      await kubectl('wait', '--for=condition=Established', ...crds, '--timeout=60s');
       return;
     } catch (error) {
       const early = error instanceof Error && error.message.includes('accessor error');

@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { kubeletPkiPaths } from './kubelet-pki.js';
+import { hostAggregationArgs } from './metrics-server.js';
 import type { Pki } from './pki.js';
 
 /** etcd on loopback, data in `stateDir`; fsync off, since the data is throw-away or a demo. */
@@ -37,6 +38,8 @@ export interface ApiServerSpec {
   etcdPort: number;
   /** Its service range, when not {@link SERVICE_CLUSTER_IP_RANGE} (a test's mismatched tenant). */
   serviceRange?: string;
+  /** More flags: the tenant's audit webhook (`wake.ts`). */
+  extraArgs?: readonly string[];
 }
 
 /** One kube-apiserver of the local control plane. */
@@ -63,7 +66,10 @@ export function apiServerArgs(spec: ApiServerSpec): string[] {
     '--allow-privileged=true',
     '--profiling=false',
     `--cert-dir=${join(stateDir, 'pki', `certs-${name}`)}`,
-    ...(name === 'tenant' ? tenantKubeletArgs(stateDir, pki) : []),
+    ...(name === 'tenant'
+      ? tenantKubeletArgs(stateDir, pki)
+      : hostAggregationArgs(join(stateDir, 'pki'), pki)),
+    ...(spec.extraArgs ?? []),
   ];
 }
 
@@ -78,5 +84,9 @@ function tenantKubeletArgs(stateDir: string, pki: Pki): string[] {
     `--kubelet-client-certificate=${kubelet.clientCert}`,
     `--kubelet-client-key=${kubelet.clientKey}`,
     `--kubelet-certificate-authority=${pki.caCert}`,
+    // The same certificate for its aggregated APIs: the gateway serves the tenant's
+    // metrics.k8s.io (docs/metrics.md) and knows the tenant by the CA that issued it.
+    `--proxy-client-cert-file=${kubelet.clientCert}`,
+    `--proxy-client-key-file=${kubelet.clientKey}`,
   ];
 }

@@ -9,6 +9,7 @@ export * from './errors.js';
 export * from './paths.js';
 export * from './users.js';
 export * from './versions.js';
+export * from './wake.js';
 export * from './workload-objects.js';
 export type { ComponentProcess } from './workloads.js';
 

@@ -5,8 +5,10 @@
  * checks the gateway against (`--kubelet-certificate-authority`). Made once per state directory,
  * beside (not inside) the rest of the PKI, so a state directory made before it gains it.
  */
-import { mkdir } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { TENANT_METRICS_TLS_NAME } from './metrics-server.js';
 import { createCa, exists, type Pki, signCertificate } from './pki.js';
 
 export interface KubeletPki {
@@ -16,7 +18,10 @@ export interface KubeletPki {
   /** The tenant apiserver's `--kubelet-client-certificate` / `--kubelet-client-key`. */
   clientCert: string;
   clientKey: string;
-  /** The gateway's serving certificate (127.0.0.1, localhost), signed by the local CA. */
+  /**
+   * The gateway's serving certificate (127.0.0.1, localhost, and the tenant's metrics Service name
+   * of docs/metrics.md), signed by the local CA.
+   */
   gatewayCert: string;
   gatewayKey: string;
 }
@@ -38,8 +43,12 @@ export function kubeletPkiPaths(pkiDir: string): KubeletPki {
 export async function ensureKubeletPki(pkiDir: string, pki: Pki): Promise<KubeletPki> {
   const paths = kubeletPkiPaths(pkiDir);
   const dir = join(pkiDir, 'kubelet');
-  // The gateway's key is written last: its presence marks a complete kubelet PKI.
-  if (await exists(paths.gatewayKey)) return paths;
+  // The gateway's key is written last: its presence marks a complete kubelet PKI. A gateway
+  // certificate made before the metrics API existed lacks its name: only that one is signed anew.
+  if (await exists(paths.gatewayKey)) {
+    if (!(await namesMetricsService(paths.gatewayCert))) await signGateway(dir, pki);
+    return paths;
+  }
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await createCa(
     { caCert: paths.clientCaCert, caKey: paths.clientCaKey },
@@ -55,12 +64,21 @@ export async function ensureKubeletPki(pkiDir: string, pki: Pki): Promise<Kubele
       days: 3650,
     },
   );
-  await signCertificate(pki, {
+  await signGateway(dir, pki);
+  return paths;
+}
+
+async function namesMetricsService(cert: string): Promise<boolean> {
+  const san = new X509Certificate(await readFile(cert)).subjectAltName ?? '';
+  return san.includes(`DNS:${TENANT_METRICS_TLS_NAME}`);
+}
+
+function signGateway(dir: string, pki: Pki): Promise<unknown> {
+  return signCertificate(pki, {
     dir,
     name: 'gateway-serving',
     subject: '/CN=tenantplane-kubelet-gateway',
-    extensions: 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n',
+    extensions: `subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:${TENANT_METRICS_TLS_NAME}\nextendedKeyUsage=serverAuth\n`,
     days: 3650,
   });
-  return paths;
 }

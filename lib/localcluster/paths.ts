@@ -1,6 +1,11 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { COREDNS_VERSION, KUBERNETES_VERSION, KWOK_VERSION } from './versions.js';
+import {
+  COREDNS_VERSION,
+  KUBERNETES_VERSION,
+  KWOK_VERSION,
+  METRICS_SERVER_VERSION,
+} from './versions.js';
 
 /** Root of tenantplane's caches, outside any repository: `$XDG_CACHE_HOME/tenantplane`. */
 export function cacheRoot(): string {
@@ -21,6 +26,11 @@ export function kwokBinaryDir(version: string = KWOK_VERSION): string {
 /** Directory holding the CoreDNS binary, keyed by CoreDNS's own version. */
 export function corednsBinaryDir(version: string = COREDNS_VERSION): string {
   return join(cacheRoot(), `coredns-v${version}`, 'bin');
+}
+
+/** Directory holding the metrics-server binary, keyed by its own version. */
+export function metricsServerBinaryDir(version: string = METRICS_SERVER_VERSION): string {
+  return join(cacheRoot(), `metrics-server-v${version}`, 'bin');
 }
 
 /**

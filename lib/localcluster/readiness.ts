@@ -53,7 +53,9 @@ export function send(
   json?: unknown,
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolvePromise, reject) => {
-    const headers = json === undefined ? {} : { 'content-type': 'application/json' };
+    // A PATCH's body is a merge patch; every other body is the object itself.
+    const type = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
+    const headers = json === undefined ? {} : { 'content-type': type };
     const options = { ...tls, method, headers, timeout: 5000 };
     const req = (tls ? request : httpRequest)(url, options, (res) => {
       let body = '';

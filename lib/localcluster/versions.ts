@@ -49,7 +49,16 @@ export const COREDNS_MODULE = 'github.com/coredns/coredns';
 /** The module's root package is CoreDNS's `main`, with the plugins of its plugin.cfg compiled in. */
 export const COREDNS_PACKAGE = 'github.com/coredns/coredns';
 
+/**
+ * metrics-server, the stock server of `metrics.k8s.io` on the local host (docs/metrics.md): it
+ * scrapes kwok's simulated kubelet `/metrics/resource`. In a module of its own for the same reason
+ * as kwok.
+ */
+export const METRICS_SERVER_VERSION = '0.8.0';
+export const METRICS_SERVER_MODULE = 'sigs.k8s.io/metrics-server';
+export const METRICS_SERVER_PACKAGE = 'sigs.k8s.io/metrics-server/cmd/metrics-server';
+
 export type KubernetesBinaryName = keyof typeof BINARY_PACKAGES;
 /** The binaries built in wrapper modules of their own, each keyed by its own version. */
-export type StandaloneBinaryName = 'kwok' | 'coredns';
+export type StandaloneBinaryName = 'kwok' | 'coredns' | 'metrics-server';
 export type BinaryName = KubernetesBinaryName | StandaloneBinaryName;

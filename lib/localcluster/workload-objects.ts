@@ -2,6 +2,7 @@
  * The objects a host needs before it can run workloads: the simulated Nodes kwok plays and a
  * default StorageClass the controller manager's host-path provisioner serves.
  */
+import { kwokResourceMetricsPath, RESOURCE_METRICS_PATH_ANNOTATION } from './metrics-server.js';
 import { KWOK_NODE_ANNOTATION } from './workload-daemons.js';
 
 /** How many simulated nodes the host has: enough for spreading and anti-affinity to mean something. */
@@ -31,7 +32,12 @@ export function hostWorkloadObjects(): HostObject[] {
     kind: 'Node',
     metadata: {
       name,
-      annotations: { [KWOK_NODE_ANNOTATION]: 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
+      annotations: {
+        [KWOK_NODE_ANNOTATION]: 'fake',
+        'node.alpha.kubernetes.io/ttl': '0',
+        // Where metrics-server finds this node's simulated `/metrics/resource` on kwok.
+        [RESOURCE_METRICS_PATH_ANNOTATION]: kwokResourceMetricsPath(name),
+      },
       labels: {
         'kubernetes.io/arch': 'amd64',
         'kubernetes.io/os': 'linux',

@@ -16,6 +16,7 @@ import {
   writeComponentKubeconfig,
 } from './component-kubeconfigs.js';
 import { LocalClusterError } from './errors.js';
+import { metricsApiObjects, metricsServerArgs } from './metrics-server.js';
 import type { Pki } from './pki.js';
 import { freePort, startDaemon } from './process.js';
 import { type AdminTls, adminTls, get, SELF_SIGNED, send, waitUntil } from './readiness.js';
@@ -79,12 +80,38 @@ async function hostNodes(ctx: WorkloadContext, tls: AdminTls): Promise<NodeList[
 const isReady = (n: NodeList['items'][number]) =>
   n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
-/** Creates the host's Nodes and StorageClass; ones that already exist are left as they are. */
+/**
+ * Creates the host's Nodes and StorageClass; ones that already exist are left as they are, but
+ * for the annotations of a Node (a plane made before the metrics path annotation gains it).
+ */
 async function createHostObjects(ctx: WorkloadContext, tls: AdminTls): Promise<void> {
   for (const { path, object } of hostWorkloadObjects()) {
-    const res = await send('POST', `${ctx.servers.host.server}${path}`, tls, object);
-    if (res.status !== 201 && res.status !== 409) {
+    let res = await send('POST', `${ctx.servers.host.server}${path}`, tls, object);
+    const { name, annotations } = object.metadata as { name: string; annotations?: object };
+    if (res.status === 409 && object.kind === 'Node') {
+      const patch = { metadata: { annotations } };
+      res = await send('PATCH', `${ctx.servers.host.server}${path}/${name}`, tls, patch);
+    }
+    if (res.status !== 201 && res.status !== 200 && res.status !== 409) {
       throw new LocalClusterError(`creating ${path} on the host: ${res.status} ${res.body}`);
+    }
+  }
+}
+
+/**
+ * Registers the host's metrics-server as `v1beta1.metrics.k8s.io` (its port is new on every start,
+ * so an APIService of an earlier start is replaced).
+ */
+async function registerHostMetrics(ctx: WorkloadContext, tls: AdminTls, port: number) {
+  const target = { namespace: 'kube-system', name: 'metrics-server', address: '127.0.0.1', port };
+  for (const { path, object } of metricsApiObjects({ ...target, versions: ['v1beta1'] })) {
+    const name = (object.metadata as { name: string }).name;
+    await send('DELETE', `${ctx.servers.host.server}${path}/${name}`, tls);
+    const res = await send('POST', `${ctx.servers.host.server}${path}`, tls, object);
+    if (res.status !== 201) {
+      throw new LocalClusterError(
+        `registering metrics-server on the host: ${res.status} ${res.body}`,
+      );
     }
   }
 }
@@ -115,6 +142,9 @@ async function start(
     await writeFile(config, kwokKubeletConfig(join(home, KWOK_LOG_FILE), home));
     const kubelet = { port, cert: ctx.pki.servingCert, key: ctx.pki.servingKey, config };
     child = startDaemon(binary, kwokArgs(kubeconfig, kubelet), logFile, kwokEnv(ctx.stateDir));
+  } else if (name === 'metrics-server') {
+    port = await freePort();
+    child = startDaemon(binary, metricsServerArgs(kubeconfig, port, ctx.pki), logFile);
   } else {
     port = await freePort();
     const spec: ComponentSpec = { pki: ctx.pki, kubeconfig, cluster, port };
@@ -143,8 +173,22 @@ async function waitForComponent(
       const nodes = await hostNodes(ctx, tls);
       return nodes.length === kwokNodeNames().length && nodes.every(isReady);
     });
+    // kwok writes its port into a node's status only while the node is not Ready yet: a node of
+    // an earlier start still names that start's port, where metrics-server (and the host
+    // apiserver, for logs) would find nothing.
+    const status = { status: { daemonEndpoints: { kubeletEndpoint: { Port: c.port } } } };
+    for (const name of kwokNodeNames()) {
+      await send('PATCH', `${ctx.servers.host.server}/api/v1/nodes/${name}/status`, tls, status);
+    }
   } else if (c.name === 'kube-scheduler') {
     await wait('/readyz', () => healthy('/readyz'));
+  } else if (c.name === 'metrics-server') {
+    await wait('/livez', () => healthy('/livez'));
+    await registerHostMetrics(ctx, tls, c.port ?? 0);
+    await wait('metrics.k8s.io served by the host apiserver', async () => {
+      const res = await get(`${ctx.servers.host.server}/apis/metrics.k8s.io/v1beta1`, tls);
+      return res.status === 200;
+    });
   } else {
     await wait('/healthz', () => healthy('/healthz'));
     const exists = async (path: string) =>
@@ -186,6 +230,7 @@ export async function startWorkloads(
     start(ctx, 'kube-scheduler', 'host', started),
     start(ctx, 'kwok', 'host', started),
     start(ctx, 'kube-controller-manager', 'tenant', started),
+    start(ctx, 'metrics-server', 'host', started),
   ]);
   // Starts and waits on its own; settled to a value so a failure is never unhandled.
   const dns = startTenantDns(ctx, started).then(

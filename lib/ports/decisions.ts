@@ -96,6 +96,13 @@ export interface PassResult {
   path?: PassPath;
   /** Why a kind did not resume (`<kind>: <reason>; ...`), a failed resume included. */
   pathReason?: string;
+  /**
+   * Set when an API server answered a request of the pass 429 Too Many Requests: `retried`
+   * requests were sent again after waiting as its `Retry-After` asked (`waitedMs` in all, per
+   * cluster, overlaps once); `notBefore` (RFC 3339), when a wait did not fit the pass: the work
+   * left is the next pass's, and the server asked for nothing sooner.
+   */
+  throttled?: { retried: number; waitedMs: number; notBefore?: string };
 }
 
 /** How a pass synced its kinds (see {@link PassResult.path}). */

@@ -81,7 +81,7 @@ describe('tenants config', () => {
       'tenants[2] (qa): budget.maxWrites: must be an integer from 1 to 1000000, got -1',
       'tenants[2] (qa): budget.concurrency: must be an integer from 1 to 64, got 1000',
       "tenants[2] (qa): tenantSecretId: is required (or tenantEks: {clusterName, region}, for a tenant cluster on EKS reached with the function's IAM role)",
-      'tenants[3] (dev): colour: unknown field (known: name, schedule, tenantSecretId, tenantEks, hostSecretId, hostEks, budget, memoryMiB, follow, vpc, kmsKeyArn, heartbeatMinutes)',
+      'tenants[3] (dev): colour: unknown field (known: name, schedule, tenantSecretId, tenantEks, hostSecretId, hostEks, budget, memoryMiB, follow, vpc, kmsKeyArn, heartbeatMinutes, wake)',
       "tenants[3] (dev): hostSecretId: is required (or hostEks: {clusterName, region}, for a host on EKS reached with the function's IAM role)",
       'tenants[3] (dev): name: duplicate of tenants[0]',
     ]);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { bundleSyncHandler, REPO_ROOT } from '../../infra/bundle.js';
+import { bundleSyncHandler, bundleWakeHandler, REPO_ROOT } from '../../infra/bundle.js';
 import { parseTenantsConfig, type TenantsConfig } from '../../infra/config.js';
 import { addTenantplane, type Tenantplane } from '../../infra/stacks.js';
 
@@ -46,6 +46,18 @@ export function handlerBundleDir(): Promise<string> {
   return bundleDir;
 }
 
+let wakeDir: Promise<string> | undefined;
+
+/** The real wake function bundle (docs/wake.md), built once per test process. */
+export function wakeBundleDir(): Promise<string> {
+  if (!wakeDir) {
+    const dir = mkdtempSync(join(tmpdir(), 'tenantplane-wake-bundle-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    wakeDir = bundleWakeHandler(dir).then((b) => b.dir);
+  }
+  return wakeDir;
+}
+
 /** The context of cdk.json (the feature flags), which `cdk synth` gives the app and so do tests. */
 export function cdkContext(): Record<string, unknown> {
   const cdkJson = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
@@ -54,9 +66,12 @@ export function cdkContext(): Record<string, unknown> {
   return cdkJson.context ?? {};
 }
 
-export function synth(config: TenantsConfig, options: { bundleDir: string }) {
+export function synth(
+  config: TenantsConfig,
+  options: { bundleDir: string; wakeBundleDir?: string },
+) {
   const app = new App({ context: cdkContext() });
-  const tp: Tenantplane = addTenantplane(app, { config, bundleDir: options.bundleDir });
+  const tp: Tenantplane = addTenantplane(app, { config, ...options });
   return { app, tp, template: (stack: import('aws-cdk-lib').Stack) => Template.fromStack(stack) };
 }
 
@@ -125,13 +140,14 @@ export interface Finding {
  */
 export function nagFindings(
   config: TenantsConfig,
-  options: { bundleDir: string; extra?: (app: App) => void },
+  options: { bundleDir: string; wakeBundleDir?: string; extra?: (app: App) => void },
 ): { findings: Finding[]; acknowledged: { path: string; id: string; reason: string }[] } {
   const outdir = mkdtempSync(join(tmpdir(), 'tenantplane-nag-'));
   try {
     const app = new App({ context: cdkContext(), outdir });
-    addTenantplane(app, { config, bundleDir: options.bundleDir });
-    options.extra?.(app);
+    const { extra, ...bundles } = options;
+    addTenantplane(app, { config, ...bundles });
+    extra?.(app);
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     try {
       app.synth();

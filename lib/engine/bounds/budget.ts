@@ -6,6 +6,7 @@
  */
 import { plural } from '../../common/index.js';
 import { type Clock, isClusterError } from '../../ports/index.js';
+import { Throttle, ThrottledError } from './throttle.js';
 
 /** Bounds of one pass. */
 export interface Budget {
@@ -58,9 +59,14 @@ export class PassBounds {
   /** Total writes the kind being synced may reach (see {@link beginKind}). */
   private kindLimit: number | undefined;
 
+  /**
+   * `throttle`: the pass's back-off on 429 (`throttle.ts`), whose clients the pass sends through;
+   * a fresh one (nothing waited) when the caller has none.
+   */
   constructor(
     readonly budget: Budget,
     private readonly clock: Clock,
+    readonly throttle: Throttle = new Throttle(clock),
   ) {}
 
   /**
@@ -174,10 +180,15 @@ export class PassBounds {
 
   /**
    * An API server answering 429 is overloaded (API Priority and Fairness): on a shared host,
-   * pressing on with more writes makes it worse for every tenant. The pass stops starting work,
-   * as if a bound had been hit, and the next scheduled pass continues.
+   * pressing on with more writes makes it worse for every tenant. A 429 the pass could wait for
+   * never gets here (`throttle.ts` sent the request again); one it could not stops the pass from
+   * starting work, as if a bound had been hit, and the next pass continues.
    */
   backOffIfThrottled(error: unknown): void {
+    if (error instanceof ThrottledError) {
+      this.reason ??= `${error.why}, so the pass stopped early`;
+      return;
+    }
     if (!isClusterError(error, 'TooManyRequests')) return;
     const after =
       error.retryAfterSeconds === undefined ? '' : `, retry after ${error.retryAfterSeconds} s`;

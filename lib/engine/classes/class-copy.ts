@@ -35,6 +35,7 @@ const IMMUTABLE_FIELDS: Readonly<Record<string, readonly string[]>> = {
   PriorityClass: ['value', 'preemptionPolicy'],
   RuntimeClass: ['handler'],
   IngressClass: ['spec.controller'],
+  GatewayClass: ['spec.controllerName'],
 };
 
 function valueAt(object: KubeObject, path: string): unknown {

@@ -12,6 +12,7 @@ import type {
   PassWarning,
 } from '../../ports/index.js';
 import type { PassBounds } from '../bounds/budget.js';
+import type { Throttle } from '../bounds/throttle.js';
 import { type ResourceKey, resourceKey } from '../names/resource-key.js';
 import { DecisionRecorder } from './decisions.js';
 import { errorText, type Sensitivity } from './error-text.js';
@@ -82,11 +83,20 @@ export class Ledger {
     this.copies = new KnownCopies(identity.referenced ?? new Set());
     this.errors = new ObjectErrors(bounds, identity.sensitive);
     this.sensitive = identity.sensitive;
+    this.throttle = bounds.throttle;
   }
 
-  /** Records a Decision; one whose write failed is also an error of the pass. */
+  /** The pass's back-off on 429: a Decision whose write waited says so. */
+  private readonly throttle: Throttle;
+
+  /**
+   * Records a Decision; one whose write failed is also an error of the pass. One whose write was
+   * answered 429 and sent again after waiting says so after its reason.
+   */
   decide(input: DecisionInput): void {
-    const { action, rule, tenantRef, hostRef, reason, error, alreadyGone } = input;
+    const { action, rule, tenantRef, hostRef, error, alreadyGone } = input;
+    const waited = this.throttle.takeNote({ hostRef, tenantRef });
+    const reason = waited === undefined ? input.reason : `${input.reason}; ${waited}`;
     this.recorder.record({
       action,
       tenant: this.identity.tenant,

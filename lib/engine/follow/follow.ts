@@ -135,6 +135,7 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
     await record.started();
     let again = true; // the first pass, or one after a pass that left work and made progress
     let retryAt = Infinity; // after a pass that left work and made none (a lasting refusal)
+    let throttledUntil = 0; // a server answered 429 and asked for no request before this
     while (record.endReason === undefined) {
       const now = clock.now();
       if (ending(signal, untilMs, now)) {
@@ -155,6 +156,12 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
         const quietAt = quietMs === undefined ? Infinity : record.lastActivityMs + quietMs;
         const endAt = (untilMs ?? Infinity) - END_MARGIN_MS;
         await wakeups.next(Math.min(quietAt, endAt, retryAt), signal);
+        continue;
+      }
+      if (throttledUntil > now) {
+        // Changes wait too: a pass now would only be answered 429 again.
+        const endAt = (untilMs ?? Infinity) - END_MARGIN_MS;
+        await pause(Math.max(0, Math.min(throttledUntil, endAt) - now), signal);
         continue;
       }
       if (wakeups.pending()) await pause(options.batchMs ?? DEFAULT_BATCH_MS, signal);
@@ -186,6 +193,10 @@ export async function runFollow(options: FollowOptions): Promise<FollowResult> {
         // and the quiet end may come before (a deletion the mass-delete guard holds, a refusal).
         again = !result.complete && progress;
         retryAt = result.complete || progress ? Infinity : clock.now() + record.retryMs();
+        // Left to the next pass after a 429: it comes once the server said it may, not sooner.
+        const notBefore = Date.parse(result.throttled?.notBefore ?? '');
+        if (Number.isFinite(notBefore))
+          [again, retryAt, throttledUntil] = [true, Infinity, notBefore];
       } catch (error) {
         if (error instanceof LeaseHeldError) {
           record.end(FollowEnd.LeaseLost);

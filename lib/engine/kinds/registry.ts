@@ -14,7 +14,15 @@ import { CONFIG_MAP_MODULE } from './config-map/module.js';
 import { ENDPOINT_SLICE_MODULE } from './endpoint-slice/module.js';
 import { ENDPOINTS_MODULE } from './endpoints/module.js';
 import type { KindModule } from './frame/kind-module.js';
-import type { CreateAsk, HostFacts, ObjectReference, TranslateTarget } from './frame/translator.js';
+import type {
+  CreateAsk,
+  HostFacts,
+  ObjectReference,
+  TranslateTarget,
+  Undecided,
+} from './frame/translator.js';
+import { GRPC_ROUTE_MODULE } from './grpcroute/module.js';
+import { HTTP_ROUTE_MODULE } from './httproute/module.js';
 import { INGRESS_MODULE } from './ingress/ingress.js';
 import { NETWORK_POLICY_MODULE } from './network-policy/network-policy.js';
 import { PERSISTENT_VOLUME_CLAIM_MODULE } from './persistent-volume-claim/persistent-volume-claim.js';
@@ -23,6 +31,7 @@ import { PDB_MODULE } from './pod-disruption-budget/pod-disruption-budget.js';
 import { SECRET_MODULE } from './secret/module.js';
 import { SERVICE_MODULE } from './service/module.js';
 import { SERVICE_ACCOUNT_MODULE } from './service-account/service-account.js';
+import { TLS_ROUTE_MODULE } from './tlsroute/module.js';
 
 export type { KindModule, KindOutcome, KindTurn } from './frame/kind-module.js';
 export type {
@@ -30,6 +39,7 @@ export type {
   KindTranslator,
   ObjectReference,
   TranslateTarget,
+  Undecided,
 } from './frame/translator.js';
 // The kubelet gateway reads a host Pod's record of its tenant's containers through the one door.
 export { recordedTenantContainers } from './pod/tenant-containers.js';
@@ -47,6 +57,9 @@ export const KINDS: readonly KindModule[] = [
   NETWORK_POLICY_MODULE,
   SERVICE_ACCOUNT_MODULE,
   PDB_MODULE,
+  HTTP_ROUTE_MODULE,
+  GRPC_ROUTE_MODULE,
+  TLS_ROUTE_MODULE,
 ];
 
 const BY_KEY: ReadonlyMap<string, KindModule> = new Map(
@@ -96,12 +109,15 @@ export const EVENTS_BACK_KINDS: ReadonlySet<string> = new Set(
  * A tenant object translated: its host object (and what its create asks of the host beyond it),
  * or why it must not go to the host.
  */
-export type Translation = { host: KubeObject; ask?: CreateAsk } | { refused: string };
+export type Translation =
+  | { host: KubeObject; ask?: CreateAsk; undecided?: Undecided }
+  | { refused: string };
 
 /**
  * The host object for a tenant object: the generic transform (the kind's host-owned fields
  * stripped), then the kind's translator if it has one (its refusal of the tenant object first,
- * its refusal of the translated object after), then the spec hash over the translated spec.
+ * its refusal of the translated object after, then whether it waits for a decision: `undecided`,
+ * its host object written by nobody), then the spec hash over the translated spec.
  * Pure; never mutates `source`. What the kind's turn read of the host (`HostFacts`) comes with
  * `target`, handed to the translator as is.
  */
@@ -129,6 +145,8 @@ export function translate<F extends HostFacts>(
   const host = translator.toHost(generic, full);
   const hostRefused = translator.hostRefusal?.(host, full);
   if (hostRefused !== undefined) return { refused: hostRefused };
+  const undecided = translator.undecided?.(source, full);
+  if (undecided !== undefined) return { host, undecided };
   const ask = translator.createAsk?.(source, full);
   if (!translator.updateBody)
     return ask ? { host: withSpecHash(host), ask } : { host: withSpecHash(host) };

@@ -2,11 +2,10 @@
  * One pass, as callers run it and as it reads: read the TenantCluster and its policy, check the
  * tenant cluster's identity and every rule's scope, sync each kind, retire what the policy no
  * longer covers, copy the host classes it names into the tenant, then the host Events about the
- * copies (read while the kinds sync), report. Around it, the guards every caller needs: every
- * request ends by the pass deadline plus the reporting reserve (`bounds/deadlines.ts`), a pass
- * that writes holds the tenant's lease on both sides (`lease.ts`), a dry run's host client sends no write
- * (`context/dry-run.ts`), and a pass-level failure is reported on the TenantCluster before it is
- * thrown.
+ * copies (read while the kinds sync), report. Around it, the guards every caller needs: requests
+ * end by the pass deadline plus the reporting reserve (`bounds/deadlines.ts`) and back off on 429
+ * as told (`bounds/throttle.ts`), a pass that writes holds the tenant's lease on both sides
+ * (`lease.ts`), a dry run sends no host write, a pass-level failure is reported, then thrown.
  */
 import {
   type Clock,
@@ -17,6 +16,7 @@ import {
 } from '../../ports/index.js';
 import { effectiveBudget, PassBounds } from '../bounds/budget.js';
 import { passEndDeadline } from '../bounds/deadlines.js';
+import { type Throttled, throttledApis } from '../bounds/throttle.js';
 import { syncHostClasses } from '../classes/host-classes.js';
 import { convergenceStatus } from '../context/convergence.js';
 import { dryRunClient } from '../context/dry-run.js';
@@ -59,7 +59,7 @@ export function runPass(options: PassOptions): Promise<PassResult> {
   const clock = options.clock ?? systemClock;
   const dryRun = options.dryRun === true;
   const passId = options.passId ?? crypto.randomUUID();
-  const run = { ...options, clock, passId, dryRun };
+  const run = { ...throttledApis(options, clock), clock, passId, dryRun };
   const report = async (hostApi: ClusterApi, error: unknown): Promise<never> => {
     await reportPassFailure(hostApi, options.tenant, error, { clock, dryRun });
     throw error;
@@ -71,7 +71,7 @@ export function runPass(options: PassOptions): Promise<PassResult> {
   });
 }
 
-type StoryOptions = PassOptions & { clock: Clock; passId: string; dryRun: boolean };
+type StoryOptions = PassOptions & { clock: Clock; passId: string; dryRun: boolean } & Throttled;
 
 async function story(options: StoryOptions): Promise<PassResult> {
   const { tenant, tenantApi, clock, dryRun } = options;
@@ -85,7 +85,7 @@ async function story(options: StoryOptions): Promise<PassResult> {
 
   const tenantCluster = await readTenantCluster(hostApi, tenant);
   const policy = parseSyncPolicy(tenant, tenantCluster.spec);
-  const bounds = new PassBounds(budget, clock);
+  const bounds = new PassBounds(budget, clock, options.throttle);
   const tenantLister = new TenantLister(tenantApi, budget.pageSize);
   const ctx = newPassContext({
     ...options,

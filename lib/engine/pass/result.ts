@@ -79,6 +79,8 @@ export function passResult(
   const path = memory.resume.summary();
   if (path) result.path = path.path;
   if (path?.reason) result.pathReason = path.reason;
+  const throttled = scope.bounds.throttle.summary();
+  if (throttled) result.throttled = throttled;
   return result;
 }
 

@@ -138,6 +138,7 @@ export class KindWriter {
    * off), 2 for a replacement or a resize, {@link IN_SYNC} when in sync with nothing remembered about it.
    */
   private writesNeeded(item: ApplyItem): number {
+    if (item.undecided) return 0;
     const observed = this.byName.get(item.desired.metadata.name);
     if (observed?.metadata.deletionTimestamp) return 0;
     const check = this.check(item);
@@ -208,6 +209,12 @@ export class KindWriter {
       tenantRef: { namespace: source.virtualNamespace, name: source.virtualName },
       hostRef: { namespace: ctx.scope.hostNamespace, name: desired.metadata.name },
     };
+    if (item.undecided) {
+      // Nothing written whatever the copy is: not updated, and (still desired) not collected.
+      const reason = observed ? item.undecided.kept : item.undecided.notCreated;
+      ctx.ledger.decide({ action: 'Skip', rule: kind, ...refs, reason });
+      return;
+    }
     const applyContext = {
       hostApi: ctx.scope.hostApi,
       budget: ctx.scope.bounds,

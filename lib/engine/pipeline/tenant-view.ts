@@ -16,6 +16,7 @@ import {
   type ObjectReference,
   referencesOf,
   translate,
+  type Undecided,
 } from '../kinds/registry.js';
 import { hostName } from '../names/naming.js';
 import { sourceKey } from '../names/provenance.js';
@@ -56,6 +57,11 @@ export interface ApplyItem {
   version?: ObjectVersion;
   /** What its create asks of the host beyond `desired` (a Service's cluster IPs). */
   ask?: CreateAsk;
+  /**
+   * Why it waits for a decision (a Pod field the engine does not know): nothing is written for
+   * it, its copy kept as it is or none made, a Skip saying which (`kind-writes.ts`).
+   */
+  undecided?: Undecided;
 }
 
 /** The in-sync memo of a full path, with the kind's host listing by name to check it against. */
@@ -186,8 +192,10 @@ export class TenantView {
           ...(noRecreate === undefined ? {} : { noRecreate }),
           ...(version === undefined ? {} : { version }),
           ...(translation.ask ? { ask: translation.ask } : {}),
+          // Still desired: its copy is no garbage. Not observed: nothing comes back to it either.
+          ...(translation.undecided ? { undecided: translation.undecided } : {}),
         });
-        this.observe?.(object);
+        if (!translation.undecided) this.observe?.(object);
       } catch (error) {
         ctx.ledger.errors.add(rule, error, { namespace, name });
       }

@@ -1,6 +1,6 @@
 /**
  * The classes part of a SyncPolicy (`spec.fromHost`): which host StorageClasses, IngressClasses,
- * PriorityClasses and RuntimeClasses the tenant sees as read-only copies, so charts and tenant
+ * PriorityClasses, RuntimeClasses and GatewayClasses the tenant sees as read-only copies, so charts and tenant
  * admission that name them work. The other direction from `toHost`: host objects into the tenant.
  */
 import { isRecord } from '../../common/index.js';
@@ -13,7 +13,7 @@ import {
 } from './label-selector.js';
 
 /**
- * The class kinds a tenant can get from the host, by their `spec.fromHost` field. All four are
+ * The class kinds a tenant can get from the host, by their `spec.fromHost` field. All five are
  * cluster-scoped on both sides; their copies keep the host name (a class is named by name).
  */
 export const HOST_CLASS_KINDS = {
@@ -21,6 +21,8 @@ export const HOST_CLASS_KINDS = {
   ingressClasses: { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass' },
   priorityClasses: { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass' },
   runtimeClasses: { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass' },
+  // The classes of the host Gateways a tenant's routes attach to (docs/gateway-api.md).
+  gatewayClasses: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass' },
 } as const satisfies Record<string, KindRef>;
 
 /** A `spec.fromHost` field: `storageClasses`, `ingressClasses`, ... */

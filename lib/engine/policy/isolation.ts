@@ -6,6 +6,7 @@
  */
 import { isRecord } from '../../common/index.js';
 import { type Cidr, parseCidr } from './cidr.js';
+import { type GatewayLimits, NO_GATEWAY_LIMITS, parseGatewayLimits } from './gateway-limits.js';
 import {
   NO_SCHEDULING_LIMITS,
   parseSchedulingLimits,
@@ -15,6 +16,7 @@ import { parseVolumeLimits, type VolumeLimits } from './volume-limits.js';
 import { isDnsSubdomain } from './workload-scheduling.js';
 
 export type { Cidr } from './cidr.js';
+export type { GatewayLimits, GatewayParent } from './gateway-limits.js';
 export type { VolumeLimits } from './volume-limits.js';
 
 /** The Pod Security Standards levels (`pod-security.kubernetes.io/enforce` values). */
@@ -94,6 +96,8 @@ export interface IsolationPolicy {
   endpoints: EndpointLimits;
   networkPolicies: NetworkPolicyLimits;
   ingresses: IngressLimits;
+  /** What a tenant's Gateway API routes may claim (`gateway-limits.ts`). */
+  gateways: GatewayLimits;
   volumes: VolumeLimits;
 }
 
@@ -113,6 +117,7 @@ export const DEFAULT_ISOLATION: IsolationPolicy = Object.freeze({
   endpoints: Object.freeze({ cidrs: [] }),
   networkPolicies: Object.freeze({ cidrs: [], hostNamespaces: {} }),
   ingresses: Object.freeze({ hostSuffixes: [], classes: [], annotations: [] }),
+  gateways: NO_GATEWAY_LIMITS,
   volumes: Object.freeze({ csiDrivers: [] }),
 });
 
@@ -133,6 +138,7 @@ export const ISOLATION_KEYS: readonly string[] = [
   'endpoints',
   'networkPolicies',
   'ingresses',
+  'gateways',
   'volumes',
 ];
 
@@ -251,6 +257,8 @@ export function parseIsolation(
     classes: strings(ing.classes, `${at}.ingresses.classes`, problems) ?? [],
     annotations: strings(ing.annotations, `${at}.ingresses.annotations`, problems) ?? [],
   };
+  const gw = section(workloads.gateways, `${at}.gateways`, problems);
+  policy.gateways = parseGatewayLimits(gw, problems);
   policy.volumes = parseVolumeLimits(
     section(workloads.volumes, `${at}.volumes`, problems),
     problems,

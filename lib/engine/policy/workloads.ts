@@ -11,6 +11,7 @@ import {
   parseIsolation,
 } from './isolation.js';
 import { type KubeletGateway, withKubeletGateway } from './kubelet-gateway.js';
+import { NO_POD_LIMITS, type PodLimits, parsePodLimits } from './pod-limits.js';
 import { parseTenantDns, type TenantDns } from './tenant-dns.js';
 import {
   isDnsSubdomain,
@@ -20,6 +21,7 @@ import {
   type Toleration,
 } from './workload-scheduling.js';
 
+export type { PodLimits } from './pod-limits.js';
 export type { TenantDns, TenantServiceRef } from './tenant-dns.js';
 export type { Toleration } from './workload-scheduling.js';
 
@@ -72,6 +74,13 @@ export interface WorkloadPolicy {
   isolation?: IsolationPolicy;
   /** Where the tenant's Nodes say their kubelet is (`kubelet-gateway.ts`); absent: nowhere. */
   kubeletGateway?: KubeletGateway;
+  /** Unknown Pod fields, trust bundles and signers a Pod may have (`pod-limits.ts`). */
+  pods?: PodLimits;
+}
+
+/** The Pod limits of `policy`: its own, or none beyond the engine's tables. */
+export function podLimitsOf(policy: WorkloadPolicy | undefined): PodLimits {
+  return policy?.pods ?? NO_POD_LIMITS;
 }
 
 /** The isolation of `policy`: its own, or the narrowest default when it names none. */
@@ -171,6 +180,7 @@ export function parseWorkloadPolicy(value: unknown, problems: string[]): Workloa
     else problems.push('spec.workloads.eventsBack must be Warning, All or None');
   }
   withKubeletGateway(policy, value, problems);
+  if (value.pods !== undefined) policy.pods = parsePodLimits(value.pods, problems);
   // Only a policy that names an isolation knob holds one; the others get the default's object.
   if (ISOLATION_KEYS.some((key) => value[key] !== undefined)) {
     policy.isolation = parseIsolation(value, policy.allowHostAccess === true, problems);

@@ -174,6 +174,7 @@ describe('deploy/ as kustomize: two tenants from the sample overlay', () => {
     expect(shared.map(idOf).sort()).toEqual([
       'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy//tenantplane-sync-finalizer-only',
       'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding//tenantplane-sync-finalizer-only',
+      'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration//tenantplane',
       'v1/Namespace//tenantplane-follow',
       'v1/ServiceAccount/tenantplane-follow/tenantplane-follow',
     ]);

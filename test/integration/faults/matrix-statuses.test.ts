@@ -17,27 +17,32 @@ const apis = useApis();
 const proxies = useProxies();
 
 describe('fault matrix: answers', () => {
-  it('429 with Retry-After: the pass stops starting work, says so, skips GC', async () => {
+  it('429 with a Retry-After longer than the deadline leaves: the pass stops starting work, says so, skips GC', async () => {
     const s = await scenario(apis(), 'ans-429');
+    const started = Date.now();
     await matrixRow(
       s,
       proxies(),
       {
-        fault: '429 Too Many Requests with Retry-After',
-        budget: { concurrency: 1 },
+        fault: '429 Too Many Requests with Retry-After longer than the pass has left',
+        budget: { concurrency: 1, deadline: started + 30_000 },
         hostRules: [
           {
             match: { method: /^(POST|PUT)$/, path: hostConfigMaps(s) },
             skip: 1,
             times: 1,
-            action: Faults.status(429, 'TooManyRequests', { headers: { 'Retry-After': '7' } }),
+            action: Faults.status(429, 'TooManyRequests', { headers: { 'Retry-After': '60' } }),
           },
         ],
       },
       (run) => {
         expect(run.result?.incompleteReason).toMatch(
-          /^an API server asked for less load \(429 Too Many Requests, retry after 7 s\), so the pass stopped early/,
+          /^the host apiserver asked to retry after 60 s \(429 Too Many Requests\), longer than the \d+ s left before the pass deadline, so the pass stopped early/,
         );
+        // Not sooner than the server asked: the next pass's time, for a follow to wait for.
+        const notBefore = Date.parse(run.result?.throttled?.notBefore ?? '');
+        expect(notBefore).toBeGreaterThanOrEqual(started + 60_000);
+        expect(run.ms).toBeLessThan(30_000); // it did not wait
         expect(run.result?.counts.Delete).toBe(0);
         expect(run.result?.errors.map((e) => e.reason)).toEqual(['TooManyRequests']);
       },

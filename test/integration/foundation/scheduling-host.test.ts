@@ -234,6 +234,7 @@ describe('the workload components', () => {
       'host/kube-controller-manager',
       'host/kube-scheduler',
       'host/kwok',
+      'host/metrics-server',
       'tenant/coredns',
       'tenant/kube-controller-manager',
     ]);

@@ -186,6 +186,17 @@ describe('the workload identities with the opt-in deploy/rbac workload manifests
       { subresource: 'log', host: ['get'], other: [], cluster: [] },
       ...streams.map((s) => ({ subresource: s, host: ['get', 'create'], other: [], cluster: [] })),
     ]);
+    // The kubelet gateway's metrics reads (docs/metrics.md): the Pods' metrics of the host
+    // namespace, get and list; no NodeMetrics anywhere.
+    const podMetrics = { group: 'metrics.k8s.io', resource: 'pods' };
+    expect(
+      await Promise.all([
+        grantedVerbs(admin.host, W_USER, { ...podMetrics, namespace: W_HOST_NS }),
+        grantedVerbs(admin.host, W_USER, { ...podMetrics, namespace: OTHER_NS }),
+        grantedVerbs(admin.host, W_USER, podMetrics),
+        grantedVerbs(admin.host, W_USER, { group: 'metrics.k8s.io', resource: 'nodes' }),
+      ]),
+    ).toEqual([['get', 'list'], [], [], []]);
     // The host's service ranges: list, cluster-scoped, on the host only.
     const cidrs = { group: 'networking.k8s.io', resource: 'servicecidrs' };
     expect(await grantedVerbs(admin.host, W_USER, cidrs)).toEqual(['list']);

@@ -53,6 +53,8 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     expect(workloadLines(run.result)).toEqual([
       'Create ConfigMap app',
       'Create EndpointSlice ext-1',
+      `Create GatewayClass ${W_TENANT}-gc`,
+      'Create HTTPRoute web',
       'Create Ingress web',
       `Create IngressClass ${W_TENANT}-ic`,
       'Create NetworkPolicy web',

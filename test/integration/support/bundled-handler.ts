@@ -39,7 +39,12 @@ const context = {
 const report = (outcome) => writeSync(3, JSON.stringify({ node: process.version, ...outcome }));
 try {
   const handler = (await import(spec.moduleUrl))[spec.exportName];
-  report({ result: await handler(spec.event, context) });
+  // Several events: one warm container, invoked once per event in order (module state kept).
+  if (spec.events) {
+    const results = [];
+    for (const event of spec.events) results.push(await handler(event, context));
+    report({ result: results });
+  } else report({ result: await handler(spec.event, context) });
 } catch (error) {
   report({ error: { name: String(error?.name), message: String(error?.message) } });
 }
@@ -52,6 +57,8 @@ export interface InvokeOptions {
   fn: ShippedFunction;
   bundleDir: string;
   event: unknown;
+  /** Instead of `event`: these events, one after another in the same process (a warm container); `result` is their results. */
+  events?: unknown[];
   requestId: string;
   /** Added to the function's environment (AWS endpoint, credentials, region). */
   extraEnv: Record<string, string>;
@@ -65,6 +72,7 @@ export function invokeBundledHandler(options: InvokeOptions): Promise<Invocation
     moduleUrl: pathToFileURL(join(bundleDir, `${moduleName}.mjs`)).href,
     exportName,
     event: options.event,
+    events: options.events,
     requestId: options.requestId,
     functionName: fn.functionName,
     memoryMiB: fn.memoryMiB,

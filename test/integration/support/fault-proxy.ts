@@ -175,6 +175,7 @@ export class FaultProxy {
       path: request.path,
       query: url.search,
       action: 'forward',
+      at: Date.now(),
     };
     this.log.push(entry);
     const socket = req.socket as TLSSocket;

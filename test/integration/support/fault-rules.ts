@@ -53,6 +53,8 @@ export interface ProxyLogEntry {
   action: string;
   /** The status sent to the client, when one was. */
   status?: number;
+  /** When the request arrived (epoch ms): the gaps a client left between its requests. */
+  at: number;
 }
 
 export interface ArmedRule extends FaultRule {

@@ -35,11 +35,15 @@ export function shippedFunction(options: {
   bundleDir: string;
   /** A followed tenant (`follow` and `budget.timeoutSeconds` in config/tenants.yaml). */
   follow?: { quietSeconds: number; timeoutSeconds: number };
+  /** A woken tenant (`wake: {}`, docs/wake.md). */
+  wake?: boolean;
 }): ShippedFunction {
   const { follow } = options;
-  const followed = follow
-    ? `, schedule: "rate(1 minute)", follow: {quietSeconds: ${follow.quietSeconds}}, budget: {timeoutSeconds: ${follow.timeoutSeconds}}`
-    : ', schedule: "rate(5 minutes)"';
+  const followed = `${
+    follow
+      ? `, schedule: "rate(1 minute)", follow: {quietSeconds: ${follow.quietSeconds}}, budget: {timeoutSeconds: ${follow.timeoutSeconds}}`
+      : ', schedule: "rate(5 minutes)"'
+  }${options.wake ? ', wake: {}' : ''}`;
   const config = parseTenantsConfig(
     [
       'tenants:',
@@ -53,6 +57,8 @@ export function shippedFunction(options: {
   const { shards } = addTenantplane(new App({ context: cdkJson.context }), {
     config,
     bundleDir: options.bundleDir,
+    // Only the tenant's function is read here: the wake stack's asset may be any directory.
+    ...(options.wake ? { wakeBundleDir: options.bundleDir } : {}),
   });
   const resources = Object.values(
     Template.fromStack(shards[0]!).toJSON().Resources as Record<string, CfnResource>,
@@ -67,5 +73,49 @@ export function shippedFunction(options: {
     memoryMiB: Number(fn.MemorySize),
     timeoutSeconds: Number(fn.Timeout),
     scheduleInput: JSON.parse(String((schedule.Target as { Input: string }).Input)),
+  };
+}
+
+/**
+ * The wake function as the CDK app ships it (infra/wake-stack.ts), for woken tenants `tenants`
+ * (each `{name, ...}` of config/tenants.yaml, `wake: {}` added): handler, environment, memory,
+ * timeout, read from the synthesized wake stack.
+ */
+export function shippedWakeFunction(options: {
+  tenants: string[];
+  bundleDir: string;
+  wakeBundleDir: string;
+}): ShippedFunction {
+  const config = parseTenantsConfig(
+    [
+      'tenants:',
+      ...options.tenants.map(
+        (name) =>
+          `  - {name: ${name}, schedule: "rate(5 minutes)", tenantSecretId: tp/tenants/${name}, hostSecretId: tp/host/${name}, wake: {}}`,
+      ),
+      '',
+    ].join('\n'),
+  );
+  const cdkJson = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
+    context: Record<string, unknown>;
+  };
+  const { wake } = addTenantplane(new App({ context: cdkJson.context }), {
+    config,
+    bundleDir: options.bundleDir,
+    wakeBundleDir: options.wakeBundleDir,
+  });
+  if (!wake) throw new Error('no wake stack was synthesized');
+  const resources = Object.values(
+    Template.fromStack(wake).toJSON().Resources as Record<string, CfnResource>,
+  );
+  const fn = resources.find((r) => r.Type === 'AWS::Lambda::Function')!.Properties;
+  return {
+    functionName: String(fn.FunctionName),
+    handler: String(fn.Handler),
+    runtime: String(fn.Runtime),
+    environment: (fn.Environment as { Variables: Record<string, string> }).Variables,
+    memoryMiB: Number(fn.MemorySize),
+    timeoutSeconds: Number(fn.Timeout),
+    scheduleInput: undefined,
   };
 }

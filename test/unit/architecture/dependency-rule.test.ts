@@ -109,6 +109,8 @@ describe('the dependency rule', () => {
     ['lib/engine', ['lib/engine', 'lib/ports', 'lib/common', 'node:']],
     ['lib/ports', ['lib/ports', 'node:']],
     ['lib/common', ['lib/common', 'node:']],
+    // The wake core: pure, shared by the wake function, the CLI and the local plane.
+    ['lib/wake', ['lib/wake', 'lib/common', 'node:']],
     // The kubelet gateway: the engine (through its index: names), the kubeconfig loader, YAML.
     [
       'lib/gateway',

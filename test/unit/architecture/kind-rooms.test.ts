@@ -87,7 +87,9 @@ describe('the rooms of the kinds', () => {
   });
 
   it('no generic folder names a kind in its code', () => {
-    expect(KIND_CONSTANTS.length).toBeGreaterThanOrEqual(REGISTERED.length - 1);
+    // The constants of lib/ports are found (a kind may keep its constant in its own room, as
+    // HTTPRoute does: a generic folder cannot import a room, so only the literal can name it).
+    expect(KIND_CONSTANTS).toEqual(expect.arrayContaining(['POD', 'SERVICE', 'INGRESS']));
     const constant = new RegExp(`\\b(?:${KIND_CONSTANTS.join('|')})\\b`);
     const literal = new RegExp(`['"\`](?:${REGISTERED.join('|')})['"\`]`);
     const generic = ['object', 'context', 'listing', 'pipeline', 'kinds/frame'].flatMap((dir) =>

@@ -144,6 +144,17 @@ describe('passReport', () => {
       'Path: full (ConfigMap: the resume failed: the watch answered ERROR 410)',
     );
   });
+
+  it('says how the pass backed off on 429, and when the server takes more', () => {
+    expect(passReport(result())).not.toContain('429');
+    expect(passReport(result({ throttled: { retried: 2, waitedMs: 6_000 } }))).toContain(
+      '\nAnswered 429 Too Many Requests: 2 sent again after waiting 6.0 s as asked\n',
+    );
+    const notBefore = '2026-01-01T00:01:00.000Z';
+    expect(passReport(result({ throttled: { retried: 0, waitedMs: 0, notBefore } }))).toContain(
+      `0 sent again after waiting 0 ms as asked; the server takes more after ${notBefore}`,
+    );
+  });
 });
 
 describe('progressLine', () => {

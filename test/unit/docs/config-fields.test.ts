@@ -21,6 +21,7 @@ const LEVELS: [string, string][] = [
     'global.vpc',
     `global: {vpc: {subnetIds: [subnet-0123456789abcdef0], securityGroupIds: [sg-0123456789abcdef0], zzUnknown: 1}}\ntenants: [${TENANT}}]\n`,
   ],
+  ['global.wake', `global: {wake: {zzUnknown: 1}}\ntenants: [${TENANT}}]\n`],
   ['tenants[]', `global: {}\ntenants: [${TENANT}, zzUnknown: 1}]\n`],
   ['tenants[].budget', `global: {}\ntenants: [${TENANT}, budget: {zzUnknown: 1}}]\n`],
   [

@@ -24,6 +24,7 @@ describe('parseSyncEvent: tenant names', () => {
       tenant: longest,
       dryRun: false,
       full: false,
+      wake: false,
       trigger: 'schedule-or-invoke',
     });
   });
@@ -42,6 +43,7 @@ describe('parseSyncEvent: full', () => {
       tenant: 'dev',
       dryRun: false,
       full: true,
+      wake: false,
       trigger: 'schedule-or-invoke',
     });
     expect(
@@ -49,7 +51,7 @@ describe('parseSyncEvent: full', () => {
         'detail-type': 'SyncRequested',
         detail: { tenant: 'dev', dryRun: true, full: true },
       }),
-    ).toEqual({ tenant: 'dev', dryRun: true, full: true, trigger: 'event' });
+    ).toEqual({ tenant: 'dev', dryRun: true, full: true, wake: false, trigger: 'event' });
     expect(parseSyncEvent({ tenant: 'dev', full: false }).full).toBe(false);
   });
 
@@ -71,5 +73,26 @@ describe('parseSyncEvent: full', () => {
 
   it('names full in what it expects', () => {
     expect(() => parseSyncEvent({})).toThrow('"full"?: boolean');
+  });
+});
+
+describe('parseSyncEvent: wake', () => {
+  it("takes the wake endpoint's event, and is false unless sent", () => {
+    expect(parseSyncEvent({ tenant: 'dev', wake: true })).toEqual({
+      tenant: 'dev',
+      dryRun: false,
+      full: false,
+      wake: true,
+      trigger: 'schedule-or-invoke',
+    });
+    expect(parseSyncEvent({ tenant: 'dev' }).wake).toBe(false);
+  });
+
+  it.each([
+    ['a string', 'true'],
+    ['a number', 1],
+    ['null', null],
+  ])('refuses wake as %s', (_, wake) => {
+    expect(() => parseSyncEvent({ tenant: 'dev', wake })).toThrow('wake must be a boolean');
   });
 });

@@ -27,6 +27,11 @@ export interface StatusBackRule {
    */
   settled(host: KubeObject): boolean;
   /**
+   * The host copy's status as the tenant object shows it, when it names host objects (a route's
+   * parents: the host Gateway as the tenant named it); absent, the host's status as it is. Pure.
+   */
+  toTenant?(hostStatus: Record<string, unknown>, tenant: KubeObject): Record<string, unknown>;
+  /**
    * Condition types the tenant's own controllers write on the tenant object, about the tenant's
    * own objects: kept as the tenant has them, never taken from the host (a host of an older
    * release may not report them at all: docs/versions.md).
@@ -69,7 +74,7 @@ export function statusBackPatch(
 ): Record<string, unknown> | undefined {
   // A copy the host has not reported on yet says nothing: what the tenant shows stays.
   if (!isRecord(host.status)) return undefined;
-  const want = statusOf(host);
+  const want = rule.toTenant ? rule.toTenant(statusOf(host), tenant) : statusOf(host);
   const have = statusOf(tenant);
   const patch: Record<string, unknown> = {};
   const own = new Set<unknown>(rule.tenantConditions ?? []);

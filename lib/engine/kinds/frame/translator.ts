@@ -47,6 +47,14 @@ export interface ObjectReference extends KindRef {
   optional: boolean;
 }
 
+/** The Skip reasons of an object that waits for a decision (`KindTranslator.undecided`). */
+export interface Undecided {
+  /** Its host copy exists: it is kept as it is. */
+  readonly kept: string;
+  /** It has no host copy: none is made. */
+  readonly notCreated: string;
+}
+
 /**
  * What a kind adds to the generic transform. Every method is pure and never mutates its inputs.
  */
@@ -84,6 +92,14 @@ export interface KindTranslator<F extends HostFacts = HostFacts> {
    * the host Pod's: `pod/translate/pod-security.ts`). A refusal is a Skip whose reason is this text.
    */
   hostRefusal?(host: KubeObject, target: TranslateTarget<F>): string | undefined;
+  /**
+   * Why the object waits for someone to decide about it, asked last (once nothing refuses it): a
+   * Pod that sets a field the engine does not know. Not a refusal: the tenant may have changed
+   * nothing (a newer tenant apiserver defaults a new field on every Pod), so nothing it has is
+   * lost. The object gets no copy, and a copy it has is kept as it is, neither updated nor
+   * deleted; the Skip's reason is `kept` or `notCreated` (`pipeline/kind-writes.ts`).
+   */
+  undecided?(source: KubeObject, target: TranslateTarget<F>): Undecided | undefined;
   /**
    * For kinds the host lets change only in part (a Pod): the update built from `observed` (the
    * host's copy, whole) with only the fields that may change overwritten from `desired`. Without

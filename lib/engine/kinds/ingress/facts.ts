@@ -1,4 +1,5 @@
 /** What the Ingress kind's turn reads for its translator (`ingress-hosts.ts`). */
+import type { HostClaim } from '../frame/host-claims.js';
 
 /** The Ingress's facts (`HostFacts` of `../frame/translator.ts`). */
 export interface IngressFacts {
@@ -10,13 +11,5 @@ export interface IngressFacts {
   ingressHosts?: ReadonlyMap<string, IngressHostClaim>;
 }
 
-/**
- * When the Ingresses of the host namespace first named one host: the earliest claim's creation
- * time (RFC 3339) and name, as `<time> <name>`, which order as strings.
- */
-export interface IngressHostClaim {
-  /** The earliest of this tenant's Ingress copies that name it. */
-  readonly ours?: string;
-  /** The earliest of every other Ingress there (another tenant's copy, the operator's own). */
-  readonly others?: string;
-}
+/** When the Ingresses of the host namespace first named one host (`../frame/host-claims.ts`). */
+export type IngressHostClaim = HostClaim;

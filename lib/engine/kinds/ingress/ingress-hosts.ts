@@ -1,38 +1,27 @@
 /**
- * The hosts an Ingress claims, and who claimed each first in the host namespace. A host Ingress
- * copy serves its hosts on a controller shared by every tenant of the host, so a tenant Ingress
- * naming a host another Ingress there already serves (another tenant's site, the operator's own)
- * would take its traffic. The Ingress turn reads the host namespace's Ingresses once a pass, when
- * a translation first needs them (`KindTurn.hostFacts`), and hands the translator when each host
- * was first claimed by this tenant's copies and by any other Ingress (`HostFacts.ingressHosts`):
- * the earlier claim keeps the host, whoever's it is, so two claims made before this check existed
- * settle on the first without a fight.
- *
- * Only the tenant's host namespace is read (the engine's grants reach no other): an Ingress of the
- * same host in another host namespace is not seen. Operators that share an ingress controller
- * between host namespaces give each tenant its own `spec.workloads.ingresses.hostSuffixes`.
+ * The hosts an Ingress claims. A host Ingress copy serves its hosts on a controller shared by
+ * every tenant of the host, so a tenant Ingress naming a host another Ingress of the host
+ * namespace already serves (another tenant's site, the operator's own) would take its traffic:
+ * the Ingress turn reads the host namespace's Ingresses once a pass, when a translation first
+ * needs them (`KindTurn.hostFacts`), and hands the translator who first claimed each host
+ * (`IngressFacts.ingressHosts`), by the frame's claims (`../frame/host-claims.ts`): the earlier
+ * claim keeps the host.
  */
 import { isRecord } from '../../../common/index.js';
-import { INGRESS, type KubeObject, withRequestDeadline } from '../../../ports/index.js';
-import { workDeadline } from '../../bounds/deadlines.js';
+import { INGRESS, type KubeObject } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
-import { attempt } from '../../errors.js';
-import { listEveryPage } from '../../listing/every-page.js';
-import { ourCopySource } from '../../names/reverse-mapping.js';
-import type { IngressFacts, IngressHostClaim } from './facts.js';
+import {
+  takenBy as claimTakenBy,
+  type HostClaim,
+  hostClaims,
+  hostKey,
+  type NamedHost,
+  readHostClaims,
+} from '../frame/host-claims.js';
+import type { IngressFacts } from './facts.js';
 
-/** One host an Ingress names, where. */
-export interface NamedHost {
-  /** As written. */
-  host: string;
-  /** `spec.rules[0].host`, `spec.tls[1].hosts[0]`. */
-  path: string;
-}
-
-/** A host as claims compare it: lowercase, without a trailing dot. */
-export function hostKey(host: string): string {
-  return host.toLowerCase().replace(/\.$/, '');
-}
+export type { NamedHost };
+export { hostKey };
 
 /** Every host an Ingress spec names: its rules' hosts, then its TLS entries' hosts. */
 export function namedHosts(spec: unknown): NamedHost[] {
@@ -56,84 +45,32 @@ export function namedHosts(spec: unknown): NamedHost[] {
   return found;
 }
 
-/**
- * Who first named each host among `ingresses` (the host namespace's): this tenant's copies
- * (`ours`) and every other Ingress (`others`), by creation time, then name. An object without a
- * creation time counts as the earliest: it cannot be shown to be later.
- */
+const hostsOf = (ingress: KubeObject) => namedHosts(ingress.spec);
+
+/** Who first named each host among `ingresses` (the host namespace's): `hostClaims`. */
 export function ingressHostClaims(
   ingresses: readonly KubeObject[],
   tenant: string,
-): Map<string, IngressHostClaim> {
-  const claims = new Map<string, { ours?: string; others?: string }>();
-  const owner = { tenant, kind: INGRESS.kind };
-  for (const ingress of ingresses) {
-    if (ingress.metadata.deletionTimestamp) continue;
-    const side = ourCopySource(ingress, owner) ? 'ours' : 'others';
-    // Ordered by creation time, then name: two claims of one second still have a first.
-    const created = `${ingress.metadata.creationTimestamp ?? ''} ${ingress.metadata.name}`;
-    for (const { host } of namedHosts(ingress.spec)) {
-      const key = hostKey(host);
-      const claim = claims.get(key) ?? {};
-      const was = claim[side];
-      if (was === undefined || created < was) claim[side] = created;
-      claims.set(key, claim);
-    }
-  }
-  return claims;
+): Map<string, HostClaim> {
+  return hostClaims(ingresses, { tenant, kind: INGRESS }, hostsOf);
 }
 
-/**
- * Why `host` is another's, or `undefined`: another Ingress named it (or, for a plain host, the
- * wildcard one label up, which serves it) before this tenant's first copy that names it.
- */
-export function takenBy(
-  host: string,
-  claims: ReadonlyMap<string, IngressHostClaim>,
-): string | undefined {
-  const key = hostKey(host);
-  const ours = claims.get(key)?.ours;
-  const earlier = (others: string | undefined) =>
-    others !== undefined && (ours === undefined || others < ours);
-  if (earlier(claims.get(key)?.others)) {
-    return 'is already served by another Ingress of the host namespace, which named it first';
-  }
-  const dot = key.indexOf('.');
-  if (!key.startsWith('*.') && dot > 0) {
-    const wildcard = `*${key.slice(dot)}`;
-    if (earlier(claims.get(wildcard)?.others)) {
-      return `is already served by another Ingress of the host namespace, through its ${wildcard}, which came first`;
-    }
-  }
-  return undefined;
+/** Why `host` is another Ingress's, or `undefined` (the frame's `takenBy`). */
+export function takenBy(host: string, claims: ReadonlyMap<string, HostClaim>): string | undefined {
+  return claimTakenBy(host, claims, 'Ingress');
 }
 
 /**
  * The Ingress turn's host facts: the host namespace's Ingresses read once, at the first page that
- * has an Ingress to translate, as {@link ingressHostClaims}. A read that fails is recorded as the
- * kind's host listing failure and rejects, so the path takes in no Ingress on an unknown answer.
+ * has an Ingress to translate. A read that fails takes in no Ingress.
  */
 export function ingressHostFacts(
   ctx: PassContext,
 ): (tenantObjects: readonly KubeObject[]) => Promise<IngressFacts | undefined> {
-  let read: Promise<IngressFacts> | undefined;
-  const readClaims = async (): Promise<IngressFacts> => {
-    const { hostApi, hostNamespace, bounds, tenant } = ctx.scope;
-    const listed = await attempt(() =>
-      withRequestDeadline(workDeadline(bounds.budget), () =>
-        listEveryPage(hostApi, INGRESS, bounds.budget.pageSize, { namespace: hostNamespace }),
-      ),
-    );
-    if (!listed.ok) {
-      const why = 'the hosts other Ingresses serve could not be read, so no Ingress was synced';
-      ctx.ledger.errors.listingFailed(INGRESS, 'host', listed.error, why);
-      throw listed.error;
-    }
-    return { ingressHosts: ingressHostClaims(listed.value, tenant) };
-  };
-  return (tenantObjects) => {
-    if (tenantObjects.length === 0) return Promise.resolve(undefined);
-    read ??= readClaims();
-    return read;
+  const why = 'the hosts other Ingresses serve could not be read, so no Ingress was synced';
+  const read = readHostClaims(ctx, INGRESS, hostsOf, why);
+  return async (tenantObjects) => {
+    const claims = await read(tenantObjects);
+    return claims && { ingressHosts: claims };
   };
 }

@@ -16,6 +16,11 @@ import {
   SERVICE_ACCOUNT,
 } from './support.js';
 
+/** Gateway API routes (the local plane serves their CRDs on both sides). */
+const HTTP_ROUTE: KindRef = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' };
+const GRPC_ROUTE: KindRef = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute' };
+const TLS_ROUTE: KindRef = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'TLSRoute' };
+
 /** Makes a tenant object of the workload tenant (labelled, in its virtual namespace). */
 export type TenantObject = (
   kind: KindRef,
@@ -111,6 +116,25 @@ export const WORKLOAD_ROWS: readonly WorkloadRow[] = [
     ],
     copied: 'web',
   },
+  // To Service `ext`, on the Gateway the workload tenant's policy lists (gateways.parents).
+  {
+    kind: HTTP_ROUTE,
+    resource: 'httproutes',
+    seed: (object) => [
+      object(HTTP_ROUTE, 'web', {
+        spec: {
+          parentRefs: [{ namespace: 'gateways', name: 'shared' }],
+          hostnames: ['web.example.com'],
+          rules: [{ backendRefs: [{ name: 'ext', port: 80 }] }],
+        },
+      }),
+    ],
+    copied: 'web',
+  },
+  // Listed on both sides every pass; their copies are the dedicated test's
+  // (test/integration/engine/gateway-routes.test.ts), on the rules HTTPRoute proves here.
+  { kind: GRPC_ROUTE, resource: 'grpcroutes' },
+  { kind: TLS_ROUTE, resource: 'tlsroutes' },
 ];
 
 /** The kinds of {@link WORKLOAD_ROWS}. */
@@ -122,15 +146,17 @@ export const CLASS_KINDS: readonly KindRef[] = [
   { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass' },
   { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass' },
   { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass' },
+  { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass' },
 ];
 
 /** A host class of each kind, named after the tenant (classes are cluster-scoped). */
 export function hostClasses(tenant: string): KubeObject[] {
-  const [sc, ic, pc, rc] = CLASS_KINDS as [KindRef, KindRef, KindRef, KindRef];
+  const [sc, ic, pc, rc, gc] = CLASS_KINDS as [KindRef, KindRef, KindRef, KindRef, KindRef];
   return [
     { ...sc, metadata: { name: `${tenant}-sc` }, provisioner: 'example.com/none' },
     { ...ic, metadata: { name: `${tenant}-ic` }, spec: { controller: 'example.com/ingress' } },
     { ...pc, metadata: { name: `${tenant}-pc` }, value: 100 },
     { ...rc, metadata: { name: `${tenant}-rc` }, handler: 'runsc' },
+    { ...gc, metadata: { name: `${tenant}-gc` }, spec: { controllerName: 'example.com/gateway' } },
   ];
 }

@@ -93,6 +93,7 @@ export class WorkloadTenant {
           ingressClasses: { names: [`${tenant}-ic`] },
           priorityClasses: { names: [`${tenant}-pc`] },
           runtimeClasses: { names: [`${tenant}-rc`] },
+          gatewayClasses: { names: [`${tenant}-gc`] },
         },
         // The hand-written EndpointSlice's addresses (10.0.0.1, then .2): a block the policy
         // allows (issue 28: an address outside it must be one of the tenant's own Pod IPs).
@@ -100,6 +101,11 @@ export class WorkloadTenant {
         workloads: {
           endpoints: { cidrs: ['10.0.0.0/24'] },
           ingresses: { hostSuffixes: ['web.example.com'] },
+          // The HTTPRoute's Gateway and hostname (issue 40: a route attaches to no other).
+          gateways: {
+            parents: [{ namespace: 'gateways', name: 'shared' }],
+            hostSuffixes: ['web.example.com'],
+          },
         },
       },
     });

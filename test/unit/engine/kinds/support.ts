@@ -34,5 +34,6 @@ export function translated(source: KubeObject, workloads?: WorkloadPolicy): Tran
 export function hostOf(source: KubeObject, workloads?: WorkloadPolicy): KubeObject {
   const result = translated(source, workloads);
   if (!('host' in result)) throw new Error(`refused: ${result.refused}`);
+  if (result.undecided) throw new Error(`undecided: ${result.undecided.notCreated}`);
   return result.host;
 }

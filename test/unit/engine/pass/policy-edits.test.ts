@@ -131,9 +131,29 @@ const ROWS: Row[] = [
     edit: workloads({ ingresses: { hostSuffixes: ['.apps.example.com'], classes: ['nginx'] } }),
   },
   {
+    field: 'workloads.gateways',
+    edit: workloads({
+      gateways: {
+        parents: [{ namespace: 'gateways', name: 'shared', sectionName: 'https' }],
+        hostSuffixes: ['.apps.example.com'],
+      },
+    }),
+  },
+  {
     field: 'workloads.volumes',
     edit: workloads({
       volumes: { csiDrivers: ['secrets-store'], storageClasses: ['gp3'], volumeNames: ['pv-dev'] },
+    }),
+  },
+  {
+    field: 'workloads.pods',
+    edit: workloads({
+      pods: {
+        allowFields: ['spec.newField'],
+        trustBundleNames: ['corp-ca'],
+        trustBundleSigners: ['example.com/ca'],
+        podCertificateSigners: ['example.com/pods'],
+      },
     }),
   },
   {
@@ -145,6 +165,7 @@ const ROWS: Row[] = [
         ingressClasses: { labelSelector: 'offer=dev' },
         priorityClasses: { names: ['tenant-dev-high'] },
         runtimeClasses: { names: ['gvisor'] },
+        gatewayClasses: { names: ['shared'] },
       },
     }),
     effect: ({ tenantApi }) =>

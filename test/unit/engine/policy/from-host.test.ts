@@ -48,7 +48,7 @@ describe('spec.fromHost', () => {
       name: 'an unknown class kind',
       fromHost: { nodes: { names: ['a'] } },
       problem:
-        /spec\.fromHost\.nodes is not a class kind \(storageClasses, ingressClasses, priorityClasses, runtimeClasses\)/,
+        /spec\.fromHost\.nodes is not a class kind \(storageClasses, ingressClasses, priorityClasses, runtimeClasses, gatewayClasses\)/,
     },
     {
       name: 'a selection that selects nothing',

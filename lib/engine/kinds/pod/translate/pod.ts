@@ -9,9 +9,11 @@
  * controller made for them (`ephemeral.ts`); it gets the node selector and tolerations the policy
  * enforces (`pod-scheduling.ts`) and the policy's runtime class (`sandbox.ts`); it is refused when
  * it mounts what the node would reach from its own position (`node-volumes.ts`), names a
- * resource claim (`resource-claims.ts`), its own scheduler, a toleration of every taint, or a
+ * resource claim (`resource-claims.ts`), sets a field a table refuses (`../fields/`), names a host trust bundle or signer the policy does not list (`trust.ts`), its
+ * own scheduler, a toleration of every taint, or a
  * toleration or node label the policy does not allow (`placement.ts`); its
- * affinity and topology spread selectors stay inside its tenant (`pod-affinity.ts`); its labels
+ * affinity and topology spread selectors stay inside its tenant (`pod-affinity.ts`); one that sets
+ * a field the engine does not know waits for a decision, its running copy kept as it was; its labels
  * under reserved keys are carried under the key function's key (`selectors.ts`); and an update
  * touches only what a running Pod lets change (`pod-update.ts`).
  */
@@ -23,6 +25,7 @@ import { parseApiEndpoint } from '../../../policy/workloads.js';
 import { carriedLabels } from '../../frame/selectors.js';
 import type { KindTranslator, ObjectReference, TranslateTarget } from '../../frame/translator.js';
 import type { PodFacts } from '../facts.js';
+import { podFieldRefusal, podFieldUndecided } from '../fields/unknown-fields.js';
 import { tenantContainerNames, tenantContainersAnnotation } from '../tenant-containers.js';
 import { podSelectorFields, podSelectorRefusal } from './affinity.js';
 import { tenantFieldRefs } from './downward.js';
@@ -40,6 +43,7 @@ import {
   tenantApiEnv,
   tenantDnsConfig,
 } from './token.js';
+import { scopeTrustBundles, trustRefusal } from './trust.js';
 import { podUpdateBody } from './update.js';
 
 /**
@@ -62,6 +66,7 @@ function translateSpec(
   const podName = target.source.metadata.name;
   walkPodReferences(spec, podName, (ref) => ref.set(hostName(ref.name, vns, tenant)));
   const downward = tenantFieldRefs(spec, target.source.metadata, target.excludeKeys);
+  scopeTrustBundles(spec);
   mountTokenSecret(spec, tokens, tokenSecretName(host));
   const endpoint = workloads?.tenantApiEndpoint && parseApiEndpoint(workloads.tenantApiEndpoint);
   if (endpoint) tenantApiEnv(spec, endpoint);
@@ -103,6 +108,8 @@ export const POD_TRANSLATOR: KindTranslator<PodFacts> = {
       nodeVolumeRefusal(source.spec, target.workloads) ??
       inlineCsiRefusal(source.spec, target.workloads) ??
       resourceClaimRefusal(source.spec) ??
+      podFieldRefusal(source.spec) ??
+      trustRefusal(source.spec, target.workloads) ??
       sandboxRefusal(source.spec, target.workloads) ??
       placementRefusal(source.spec, source.metadata, target.workloads) ??
       podSelectorRefusal(source.spec, scope)
@@ -136,6 +143,9 @@ export const POD_TRANSLATOR: KindTranslator<PodFacts> = {
     };
     return object;
   },
+
+  // Asked last: a field it does not know keeps a running Pod's copy as it was (`../fields/`).
+  undecided: (source, target) => podFieldUndecided(source.spec, target.workloads),
 
   updateBody: podUpdateBody,
 

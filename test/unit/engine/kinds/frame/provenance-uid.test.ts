@@ -30,6 +30,18 @@ const BODIES: Record<string, Record<string, unknown>> = {
   NetworkPolicy: { spec: { podSelector: {}, policyTypes: ['Ingress'] } },
   ServiceAccount: {},
   PodDisruptionBudget: { spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } } },
+  HTTPRoute: {
+    spec: { hostnames: ['web.example.com'], rules: [{ backendRefs: [{ name: 'web' }] }] },
+  },
+  GRPCRoute: {
+    spec: { hostnames: ['web.example.com'], rules: [{ backendRefs: [{ name: 'web' }] }] },
+  },
+  TLSRoute: {
+    spec: {
+      hostnames: ['web.example.com'],
+      rules: [{ backendRefs: [{ name: 'web', port: 443 }] }],
+    },
+  },
 };
 
 describe('every copy carries its tenant object’s uid', () => {

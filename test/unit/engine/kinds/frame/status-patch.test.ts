@@ -155,3 +155,26 @@ describe('a claim’s conditions from a host of another release', () => {
     expect(statusBackPatch(rule, object(CLAIM, BOUND), shown)).toEqual({ conditions: [unused] });
   });
 });
+
+describe('statusBackPatch with a rule that names host objects', () => {
+  const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' };
+  // The host names its parent `gw` in `gateways`; the tenant wrote it as `front`.
+  const rule: StatusBackRule = {
+    kind: WIDGET,
+    fields: ['parents'],
+    settled: () => true,
+    toTenant: (status) => ({
+      parents: (status.parents as Array<Record<string, unknown>>).map((p) => ({
+        ...p,
+        name: p.name === 'gw' ? 'front' : p.name,
+      })),
+    }),
+  };
+  const host = object(WIDGET, { parents: [{ name: 'gw', accepted: true }] });
+
+  it('patches the tenant status in tenant names, then nothing once it shows them', () => {
+    const shown = { parents: [{ name: 'front', accepted: true }] };
+    expect(statusBackPatch(rule, host, object(WIDGET))).toEqual(shown);
+    expect(statusBackPatch(rule, host, object(WIDGET, shown))).toBeUndefined();
+  });
+});

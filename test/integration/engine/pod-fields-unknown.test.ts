@@ -1,0 +1,86 @@
+/**
+ * Issue 40, point 3, on the real clusters: a field the apiserver serves and the engine does not
+ * know (here `spec.hostnameOverride`, taken out of the engine's table for this file, as a field a
+ * later Kubernetes adds would be missing from it) makes the Pod a Skip naming the field, with
+ * nothing written to the host, pass after pass; once the policy allows the field by path
+ * (`spec.workloads.pods.allowFields`), the Pod is created with the field as the tenant wrote it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { hostName } from '../../../lib/engine/index.js';
+import type { FieldRow } from '../../../lib/engine/kinds/pod/fields/field-table.js';
+import { POD_SPEC_FIELDS } from '../../../lib/engine/kinds/pod/fields/pod-spec-fields.js';
+import type { KindRef } from '../../../lib/ports/index.js';
+import { snapshot } from '../faults/support.js';
+import {
+  createTenant,
+  decisionLines,
+  diffSnapshots,
+  pass,
+  tenantClusterObject,
+  tenantObject,
+  useApis,
+} from './support.js';
+
+const apis = useApis();
+const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
+const FIELD = 'hostnameOverride';
+const NOTHING = { created: [], changed: [], deleted: [] };
+
+// The table is the engine's own object (the same module the pass runs): without the row, the
+// field is one the engine does not know.
+const table = POD_SPEC_FIELDS as Record<string, FieldRow>;
+const row = table[FIELD];
+beforeAll(() => {
+  delete table[FIELD];
+});
+afterAll(() => {
+  if (row) table[FIELD] = row;
+});
+
+describe('a Pod field the engine does not know', () => {
+  it('is a Skip naming it, nothing written, until the policy allows its path; then it is copied as written', async () => {
+    expect(row).toBeDefined();
+    const t = await createTenant(apis(), 'pf-unknown', { toHost: [POD] });
+    const ns = t.vns.a;
+    const spec = {
+      automountServiceAccountToken: false,
+      hostnameOverride: 'web.example.internal',
+      containers: [{ name: 'web', image: 'nginx:1' }],
+    };
+    await t.tenantApi.create(tenantObject(t, POD, ns, 'web', { spec }));
+    const h = hostName('web', ns, t.name);
+
+    const before = await snapshot(t.hostNamespace);
+    for (const n of [1, 2]) {
+      const refused = await pass(t, { full: true });
+      expect({ n, errors: refused.result.errors }).toEqual({ n, errors: [] });
+      const skip = refused.result.decisions.find((d) => d.tenantRef.name === 'web');
+      expect(skip?.action).toBe('Skip');
+      expect(skip?.reason).toContain(
+        'the Pod sets spec.hostnameOverride, a field this engine does not know',
+      );
+      expect(skip?.reason).toContain('spec.workloads.pods.allowFields: spec.hostnameOverride');
+      expect(refused.result.requests.host.writes).toBe(0);
+    }
+    expect(await t.hostApi.get(POD, t.hostNamespace, h)).toBeUndefined();
+    expect(diffSnapshots(before, await snapshot(t.hostNamespace))).toEqual(NOTHING);
+
+    const tc = await tenantClusterObject(t);
+    await t.hostApi.update({
+      ...tc,
+      spec: {
+        ...(tc.spec as Record<string, unknown>),
+        workloads: { pods: { allowFields: ['spec.hostnameOverride'] } },
+      },
+    });
+    const allowed = await pass(t, { full: true });
+    expect(allowed.result.errors).toEqual([]);
+    expect(decisionLines(allowed.result).filter((line) => line.includes('/web '))).toEqual([
+      expect.stringMatching(/^Create /),
+    ]);
+    const host = await t.hostApi.get(POD, t.hostNamespace, h);
+    expect((host?.spec as Record<string, unknown> | undefined)?.[FIELD]).toBe(
+      'web.example.internal',
+    );
+  });
+});

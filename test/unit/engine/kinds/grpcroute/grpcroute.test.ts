@@ -1,0 +1,105 @@
+/**
+ * The GRPCRoute translator: the route rules every route kind shares (`kinds/httproute/route.ts`,
+ * whose table is `test/unit/engine/kinds/httproute/route.test.ts`), for the GRPCRoute's own
+ * fields: its parents, its rules' backends and filters' mirrors, its hostnames, claimed per kind.
+ */
+import { describe, expect, it } from '@jest/globals';
+import type { HostClaim } from '../../../../../lib/engine/kinds/frame/host-claims.js';
+import { kindModule, referencesOf, translate } from '../../../../../lib/engine/kinds/registry.js';
+import { hostName } from '../../../../../lib/engine/names/naming.js';
+import { parseIsolation } from '../../../../../lib/engine/policy/isolation.js';
+import type { KubeObject } from '../../../../../lib/ports/index.js';
+import { HOST_NAMESPACE, TENANT, tenantObject } from '../support.js';
+
+const GRPC_ROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute' };
+const PARENT = { name: 'shared', namespace: 'gateways' };
+const GATEWAYS = { parents: [PARENT], hostSuffixes: ['.apps.example.com'] };
+const grpc = (over: Record<string, unknown> = {}) =>
+  tenantObject(GRPC_ROUTE.apiVersion, GRPC_ROUTE.kind, {
+    spec: {
+      parentRefs: [PARENT],
+      hostnames: ['api.apps.example.com'],
+      rules: [
+        {
+          matches: [{ method: { service: 'shop.Cart', method: 'Add' } }],
+          backendRefs: [{ name: 'cart', port: 9090 }],
+          filters: [
+            {
+              type: 'RequestMirror',
+              requestMirror: { backendRef: { name: 'shadow', port: 9090 } },
+            },
+          ],
+        },
+      ],
+      ...over,
+    },
+  });
+
+function under(object: KubeObject, claims: ReadonlyMap<string, HostClaim> = new Map()) {
+  const problems: string[] = [];
+  const isolation = parseIsolation({ gateways: GATEWAYS }, false, problems);
+  expect(problems).toEqual([]);
+  return translate(object, {
+    tenant: TENANT,
+    hostNamespace: HOST_NAMESPACE,
+    workloads: { isolation },
+    routeHosts: claims,
+  });
+}
+
+describe('GRPCRoute translator', () => {
+  it('backends and mirrors name the copies; the parent keeps its Gateway; matches as written', () => {
+    const result = under(grpc());
+    expect(result).toHaveProperty('host.spec', {
+      parentRefs: [PARENT],
+      hostnames: ['api.apps.example.com'],
+      rules: [
+        {
+          matches: [{ method: { service: 'shop.Cart', method: 'Add' } }],
+          backendRefs: [{ name: hostName('cart', 'shop', TENANT), port: 9090 }],
+          filters: [
+            {
+              type: 'RequestMirror',
+              requestMirror: {
+                backendRef: { name: hostName('shadow', 'shop', TENANT), port: 9090 },
+              },
+            },
+          ],
+        },
+      ],
+    });
+    expect(referencesOf(grpc()).map((r) => r.name)).toEqual(['cart', 'shadow']);
+  });
+
+  it.each([
+    [
+      'a Gateway not listed',
+      grpc({ parentRefs: [{ name: 'internal', namespace: 'gateways' }] }),
+      'spec.parentRefs[0] names the Gateway gateways/internal, which is not one the policy allows',
+    ],
+    [
+      'a backend in another namespace',
+      grpc({ rules: [{ backendRefs: [{ name: 'cart', namespace: 'other', port: 9090 }] }] }),
+      'spec.rules[0].backendRefs[0].namespace "other" is another namespace',
+    ],
+    [
+      'a hostname outside the suffixes',
+      grpc({ hostnames: ['api.bank.example.org'] }),
+      'spec.hostnames[0] "api.bank.example.org" is not a hostname the policy allows',
+    ],
+  ])('%s: a Skip naming the field', (_name, object, says) => {
+    expect(under(object)).toEqual({ refused: expect.stringContaining(says) });
+  });
+
+  it('a hostname another GRPCRoute of the host namespace claimed first is refused', () => {
+    const claims = new Map([['api.apps.example.com', { others: '2024-01-01T00:00:00Z other' }]]);
+    expect(under(grpc(), claims)).toEqual({
+      refused:
+        'spec.hostnames[0] "api.apps.example.com" is already served by another GRPCRoute of the host namespace, which named it first',
+    });
+  });
+
+  it('the module brings back status.parents', () => {
+    expect(kindModule(GRPC_ROUTE).statusBack?.fields).toEqual(['parents']);
+  });
+});
