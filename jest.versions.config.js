@@ -34,8 +34,9 @@ export default {
         '<rootDir>/test/integration/engine/gateway-routes.test.ts',
         // kubectl top and the HPA from the host's metrics-server.
         '<rootDir>/test/integration/gateway/metrics.test.ts',
-        // Not engine/pod-fields.test.ts: a 1.33 host drops the Pod fields it does not serve
-        // (docs/versions.md, what is left to do).
+        // Every Pod field on purpose: on an older host, a Pod that sets a field the host does
+        // not serve is a Skip naming it (the host's OpenAPI), with nothing written.
+        '<rootDir>/test/integration/engine/pod-fields.test.ts',
       ],
     },
   ],

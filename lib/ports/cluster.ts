@@ -22,6 +22,13 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
+/** What {@link ClusterApi.openApiSchemas} read: each schema found, by name, as its property names. */
+export interface OpenApiSchemas {
+  /** The server's version (`v1.33.13`, from `/version`; else the document's `info.version`). */
+  version?: string;
+  properties: Record<string, readonly string[]>;
+}
+
 /** Identifies a kind: `{apiVersion: 'v1', kind: 'ConfigMap'}`. */
 export interface KindRef {
   apiVersion: string;
@@ -215,6 +222,13 @@ export interface ClusterApi {
    * @throws ClusterError when a group's discovery fails (an aggregated API that is down).
    */
   namespacedKinds?(): Promise<KindRef[]>;
+  /**
+   * The properties of the named schemas of one group version's OpenAPI v3 document
+   * (`/openapi/v3/api/v1`), and the server's version as the document states it: which fields the
+   * cluster serves. Optional: a client without it says nothing (the engine then assumes all).
+   * @throws ClusterError when the document cannot be read (`TooLarge` over the adapter's bound).
+   */
+  openApiSchemas?(groupVersion: string, names: readonly string[]): Promise<OpenApiSchemas>;
   /**
    * The changes of `kind` in all namespaces since `options.resourceVersion`, read by a WATCH up to
    * its first bookmark. Resume failures (410 Gone as an ERROR event or HTTP status, 429, 504, a

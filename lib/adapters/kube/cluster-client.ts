@@ -36,6 +36,7 @@ import { DiscoveryCache } from './discovery.js';
 import { holdWatch } from './held-watch.js';
 import { KubeHttp, type RequestSpec } from './http.js';
 import { hearContinue } from './list-head.js';
+import { OpenApiCache } from './openapi.js';
 import {
   bindingPath,
   collectionPath,
@@ -100,6 +101,7 @@ export class KubeClusterClient implements KubeClusterApi {
   readonly certificateAuthority?: string;
   private readonly http: KubeHttp;
   private readonly discovery: DiscoveryCache;
+  private readonly openApi: OpenApiCache;
   private readonly fieldManager: string;
 
   constructor(kubeConfig: KubeConfig, server: string, context: string, options: ClusterApiOptions) {
@@ -115,6 +117,7 @@ export class KubeClusterClient implements KubeClusterApi {
     this.discovery = new DiscoveryCache(server, (path) =>
       this.http.request({ method: HttpMethod.GET, path }),
     );
+    this.openApi = new OpenApiCache(server, this.http);
   }
 
   requestCount(): RequestCount {
@@ -132,6 +135,8 @@ export class KubeClusterClient implements KubeClusterApi {
   /** `kind`'s subresources (`resize`...); every namespaced kind, one version per group. */
   readonly subresources = (kind: KindRef): Promise<string[]> => this.discovery.subresources(kind);
   readonly namespacedKinds = (): Promise<KindRef[]> => this.discovery.namespacedKinds();
+  readonly openApiSchemas = (groupVersion: string, names: readonly string[]) =>
+    this.openApi.schemas(groupVersion, names);
   async list(kind: KindRef, options: ListOptions = {}): Promise<ListPage> {
     const resource = await this.discovery.resource(kind);
     const path = collectionPath(kind, resource, options.namespace, true);
@@ -249,13 +254,9 @@ export class KubeClusterClient implements KubeClusterApi {
 
   /** POST of a Pod's `binding` subresource; the server answers with a Status, not the Pod. */
   async bind(binding: KubeObject): Promise<void> {
-    const { namespace, name } = binding.metadata;
-    await this.http.request({
-      method: HttpMethod.POST,
-      path: bindingPath(namespace, name),
-      query: { fieldManager: this.fieldManager },
-      body: binding,
-    });
+    const path = bindingPath(binding.metadata.namespace, binding.metadata.name);
+    const query = { fieldManager: this.fieldManager };
+    await this.http.request({ method: HttpMethod.POST, path, query, body: binding });
   }
 
   /** A write that returns the object; the server records `fieldManager` as its owner. */
@@ -276,7 +277,7 @@ export class KubeClusterClient implements KubeClusterApi {
       // Never the body in the message: it may hold a token.
       throw new ClusterError(
         ClusterErrorReason.Unknown,
-        `POST ${path} on ${this.server} returned no token`,
+        `POST ${path} on ${this.server}: no token`,
       );
     }
     return { token, expirationTimestamp };
@@ -289,10 +290,8 @@ export class KubeClusterClient implements KubeClusterApi {
 
   private asObject(body: unknown, kind: KindRef): KubeObject {
     if (!isRecord(body) || !isRecord(body.metadata)) {
-      throw new ClusterError(
-        ClusterErrorReason.Unknown,
-        `${this.server} returned no ${kindLabel(kind)} object`,
-      );
+      const message = `${this.server} returned no ${kindLabel(kind)} object`;
+      throw new ClusterError(ClusterErrorReason.Unknown, message);
     }
     return withKind(body, kind);
   }

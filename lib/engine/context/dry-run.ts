@@ -41,6 +41,7 @@ export function dryRunClient(api: ClusterApi): ClusterApi {
   if (api.bind) client.bind = async () => {};
   if (api.namespaced) client.namespaced = api.namespaced.bind(api);
   if (api.namespacedKinds) client.namespacedKinds = api.namespacedKinds.bind(api);
+  if (api.openApiSchemas) client.openApiSchemas = api.openApiSchemas.bind(api);
   if (api.watchChanges) client.watchChanges = api.watchChanges.bind(api);
   return client;
 }

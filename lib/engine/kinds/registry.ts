@@ -41,6 +41,8 @@ export type {
   TranslateTarget,
   Undecided,
 } from './frame/translator.js';
+/** The Pod fields of the engine's tables a host lacks (`HostFeatures`, `report/`). */
+export { unservedPodFields } from './pod/fields/host-served.js';
 // The kubelet gateway reads a host Pod's record of its tenant's containers through the one door.
 export { recordedTenantContainers } from './pod/tenant-containers.js';
 

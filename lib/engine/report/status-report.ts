@@ -23,7 +23,7 @@ import {
   writeTenantClusterStatus,
 } from '../tenant/status-pruning.js';
 import { conditionsPatch, conditionTime, passConditions } from './conditions.js';
-import { hostFeaturesConditions } from './host-features-condition.js';
+import { hostFeaturesConditions, readPodFields } from './host-features-condition.js';
 import { hostPodSecurityConditions } from './pod-security-condition.js';
 import { actedBeyondRecordedSkips, skipDigest } from './skip-digest.js';
 
@@ -122,9 +122,10 @@ export async function reportStatus(hostApi: ClusterApi, report: StatusReport): P
   const full = policy && result.path !== 'resumed' ? policy : undefined;
   const wall = full ? await readHostPodSecurity(hostApi, full) : undefined;
   const features = full ? await readHostFeatures(hostApi, full) : undefined;
+  const pods = full ? await readPodFields(hostApi, full, result.tenant) : undefined;
   const conditions = [
     ...hostPodSecurityConditions(wall, recordedStatus, generation),
-    ...hostFeaturesConditions(features, recordedStatus, generation),
+    ...hostFeaturesConditions(features, recordedStatus, generation, pods),
   ];
   const observed = conditionsPatch(
     recordedStatus,

@@ -7,6 +7,8 @@
  * bundle marked as a tenant's; `hostnameOverride`, an image volume, pod-level resources and a
  * sidecar reach the host Pod as written, and the sidecar's status comes back.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
 import { hostName } from '../../../lib/engine/index.js';
 import {
@@ -21,9 +23,13 @@ import {
   VOLUME_FIELDS,
   VOLUME_PROJECTION_FIELDS,
 } from '../../../lib/engine/kinds/pod/fields/volume-fields.js';
+import { unservedPodFields } from '../../../lib/engine/kinds/registry.js';
+import { readHostPodSchema } from '../../../lib/engine/tenant/host-pod-schema.js';
 import type { KindRef, KubeObject } from '../../../lib/ports/index.js';
 import { snapshot } from '../faults/support.js';
 import {
+  type Apis,
+  clusters,
   createTenant,
   decisionLines,
   diffSnapshots,
@@ -68,18 +74,53 @@ const CERTIFICATE = {
 };
 const projected = (source: Spec): Spec[] => [{ name: 'trust', projected: { sources: [source] } }];
 
+/** The Pod fields of the engine's tables the host lacks, as the engine reads them. */
+async function hostLacks(a: Apis): Promise<string[]> {
+  const read = await readHostPodSchema(a.hostApi);
+  if (read === undefined || 'unknown' in read) throw new Error(`no host Pod schema: ${read}`);
+  return unservedPodFields(read);
+}
+
+/** The OpenAPI v3 of api/v1 of the tenant apiserver (the pinned release the tables follow). */
+async function tenantOpenApi(): Promise<OpenApi> {
+  const args = [
+    '--kubeconfig',
+    clusters.tenantKubeconfigPath,
+    'get',
+    '--raw',
+    '/openapi/v3/api/v1',
+  ];
+  const run = await promisify(execFile)(clusters.kubectl, args, { maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(run.stdout) as OpenApi;
+}
+
 async function podOf(t: Tenant, name: string): Promise<KubeObject | undefined> {
   return t.hostApi.get(POD, t.hostNamespace, hostName(name, t.vns.a, t.name));
 }
 
 describe('every Pod field on purpose', () => {
-  it('the field tables list exactly the fields of the apiserver’s own types', async () => {
-    const openapi = JSON.parse(await kubectl(['get', '--raw', '/openapi/v3/api/v1'])) as OpenApi;
+  it('the field tables list exactly the fields of the apiserver’s own types; the engine reads which of them the host lacks', async () => {
+    // The tenant runs the pinned release, whose fields the tables list.
+    const openapi = await tenantOpenApi();
     for (const [schema, table] of Object.entries(TABLES)) {
       const properties = openapi.components.schemas[`io.k8s.api.core.v1.${schema}`]?.properties;
       const served = Object.keys(properties ?? {}).sort();
       // Compared as lists, so a failure names each field the table lacks or lists in excess.
       expect({ schema, fields: Object.keys(table).sort() }).toEqual({ schema, fields: served });
+    }
+    // The host may be older (docs/versions.md): every table field its own types lack is one the
+    // engine finds it lacks (a Pod that sets it is a Skip), and none when it serves them all.
+    const host = JSON.parse(await kubectl(['get', '--raw', '/openapi/v3/api/v1'])) as OpenApi;
+    const lacks = await hostLacks(apis());
+    for (const [schema, table] of Object.entries(TABLES)) {
+      if (schema === 'EphemeralContainer') continue; // never on the host Pod
+      const served = host.components.schemas[`io.k8s.api.core.v1.${schema}`]?.properties ?? {};
+      for (const field of Object.keys(table).filter((f) => !Object.hasOwn(served, f))) {
+        expect(lacks.filter((path) => path.endsWith(`.${field}`))).not.toEqual([]);
+      }
+    }
+    if (clusters.version === '' || clusters.version.replace(/^v/, '').startsWith('1.37.')) {
+      expect(lacks).toEqual([]);
     }
   });
 
@@ -125,6 +166,17 @@ describe('every Pod field on purpose', () => {
         tenantObject(t, POD, ns, name, { spec: podSpec({ volumes: projected(source) }) }),
       );
     }
+    // A host that does not serve a source refuses it before the policy is asked (docs/versions.md).
+    const lacks = await hostLacks(apis());
+    const unserved = (field: string) => {
+      const source = field.replace(
+        /^spec\.volumes\[trust\]\.projected\.sources\[0\]\.(\w+)\..*$/,
+        '$1',
+      );
+      return lacks.includes(`spec.volumes[].projected.sources[].${source}`)
+        ? `does not serve spec.volumes[trust].projected.sources[0].${source}`
+        : undefined;
+    };
     const before = await snapshot(t.hostNamespace);
     const refused = await pass(t);
     expect(refused.result.errors).toEqual([]);
@@ -132,7 +184,7 @@ describe('every Pod field on purpose', () => {
       const skip = refused.result.decisions.find(
         (d) => d.action === 'Skip' && d.tenantRef.name === name,
       );
-      expect(skip?.reason).toContain(field);
+      expect(skip?.reason).toContain(unserved(field) ?? field);
       expect(await podOf(t, name)).toBeUndefined();
     }
     expect(diffSnapshots(before, await snapshot(t.hostNamespace))).toEqual(NOTHING);
@@ -162,8 +214,18 @@ describe('every Pod field on purpose', () => {
         }),
       }),
     );
+    const beforeListed = await snapshot(t.hostNamespace);
     const listed = await pass(t);
     expect(listed.result.errors).toEqual([]);
+    const lacking = unserved('spec.volumes[trust].projected.sources[0].clusterTrustBundle.name');
+    if (lacking) {
+      // An older host would keep an empty source: nothing is written, the Skip says why.
+      const skip = listed.result.decisions.find((d) => d.tenantRef.name === 'listed');
+      expect(skip).toMatchObject({ action: 'Skip' });
+      expect(skip?.reason).toContain(lacking);
+      expect(diffSnapshots(beforeListed, await snapshot(t.hostNamespace))).toEqual(NOTHING);
+      return;
+    }
     expect(decisionLines(listed.result).filter((line) => line.includes('listed'))).toEqual([
       expect.stringMatching(/^Create /),
     ]);
@@ -211,8 +273,19 @@ describe('every Pod field on purpose', () => {
     });
     await t.tenantApi.create(tenantObject(t, POD, ns, 'web', { spec }));
     const tenantSpec = (await t.tenantApi.get(POD, ns, 'web'))?.spec as Spec;
+    const before = await snapshot(t.hostNamespace);
     const created = await pass(t);
     expect(created.result.errors).toEqual([]);
+    if ((await hostLacks(apis())).includes('spec.hostnameOverride')) {
+      // An older host would drop it: a Skip naming the field and the host's version, no write.
+      const skip = created.result.decisions.find((d) => d.tenantRef.name === 'web');
+      expect(skip).toMatchObject({ action: 'Skip' });
+      expect(skip?.reason).toMatch(
+        /^the host \(Kubernetes v1\.\d+\.\d+\) does not serve spec\.hostnameOverride; the Pod would run without it/,
+      );
+      expect(diffSnapshots(before, await snapshot(t.hostNamespace))).toEqual(NOTHING);
+      return;
+    }
     const host = (await podOf(t, 'web'))?.spec as Spec;
     for (const field of ['hostnameOverride', 'resources', 'volumes']) {
       expect({ field, value: host[field] }).toEqual({ field, value: tenantSpec[field] });

@@ -26,9 +26,9 @@ import type { ResumePoint } from '../../tenant/status.js';
 import type { KindOutcome, KindTurn } from '../frame/kind-module.js';
 import { ownCopies } from '../frame/status-back.js';
 import type { PodFacts } from './facts.js';
+import { podHostFacts } from './host-fields.js';
 import { dropNodeReads, prefetchNodeReads } from './node/node-reads.js';
 import { listHostPods, PodStatusBack } from './status-back.js';
-import { tenantDnsFacts } from './tenant-dns.js';
 import { syncPodTokens } from './tokens.js';
 
 /**
@@ -92,8 +92,8 @@ export function podTurn(ctx: PassContext, compiled: CompiledKindRule): KindTurn<
   const early =
     'resume' in plan && since !== undefined ? takeHostPods(ctx, rule, plan.resume) : undefined;
   let listed: readonly KubeObject[] | undefined;
-  // Only with a tenant DNS Service: facts keep a kind's objects off the in-sync memo.
-  const hostFacts = tenantDnsFacts(ctx);
+  // Facts keep a kind's objects off the in-sync memo: only those it needs (`host-fields.ts`).
+  const hostFacts = podHostFacts(ctx, !resuming);
   return {
     observe: status.note,
     ...(hostFacts ? { hostFacts } : {}),

@@ -4,7 +4,20 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { runPass } from '../../../../lib/engine/index.js';
-import { hostFeaturesConditions } from '../../../../lib/engine/report/host-features-condition.js';
+import {
+  CONTAINER_FIELDS,
+  POD_SECURITY_CONTEXT_FIELDS,
+  SECURITY_CONTEXT_FIELDS,
+} from '../../../../lib/engine/kinds/pod/fields/container-fields.js';
+import { POD_SPEC_FIELDS } from '../../../../lib/engine/kinds/pod/fields/pod-spec-fields.js';
+import {
+  VOLUME_FIELDS,
+  VOLUME_PROJECTION_FIELDS,
+} from '../../../../lib/engine/kinds/pod/fields/volume-fields.js';
+import {
+  hostFeaturesConditions,
+  type PodFieldsFound,
+} from '../../../../lib/engine/report/host-features-condition.js';
 import {
   type FeatureDiscovery,
   type HostFeatures,
@@ -14,6 +27,7 @@ import type { Condition } from '../../../../lib/engine/tenant/status.js';
 import {
   ClusterError,
   type KindRef,
+  type OpenApiSchemas,
   POD,
   SERVICE,
   SERVICE_CIDR,
@@ -134,6 +148,45 @@ describe('hostFeaturesConditions', () => {
   it.each(cases)('$name', ({ found, status, expected }) => {
     expect(hostFeaturesConditions(found, status, 3)).toEqual(expected);
   });
+
+  const served: HostFeatures = { needed: ['PodResize'], missing: [] };
+  const podCases: { name: string; pods: PodFieldsFound; expected: object }[] = [
+    {
+      name: 'Pod fields missing, APIs served: False, naming the fields and the host’s version',
+      pods: { version: 'v1.33.13', missing: ['spec.hostnameOverride', 'spec.schedulingGroup'] },
+      expected: {
+        status: 'False',
+        reason: 'FeaturesMissing',
+        message:
+          'the host is older than the engine expects: the host (Kubernetes v1.33.13) does not serve the Pod fields spec.hostnameOverride, spec.schedulingGroup, so a Pod that sets one is a Skip naming it and gets no host copy (docs/versions.md)',
+      },
+    },
+    {
+      name: 'every Pod field served: True',
+      pods: { version: 'v1.37.2', missing: [] },
+      expected: {
+        status: 'True',
+        reason: 'AllServed',
+        message: expect.not.stringContaining('Pod fields'),
+      },
+    },
+    {
+      name: 'unknown: said, and Pods written as they are',
+      pods: { unknown: 'its OpenAPI v3 of api/v1 could not be read: reset' },
+      expected: {
+        status: 'True',
+        reason: 'AllServed',
+        message: expect.stringContaining(
+          'which Pod fields the host serves is unknown (its OpenAPI v3 of api/v1 could not be read: reset): Pods are written as they are',
+        ),
+      },
+    },
+  ];
+  it.each(podCases)('$name', ({ pods, expected }) => {
+    expect(hostFeaturesConditions(served, undefined, 3, pods)).toEqual([
+      expect.objectContaining(expected),
+    ]);
+  });
 });
 
 /** A host of a release before 1.33: no ServiceCIDR, no `pods/resize`. */
@@ -146,6 +199,69 @@ class OldHost extends MemoryCluster {
     return kind.kind === POD.kind ? ['binding', 'status'] : ['status'];
   }
 }
+
+/** A host of 1.33: every API the engine uses, but a PodSpec without `hostnameOverride`. */
+class PodFieldsHost extends MemoryCluster {
+  async subresources(kind: KindRef): Promise<string[]> {
+    return kind.kind === POD.kind ? ['binding', 'resize', 'status'] : ['status'];
+  }
+  async openApiSchemas(_groupVersion: string, names: readonly string[]): Promise<OpenApiSchemas> {
+    const tables: Record<string, object> = {
+      PodSpec: POD_SPEC_FIELDS,
+      PodSecurityContext: POD_SECURITY_CONTEXT_FIELDS,
+      Container: CONTAINER_FIELDS,
+      SecurityContext: SECURITY_CONTEXT_FIELDS,
+      Volume: VOLUME_FIELDS,
+      VolumeProjection: VOLUME_PROJECTION_FIELDS,
+    };
+    const properties: Record<string, string[]> = {};
+    for (const name of names) {
+      const fields = Object.keys(tables[name.replace('io.k8s.api.core.v1.', '')] ?? {});
+      properties[name] = fields.filter((f) => f !== 'hostnameOverride');
+    }
+    return { version: 'v1.33.13', properties };
+  }
+}
+
+describe('a pass on a host that lacks a Pod field', () => {
+  it('a Pod that sets it is a Skip naming it and the host’s version, nothing written; HostFeatures lists it', async () => {
+    const tenantApi = new MemoryCluster('tenant');
+    const spec = {
+      containers: [{ name: 'web', image: 'nginx:1' }],
+      automountServiceAccountToken: false,
+    };
+    tenantApi.seed({ ...POD, metadata: { name: 'plain', namespace: 'a' }, spec });
+    tenantApi.seed({
+      ...POD,
+      metadata: { name: 'named', namespace: 'a' },
+      spec: { ...spec, hostnameOverride: 'web.example' },
+    });
+    const hostApi = new PodFieldsHost('host').seed(
+      tenantCluster({ hostNamespace: HOST_NS, toHost: [POD] }),
+    );
+    const result = await runPass({ tenant: TENANT, tenantApi, hostApi, lease: false });
+    const named = result.decisions.find((d) => d.tenantRef.name === 'named');
+    expect(named).toMatchObject({
+      action: 'Skip',
+      reason: expect.stringMatching(
+        /^the host \(Kubernetes v1\.33\.13\) does not serve spec\.hostnameOverride; the Pod would run without it/,
+      ),
+    });
+    const created = hostApi.callsOf('create').filter((c) => c.kind === POD.kind);
+    expect(created).toHaveLength(1); // the plain one only
+    const condition = (
+      (hostApi.peek(TENANT_CLUSTER, undefined, TENANT)?.status as { conditions?: Condition[] })
+        ?.conditions ?? []
+    ).find((c) => c.type === 'HostFeatures');
+    expect(condition).toMatchObject({
+      status: 'False',
+      reason: 'FeaturesMissing',
+      message: expect.stringContaining(
+        'the host (Kubernetes v1.33.13) does not serve the Pod fields spec.hostnameOverride,',
+      ),
+    });
+  });
+});
 
 describe('a pass on an older host', () => {
   const conditionOf = (hostApi: MemoryCluster) =>

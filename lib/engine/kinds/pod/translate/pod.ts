@@ -9,7 +9,7 @@
  * controller made for them (`ephemeral.ts`); it gets the node selector and tolerations the policy
  * enforces (`pod-scheduling.ts`) and the policy's runtime class (`sandbox.ts`); it is refused when
  * it mounts what the node would reach from its own position (`node-volumes.ts`), names a
- * resource claim (`resource-claims.ts`), sets a field a table refuses (`../fields/`), names a host trust bundle or signer the policy does not list (`trust.ts`), its
+ * resource claim (`resource-claims.ts`), sets a field a table refuses or the host does not serve (`../fields/`), names a host trust bundle or signer the policy does not list (`trust.ts`), its
  * own scheduler, a toleration of every taint, or a
  * toleration or node label the policy does not allow (`placement.ts`); its
  * affinity and topology spread selectors stay inside its tenant (`pod-affinity.ts`); one that sets
@@ -25,6 +25,7 @@ import { parseApiEndpoint } from '../../../policy/workloads.js';
 import { carriedLabels } from '../../frame/selectors.js';
 import type { KindTranslator, ObjectReference, TranslateTarget } from '../../frame/translator.js';
 import type { PodFacts } from '../facts.js';
+import { hostServedRefusal } from '../fields/host-served.js';
 import { podFieldRefusal, podFieldUndecided } from '../fields/unknown-fields.js';
 import { tenantContainerNames, tenantContainersAnnotation } from '../tenant-containers.js';
 import { podSelectorFields, podSelectorRefusal } from './affinity.js';
@@ -109,6 +110,7 @@ export const POD_TRANSLATOR: KindTranslator<PodFacts> = {
       inlineCsiRefusal(source.spec, target.workloads) ??
       resourceClaimRefusal(source.spec) ??
       podFieldRefusal(source.spec) ??
+      hostServedRefusal(source.spec, target.hostPodSchema) ??
       trustRefusal(source.spec, target.workloads) ??
       sandboxRefusal(source.spec, target.workloads) ??
       placementRefusal(source.spec, source.metadata, target.workloads) ??
