@@ -30,6 +30,18 @@ import { DEFAULT_WAKE_QUIET_SECONDS } from '../../lib/wake/coalesce.js';
 /** How long a woken follow waits for a lease a pass holds before it gives up. */
 export const WAKE_HELD_WAIT_MS = 15_000;
 
+/**
+ * The path of an invocation's first pass. A woken one lists its kinds in full: a resumed pass
+ * would wait 1 to 2 s for the tenant apiserver's watch bookmark (docs/follow-mode.md), which was
+ * most of a wake's latency, while a full listing of a small or medium tenant takes a fraction of
+ * that (a full steady pass of 10,000 objects takes less than a resumed one). It misses nothing:
+ * the audit event that woke it was sent after the write was committed, so a listing from now
+ * sees it. A scheduled pass resumes (`auto`); `{"full": true}` asks for a full pass anyway.
+ */
+export function firstPassPath(event: { full: boolean; wake: boolean }): 'full' | 'auto' {
+  return event.full || event.wake ? 'full' : 'auto';
+}
+
 /** The quiet seconds an invocation follows with, if it may follow at all. */
 export function followQuietSeconds(
   configured: number | undefined,
