@@ -8,6 +8,8 @@
  *
  * - (a) from idle: `--changes` ConfigMap edits, each once the previous invocation has ended and no
  *   function process runs, from the PUT's response to a host watch delivering the copy's new value;
+ *   and its phases (`wake-phases.ts`): to the wake, the process start and import, the kubeconfigs,
+ *   the pass until the copy's write, the host watch;
  * - (b) idle: `--idle-seconds` with nothing changing and the schedule every `--idle-schedule`
  *   seconds; invocations by reason. An hour is extrapolated from that window (said so in the output):
  *   its wakes scaled to an hour, plus the deployed schedule's ticks (`--deployed-schedule`, s);
@@ -28,6 +30,7 @@ import {
   printTable,
   withBenchClusters,
 } from './scenario.js';
+import { functionLog, phaseRows, phasesOf, type WakePhases } from './wake-phases.js';
 
 const { values } = parseArgs({
   options: {
@@ -98,6 +101,7 @@ await withBenchClusters(SEEDED, async ({ state, tenantApi, hostApi }) => {
   await idle();
   const latencies: number[] = [];
   const deliveries: number[] = [];
+  const phases: WakePhases[] = [];
   const target = configMap(0, 'v1');
   const ns = target.metadata.namespace as string;
   const copy = hostName(target.metadata.name, ns, BENCH_TENANT);
@@ -118,20 +122,25 @@ await withBenchClusters(SEEDED, async ({ state, tenantApi, hostApi }) => {
     await sleep(100);
     const before = serverless.lines.length;
     const logged = serverless.stderr.length;
+    const functionLogged = (await functionLog(stateDir, BENCH_TENANT)).bytes;
     const current = (await tenantApi.get(CONFIGMAP, ns, target.metadata.name)) as KubeObject;
     await tenantApi.update({ ...current, data: { ...(current.data as object), value } });
     const t0 = performance.now();
     const wall0 = Date.now();
-    latencies.push((await seen) - t0);
+    const seenMs = (await seen) - t0;
+    latencies.push(seenMs);
     // The endpoint's log says when the audit batch woke the tenant: the delivery's share.
     const invoked = serverless.stderr
       .slice(logged)
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as { time?: string; outcome?: string; route?: string })
       .find((entry) => entry.outcome === 'invoked' && entry.route === undefined);
-    if (invoked?.time) deliveries.push(Date.parse(invoked.time) - wall0);
+    const invokedAt = invoked?.time ? Date.parse(invoked.time) : undefined;
+    if (invokedAt !== undefined) deliveries.push(invokedAt - wall0);
     await watcher.stop();
     await until('the invocation ended', async () => serverless.lines.length > before, 120_000, 100);
+    const { lines } = await functionLog(stateDir, BENCH_TENANT, functionLogged);
+    phases.push(phasesOf(lines, target.metadata.name, wall0, invokedAt, seenMs));
     await idle();
   }
   const fromIdle = serverless.lines;
@@ -171,6 +180,7 @@ await withBenchClusters(SEEDED, async ({ state, tenantApi, hostApi }) => {
         'from idle: write to the wake (audit batch delivered, function invoked)',
         `p50 ${spread(deliveries).p50Ms} ms, p99 ${spread(deliveries).p99Ms} ms (${deliveries.length})`,
       ],
+      ...phaseRows(phases),
       [
         'from idle: invocations (all cold)',
         `${fromIdle.length} (wake ${fromIdle.filter((l) => l.reason === 'wake').length}), duration p50 ${spread(cold).p50Ms} ms`,
@@ -194,6 +204,7 @@ await withBenchClusters(SEEDED, async ({ state, tenantApi, hostApi }) => {
       fromIdle: {
         ...lat,
         wake: spread(deliveries),
+        phases: Object.fromEntries(phaseRows(phases)),
         invocations: fromIdle.length,
         durationP50Ms: spread(cold).p50Ms,
       },
