@@ -4,7 +4,8 @@
  * runs the tenant's shipped function bundle as Lambda would (a fresh process per invocation, so
  * every invocation is a cold start). Not a test: it prints figures (a table, then one JSON line).
  *
- *   npm run bench:wake [-- --changes 50 --burst 500 --quiet-seconds 3 --idle-seconds 60]
+ *   npm run bench:wake [-- --changes 50 --burst 500 --quiet-seconds 3 --idle-seconds 60
+ *                         --background-ms 0]
  *
  * - (a) from idle: `--changes` ConfigMap edits, each once the previous invocation has ended and no
  *   function process runs, from the PUT's response to a host watch delivering the copy's new value;
@@ -17,6 +18,7 @@
  *   and the time until every copy is on the host.
  */
 import { parseArgs } from 'node:util';
+import type { KubeClusterApi } from '../../lib/adapters/kube/cluster-client.js';
 import { hostName } from '../../lib/engine/index.js';
 import type { KubeObject } from '../../lib/ports/index.js';
 import { functionProcesses, startServerless } from '../integration/wake/serverless-process.js';
@@ -40,6 +42,7 @@ const { values } = parseArgs({
     'idle-seconds': { type: 'string', default: '60' },
     'idle-schedule': { type: 'string', default: '10' },
     'deployed-schedule': { type: 'string', default: '300' },
+    'background-ms': { type: 'string', default: '0' },
   },
 });
 const changes = Number(values.changes);
@@ -48,6 +51,7 @@ const quietSeconds = Number(values['quiet-seconds']);
 const idleSeconds = Number(values['idle-seconds']);
 const idleSchedule = Number(values['idle-schedule']);
 const deployedSchedule = Number(values['deployed-schedule']);
+const backgroundMs = Number(values['background-ms']);
 const SEEDED = 100;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -96,7 +100,11 @@ await withBenchClusters(SEEDED, async ({ state, tenantApi, hostApi }) => {
   const idleTicks = idleLines.filter((l) => l.reason === 'schedule').length;
   const perHour = Math.round((idleWakes * 3600) / idleSeconds + 3600 / deployedSchedule);
 
-  // (a) from idle.
+  // (a) from idle. With --background-ms, a write outside the audit policy (kube-system) every so
+  // often, as a real tenant's controller manager renews its leases: the cluster's resourceVersion
+  // then moves past the change, and a resumed pass must wait for a watch bookmark to prove it is
+  // current, which it need not on this otherwise silent plane.
+  const background = backgroundMs > 0 ? backgroundWrites(tenantApi, backgroundMs) : undefined;
   serverless = await run(['--schedule-seconds', '3600']);
   await idle();
   const latencies: number[] = [];
@@ -145,6 +153,7 @@ await withBenchClusters(SEEDED, async ({ state, tenantApi, hostApi }) => {
   }
   const fromIdle = serverless.lines;
   await serverless.terminate();
+  await background?.stop();
 
   // (c) burst.
   serverless = await run(['--schedule-seconds', '3600']);
@@ -173,7 +182,7 @@ await withBenchClusters(SEEDED, async ({ state, tenantApi, hostApi }) => {
     ['measure', 'figure'],
     [
       [
-        `from idle: tenant write to host write, ${lat.n} changes (cold starts)`,
+        `from idle: tenant write to host write, ${lat.n} changes (cold starts${backgroundMs > 0 ? `, a background write every ${backgroundMs} ms` : ''})`,
         `p50 ${lat.p50Ms} ms, p99 ${lat.p99Ms} ms, max ${lat.maxMs} ms`,
       ],
       [
@@ -224,6 +233,27 @@ await withBenchClusters(SEEDED, async ({ state, tenantApi, hostApi }) => {
         convergedMs: Math.round(converged),
       },
       quietSeconds,
+      backgroundMs,
     }),
   );
 });
+
+/** Updates a ConfigMap in kube-system (no audit event, no copy) every `everyMs` until stopped. */
+function backgroundWrites(api: KubeClusterApi, everyMs: number) {
+  let stopped = false;
+  const loop = (async () => {
+    for (let i = 0; !stopped; i++) {
+      const metadata = { name: 'bench-background', namespace: 'kube-system' };
+      const current = await api.get(CONFIGMAP, metadata.namespace, metadata.name);
+      const object = { ...CONFIGMAP, ...(current ?? { metadata }), data: { tick: String(i) } };
+      await (current ? api.update(object) : api.create(object));
+      await sleep(everyMs);
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}
