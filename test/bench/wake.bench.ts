@@ -105,55 +105,64 @@ await withBenchClusters(SEEDED, async ({ state, tenantApi, hostApi }) => {
   // then moves past the change, and a resumed pass must wait for a watch bookmark to prove it is
   // current, which it need not on this otherwise silent plane.
   const background = backgroundMs > 0 ? backgroundWrites(tenantApi, backgroundMs) : undefined;
-  serverless = await run(['--schedule-seconds', '3600']);
-  await idle();
   const latencies: number[] = [];
   const deliveries: number[] = [];
   const phases: WakePhases[] = [];
-  const target = configMap(0, 'v1');
-  const ns = target.metadata.namespace as string;
-  const copy = hostName(target.metadata.name, ns, BENCH_TENANT);
-  for (let i = 0; i < changes; i++) {
-    const value = `wake-${i}`;
-    let arrived: ((at: number) => void) | undefined;
-    const seen = new Promise<number>((resolve) => {
-      arrived = resolve;
-    });
-    const watcher = observe(
-      hostApi,
-      CONFIGMAP,
-      { namespace: HOST_NAMESPACE, fieldSelector: `metadata.name=${copy}` },
-      ({ object }, at) => {
-        if ((object?.data as Record<string, string> | undefined)?.value === value) arrived?.(at);
-      },
-    );
-    await sleep(100);
-    const before = serverless.lines.length;
-    const logged = serverless.stderr.length;
-    const functionLogged = (await functionLog(stateDir, BENCH_TENANT)).bytes;
-    const current = (await tenantApi.get(CONFIGMAP, ns, target.metadata.name)) as KubeObject;
-    await tenantApi.update({ ...current, data: { ...(current.data as object), value } });
-    const t0 = performance.now();
-    const wall0 = Date.now();
-    const seenMs = (await seen) - t0;
-    latencies.push(seenMs);
-    // The endpoint's log says when the audit batch woke the tenant: the delivery's share.
-    const invoked = serverless.stderr
-      .slice(logged)
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { time?: string; outcome?: string; route?: string })
-      .find((entry) => entry.outcome === 'invoked' && entry.route === undefined);
-    const invokedAt = invoked?.time ? Date.parse(invoked.time) : undefined;
-    if (invokedAt !== undefined) deliveries.push(invokedAt - wall0);
-    await watcher.stop();
-    await until('the invocation ended', async () => serverless.lines.length > before, 120_000, 100);
-    const { lines } = await functionLog(stateDir, BENCH_TENANT, functionLogged);
-    phases.push(phasesOf(lines, target.metadata.name, wall0, invokedAt, seenMs));
+  let fromIdle: typeof serverless.lines = [];
+  try {
+    serverless = await run(['--schedule-seconds', '3600']);
     await idle();
+    const target = configMap(0, 'v1');
+    const ns = target.metadata.namespace as string;
+    const copy = hostName(target.metadata.name, ns, BENCH_TENANT);
+    for (let i = 0; i < changes; i++) {
+      const value = `wake-${i}`;
+      let arrived: ((at: number) => void) | undefined;
+      const seen = new Promise<number>((resolve) => {
+        arrived = resolve;
+      });
+      const watcher = observe(
+        hostApi,
+        CONFIGMAP,
+        { namespace: HOST_NAMESPACE, fieldSelector: `metadata.name=${copy}` },
+        ({ object }, at) => {
+          if ((object?.data as Record<string, string> | undefined)?.value === value) arrived?.(at);
+        },
+      );
+      await sleep(100);
+      const before = serverless.lines.length;
+      const logged = serverless.stderr.length;
+      const functionLogged = (await functionLog(stateDir, BENCH_TENANT)).bytes;
+      const current = (await tenantApi.get(CONFIGMAP, ns, target.metadata.name)) as KubeObject;
+      await tenantApi.update({ ...current, data: { ...(current.data as object), value } });
+      const t0 = performance.now();
+      const wall0 = Date.now();
+      const seenMs = (await seen) - t0;
+      latencies.push(seenMs);
+      // The endpoint's log says when the audit batch woke the tenant: the delivery's share.
+      const invoked = serverless.stderr
+        .slice(logged)
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { time?: string; outcome?: string; route?: string })
+        .find((entry) => entry.outcome === 'invoked' && entry.route === undefined);
+      const invokedAt = invoked?.time ? Date.parse(invoked.time) : undefined;
+      if (invokedAt !== undefined) deliveries.push(invokedAt - wall0);
+      await watcher.stop();
+      await until(
+        'the invocation ended',
+        async () => serverless.lines.length > before,
+        120_000,
+        100,
+      );
+      const { lines } = await functionLog(stateDir, BENCH_TENANT, functionLogged);
+      phases.push(phasesOf(lines, target.metadata.name, wall0, invokedAt, seenMs));
+      await idle();
+    }
+    fromIdle = serverless.lines;
+    await serverless.terminate();
+  } finally {
+    await background?.stop();
   }
-  const fromIdle = serverless.lines;
-  await serverless.terminate();
-  await background?.stop();
 
   // (c) burst.
   serverless = await run(['--schedule-seconds', '3600']);
@@ -244,9 +253,14 @@ function backgroundWrites(api: KubeClusterApi, everyMs: number) {
   const loop = (async () => {
     for (let i = 0; !stopped; i++) {
       const metadata = { name: 'bench-background', namespace: 'kube-system' };
-      const current = await api.get(CONFIGMAP, metadata.namespace, metadata.name);
-      const object = { ...CONFIGMAP, ...(current ?? { metadata }), data: { tick: String(i) } };
-      await (current ? api.update(object) : api.create(object));
+      try {
+        const current = await api.get(CONFIGMAP, metadata.namespace, metadata.name);
+        const object = { ...CONFIGMAP, ...(current ?? { metadata }), data: { tick: String(i) } };
+        await (current ? api.update(object) : api.create(object));
+      } catch (error) {
+        // Noise only: a failed write is not the bench's failure (it says so and goes on).
+        console.error(`[bench] background write failed: ${String(error)}`);
+      }
       await sleep(everyMs);
     }
   })();
