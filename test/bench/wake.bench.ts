@@ -53,6 +53,7 @@ const idleSchedule = Number(values['idle-schedule']);
 const deployedSchedule = Number(values['deployed-schedule']);
 const backgroundMs = Number(values['background-ms']);
 const SEEDED = 100;
+const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -100,8 +101,8 @@ await withBenchClusters(SEEDED, async ({ state, tenantApi, hostApi }) => {
   const idleTicks = idleLines.filter((l) => l.reason === 'schedule').length;
   const perHour = Math.round((idleWakes * 3600) / idleSeconds + 3600 / deployedSchedule);
 
-  // (a) from idle. With --background-ms, a write outside the audit policy (kube-system) every so
-  // often, as a real tenant's controller manager renews its leases: the cluster's resourceVersion
+  // (a) from idle. With --background-ms, a Lease renewed every so often (outside the audit policy),
+  // as a real tenant's controller manager renews its leader lease: the cluster's resourceVersion
   // then moves past the change, and a resumed pass must wait for a watch bookmark to prove it is
   // current, which it need not on this otherwise silent plane.
   const background = backgroundMs > 0 ? backgroundWrites(tenantApi, backgroundMs) : undefined;
@@ -247,15 +248,19 @@ await withBenchClusters(SEEDED, async ({ state, tenantApi, hostApi }) => {
   );
 });
 
-/** Updates a ConfigMap in kube-system (no audit event, no copy) every `everyMs` until stopped. */
+/**
+ * Renews a Lease in kube-system every `everyMs` until stopped, as a controller manager renews
+ * its leader lease: not a synced kind (no audit event, no copy, no follow woken).
+ */
 function backgroundWrites(api: KubeClusterApi, everyMs: number) {
   let stopped = false;
   const loop = (async () => {
     for (let i = 0; !stopped; i++) {
       const metadata = { name: 'bench-background', namespace: 'kube-system' };
       try {
-        const current = await api.get(CONFIGMAP, metadata.namespace, metadata.name);
-        const object = { ...CONFIGMAP, ...(current ?? { metadata }), data: { tick: String(i) } };
+        const current = await api.get(LEASE, metadata.namespace, metadata.name);
+        const spec = { holderIdentity: 'bench', leaseDurationSeconds: 1 + (i % 60) };
+        const object = { ...LEASE, ...(current ?? { metadata }), spec };
         await (current ? api.update(object) : api.create(object));
       } catch (error) {
         // Noise only: a failed write is not the bench's failure (it says so and goes on).
