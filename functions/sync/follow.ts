@@ -13,8 +13,9 @@
  *
  * A woken invocation (`{"wake": true}`, sent by the wake endpoint when the tenant's apiserver
  * reported a write: docs/wake.md) follows whatever its pass found. The wake says the tenant is
- * active now, and its first pass may well have run before the change it was woken for was
- * committed, or between the two steps of a rollout: deciding on the pass's writes would drop
+ * active now, and its first pass may find nothing to write (a scheduled pass converged the change
+ * first, or an earlier wake's pass did) or run between the two steps of a rollout: deciding on
+ * the pass's writes would drop
  * exactly the wakes that matter, and then the tenant waits for the next tick. A tenant woken
  * without `follow.quietSeconds` follows for {@link DEFAULT_WAKE_QUIET_SECONDS}. A woken pass that
  * found the lease held does not give up at once either: the holder may be a scheduled pass that
