@@ -13,8 +13,9 @@
  *
  * A woken invocation (`{"wake": true}`, sent by the wake endpoint when the tenant's apiserver
  * reported a write: docs/wake.md) follows whatever its pass found. The wake says the tenant is
- * active now, and its first pass may well have run before the change it was woken for was
- * committed, or between the two steps of a rollout: deciding on the pass's writes would drop
+ * active now, and its first pass may find nothing to write (a scheduled pass converged the change
+ * first, or an earlier wake's pass did) or run between the two steps of a rollout: deciding on
+ * the pass's writes would drop
  * exactly the wakes that matter, and then the tenant waits for the next tick. A tenant woken
  * without `follow.quietSeconds` follows for {@link DEFAULT_WAKE_QUIET_SECONDS}. A woken pass that
  * found the lease held does not give up at once either: the holder may be a scheduled pass that
@@ -29,6 +30,18 @@ import { DEFAULT_WAKE_QUIET_SECONDS } from '../../lib/wake/coalesce.js';
 
 /** How long a woken follow waits for a lease a pass holds before it gives up. */
 export const WAKE_HELD_WAIT_MS = 15_000;
+
+/**
+ * The path of an invocation's first pass. A woken one lists its kinds in full: a resumed pass
+ * would wait 1 to 2 s for the tenant apiserver's watch bookmark (docs/follow-mode.md), which was
+ * most of a wake's latency, while a full listing of a small or medium tenant takes a fraction of
+ * that (a full steady pass of 10,000 objects takes less than a resumed one). It misses nothing:
+ * the audit event that woke it was sent after the write was committed, so a listing from now
+ * sees it. A scheduled pass resumes (`auto`); `{"full": true}` asks for a full pass anyway.
+ */
+export function firstPassPath(event: { full: boolean; wake: boolean }): 'full' | 'auto' {
+  return event.full || event.wake ? 'full' : 'auto';
+}
 
 /** The quiet seconds an invocation follows with, if it may follow at all. */
 export function followQuietSeconds(

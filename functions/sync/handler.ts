@@ -45,7 +45,12 @@ import {
 import { connectClusters, type EksConnect } from './clusters.js';
 import { METRICS_NAMESPACE, SERVICE_NAME, TENANT_DIMENSION } from './contract.js';
 import { parseSyncEvent, TenantMismatchError } from './event.js';
-import { followAfterPass, followQuietSeconds, type InvocationFollow } from './follow.js';
+import {
+  firstPassPath,
+  followAfterPass,
+  followQuietSeconds,
+  type InvocationFollow,
+} from './follow.js';
 import {
   objectsSeen,
   recordDroppedTick,
@@ -211,8 +216,8 @@ export function createHandler(deps: SyncHandlerDeps = {}): SyncHandler {
       clock,
       budget,
       dryRun: requested.dryRun,
-      // {"full": true}: every kind listed in full on both sides; a schedule never asks for it.
-      path: requested.full ? 'full' : 'auto',
+      // {"full": true}, or woken: every kind listed in full on both sides (follow.ts says why).
+      path: firstPassPath(requested),
       passId,
       memo,
     };

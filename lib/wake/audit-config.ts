@@ -170,9 +170,18 @@ export function renderWebhookKubeconfig(input: WebhookKubeconfigInput): string {
 }
 
 /**
+ * How long the apiserver holds an audit batch at most: the latency the wake adds (uniform over
+ * the wait, as its batch timer runs whether or not an event came: half of it on average). 250 ms
+ * and not the 1 s it was: 375 ms less on average from idle. Four batches a second at most per
+ * tenant stay within the backend's default throttle (10 per second), and the endpoint coalesces
+ * them into one invocation as before.
+ */
+export const AUDIT_BATCH_MAX_WAIT_MS = 250;
+
+/**
  * The kube-apiserver flags of the audit webhook: batch mode (the apiserver buffers events and
  * sends them apart from its requests: a slow or absent endpoint never fails or slows a write, the
- * batch is retried, then dropped), a 1 s maximum wait (the latency the wake adds), a 1 s initial
+ * batch is retried, then dropped), a {@link AUDIT_BATCH_MAX_WAIT_MS} maximum wait, a 1 s initial
  * back-off instead of 10 s.
  */
 export function apiserverAuditFlags(policyFile: string, kubeconfigFile: string): string[] {
@@ -180,7 +189,7 @@ export function apiserverAuditFlags(policyFile: string, kubeconfigFile: string):
     `--audit-policy-file=${policyFile}`,
     `--audit-webhook-config-file=${kubeconfigFile}`,
     '--audit-webhook-mode=batch',
-    '--audit-webhook-batch-max-wait=1s',
+    `--audit-webhook-batch-max-wait=${AUDIT_BATCH_MAX_WAIT_MS}ms`,
     '--audit-webhook-initial-backoff=1s',
   ];
 }

@@ -42,7 +42,7 @@ export interface WakeWindow {
  */
 export const DEFAULT_WAKE_QUIET_SECONDS = 30;
 
-/** Audit delivery delay allowed for by default: batch max wait (1 s) plus the network. */
+/** Audit delivery delay allowed for by default: batch max wait (250 ms) plus the network, with room for a loaded apiserver. */
 export const DEFAULT_DELIVERY_SLACK_MS = 2_000;
 
 /** What the coalescer decided for one change. */

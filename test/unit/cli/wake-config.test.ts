@@ -55,7 +55,7 @@ describe('tenantplane wake-config', () => {
       ],
     });
     expect(out).toContain('--audit-webhook-mode=batch');
-    expect(out).toContain('--audit-webhook-batch-max-wait=1s');
+    expect(out).toContain('--audit-webhook-batch-max-wait=250ms');
     expect(sm.commandCalls(GetSecretValueCommand)).toHaveLength(0);
   });
 

@@ -9,6 +9,7 @@ import type { Context } from 'aws-lambda';
 import {
   decideFollow,
   type FollowContext,
+  firstPassPath,
   followAfterPass,
   followQuietSeconds,
   heldWait,
@@ -61,6 +62,17 @@ describe('followQuietSeconds', () => {
     [undefined, false, undefined],
   ])('configured %p, woken %p: %p', (configured, woken, expected) => {
     expect(followQuietSeconds(configured, woken)).toBe(expected);
+  });
+});
+
+describe('firstPassPath', () => {
+  it.each([
+    [false, false, 'auto'],
+    [true, false, 'full'],
+    [false, true, 'full'],
+    [true, true, 'full'],
+  ] as const)('full %p, wake %p: %p', (full, wake, expected) => {
+    expect(firstPassPath({ full, wake })).toBe(expected);
   });
 });
 
@@ -231,6 +243,8 @@ describe('the handler, woken', () => {
       whenHeld: 'exit',
     });
     expect(summary.follow).toMatchObject({ followed: true });
+    // Listed in full, not resumed: no wait for a watch bookmark before the change is written.
+    expect(summary).toMatchObject({ full: false, path: 'full' });
     expect(emf()[0]).toMatchObject({ Wakes: 1 });
   });
 
@@ -238,6 +252,7 @@ describe('the handler, woken', () => {
     const { summary, follows } = await invoke({ tenant: TENANT });
     expect(follows).toEqual([]);
     expect(summary.follow).toBeUndefined();
+    expect(summary.path).not.toBe('full');
     expect(emf()[0]).toMatchObject({ Wakes: 0 });
   });
 });

@@ -113,7 +113,7 @@ describe('apiserverAuditFlags', () => {
       '--audit-policy-file=/p.yaml',
       '--audit-webhook-config-file=/k.yaml',
       '--audit-webhook-mode=batch',
-      '--audit-webhook-batch-max-wait=1s',
+      '--audit-webhook-batch-max-wait=250ms',
       '--audit-webhook-initial-backoff=1s',
     ]);
   });
