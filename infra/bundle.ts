@@ -39,10 +39,12 @@ export const BUNDLE_HANDLER = 'index.handler';
  * minified: the throttled clients and their words) and woken invocations (the wake event,
  * following whatever the pass found, the bounded wait for a lease a pass holds: about 1 KB) took
  * it to about 1.425 MB, and from 1.435 MB when the Pod field tables (every field of 1.37, each
- * decided) and the three Gateway API route kinds took it to 1.4433 MB. The kubelet gateway and the
- * wake function are bundles of their own and never part of this one.
+ * decided) and the three Gateway API route kinds took it to 1.4433 MB, and from 1.45 MB when the
+ * host's Pod schema (which fields an older host serves: the OpenAPI read and its Skip, about 7 KB)
+ * took it to 1.4508 MB. The kubelet gateway and the wake function are bundles of their own and
+ * never part of this one.
  */
-export const BUNDLE_BUDGET_BYTES = 1_450_000;
+export const BUNDLE_BUDGET_BYTES = 1_460_000;
 
 /**
  * The one set of esbuild options for the handler: the repository's Node ESM bundle settings
