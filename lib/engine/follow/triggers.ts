@@ -1,7 +1,8 @@
 /**
  * What wakes a follow: held watches (`ClusterApi.holdWatch`) of what a pass reads.
  *
- * - On the tenant, every kind the policy syncs, in every namespace: a tenant write.
+ * - On the tenant, every kind the policy syncs, in every namespace: a tenant write (one a pass
+ *   drops unread, in a system or excluded namespace or of an excluded name, wakes nothing).
  * - On the host, in the host namespace, the tenant's copies of each kind whose status comes back
  *   (label-selected: other tenants' Pods never wake this one), and the Warning Events about
  *   objects whose names can be this tenant's copies (what Events back copies by default).
@@ -28,6 +29,7 @@ import { tenantCopySelector } from '../names/copy-selector.js';
 import { mayBeHostName } from '../names/naming.js';
 import { resourceKey } from '../names/resource-key.js';
 import type { SyncPolicy } from '../policy/policy.js';
+import { compileKindRule, isStaticallyExcluded } from '../policy/scope.js';
 import type { FollowedChanges } from './followed-changes.js';
 
 /** How long the server holds each watch before the follow opens the next one. */
@@ -65,8 +67,17 @@ export function followTriggers(
   const triggers: Trigger[] = policy.toHost.map((rule) => {
     const startAt = resume[resourceKey(rule)]?.resourceVersion;
     const kind = { apiVersion: rule.apiVersion, kind: rule.kind };
+    const compiled = compileKindRule(rule);
     // From the recorded point: the passes resume from it, and the watch proves their changes.
-    return { side: 'tenant', kind, ...(startAt === undefined ? {} : { startAt }) };
+    // A change a pass drops unread (a system or excluded namespace, an excluded name, the
+    // tenant's own credentials) converges nothing: it neither wakes the follow nor keeps it from
+    // going quiet (a controller's lease or status in kube-system would keep it running for ever).
+    return {
+      side: 'tenant',
+      kind,
+      ...(startAt === undefined ? {} : { startAt }),
+      wakes: ({ object }) => !isStaticallyExcluded(compiled, object),
+    };
   });
   let eventsBack = false;
   for (const rule of policy.toHost) {

@@ -84,6 +84,51 @@ describe('followTriggers', () => {
   });
 });
 
+describe('followTriggers: what a tenant change wakes', () => {
+  const [configMaps] = followTriggers(
+    'dev',
+    parseSyncPolicy('dev', {
+      hostNamespace: 'h-dev',
+      toHost: [
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          exclude: { namespaces: ['ops'], names: ['local-only'] },
+        },
+      ],
+    }),
+    1,
+  );
+  const configMap = (namespace: string, name: string) =>
+    change('MODIFIED', { kind: 'ConfigMap', metadata: { name, namespace } });
+
+  it.each([
+    { name: 'a ConfigMap the policy syncs', namespace: 'apps', object: 'web', wakes: true },
+    {
+      name: 'a controller’s ConfigMap in kube-system',
+      namespace: 'kube-system',
+      object: 'lock',
+      wakes: false,
+    },
+    { name: 'one in kube-node-lease', namespace: 'kube-node-lease', object: 'n1', wakes: false },
+    { name: 'one in a namespace the rule excludes', namespace: 'ops', object: 'web', wakes: false },
+    {
+      name: 'one of a name the rule excludes',
+      namespace: 'apps',
+      object: 'local-only',
+      wakes: false,
+    },
+    {
+      name: 'the tenant’s own root CA',
+      namespace: 'apps',
+      object: 'kube-root-ca.crt',
+      wakes: false,
+    },
+  ])('$name: wakes $wakes', ({ namespace, object, wakes }) => {
+    expect(configMaps?.wakes?.(configMap(namespace, object))).toBe(wakes);
+  });
+});
+
 describe('Wakeups', () => {
   const [tenantPods, hostPods] = followTriggers(
     'dev',
