@@ -245,6 +245,11 @@ describe('a host on EKS reached with the function role', () => {
         },
       }),
     });
+    // The apiserver remembers a token it authenticated for 10 s: a second after the test above
+    // signed its last one, the handler signs a token of its own (another X-Amz-Date), which the
+    // webhook must review. Without the wait, both may be signed in one second, be the same token,
+    // and the pass go through the apiserver's cache instead.
+    await new Promise((r) => setTimeout(r, 1100));
     const reviewsBefore = webhook.reviews.length;
     const describedBefore = eks.described.length;
     const before = await hostSnapshot();
