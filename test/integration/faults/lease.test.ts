@@ -89,14 +89,15 @@ describe('one pass per tenant at a time', () => {
 
   it("a crashed holder's lease expires: held until then, taken over after", async () => {
     const s = await scenario(apis(), 'lease-crash', { each: 1 });
-    const now = new Date().toISOString().replace('Z', '000Z');
+    const renewedAt = Date.now();
+    const now = new Date(renewedAt).toISOString().replace('Z', '000Z');
     await s.t.hostApi.create({
       ...LEASE,
       metadata: { name: `tenantplane-${s.t.name}`, namespace: s.t.hostNamespace },
       spec: {
         holderIdentity: 'a pass that crashed',
-        // Long enough that a loaded machine's first pass still meets it held.
-        leaseDurationSeconds: 8,
+        // Long enough that a loaded machine's first (full) pass still meets it held.
+        leaseDurationSeconds: 20,
         acquireTime: now,
         renewTime: now,
       },
@@ -104,7 +105,8 @@ describe('one pass per tenant at a time', () => {
     const held = await faultedPass(s, { tenantApi: s.t.tenantApi, hostApi: s.t.hostApi });
     expect(held.result?.leaseHeld?.holder).toBe('a pass that crashed');
     expect(held.result?.requests.host.writes).toBe(0);
-    await new Promise((r) => setTimeout(r, 8_200));
+    // Until it expired, and no longer: the first pass took part of the 20 s already.
+    await new Promise((r) => setTimeout(r, Math.max(0, renewedAt + 20_200 - Date.now())));
     const after = await faultedPass(s, { tenantApi: s.t.tenantApi, hostApi: s.t.hostApi });
     expect(after.result?.leaseHeld).toBeUndefined();
     expect(after.result?.complete).toBe(true);
