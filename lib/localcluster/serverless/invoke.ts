@@ -14,7 +14,13 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const RUNNER = `
+/**
+ * The script a fresh Node process runs for an invocation (argv[1]: the spec as JSON). With
+ * `spec.events` it invokes once per event in order in the same process, as a warm container would,
+ * and reports their results. The outcome, with the child's `process.version`, goes to fd 3. Shared
+ * with the tests of the shipped bundles, so both run a handler the same way.
+ */
+export const LAMBDA_RUNNER_SCRIPT = `
 import { writeSync } from 'node:fs';
 const spec = JSON.parse(process.argv[1]);
 const started = Date.now();
@@ -30,13 +36,19 @@ const context = {
   getRemainingTimeInMillis: () => Math.max(0, started + spec.timeoutSeconds * 1000 - Date.now()),
   done() {}, fail() {}, succeed() {},
 };
-const report = (outcome) => writeSync(3, JSON.stringify(outcome));
+const report = (outcome) => writeSync(3, JSON.stringify({ node: process.version, ...outcome }));
 try {
   const handler = (await import(spec.moduleUrl))[spec.exportName];
-  report({ result: await handler(spec.event, context) });
+  if (spec.events) {
+    const results = [];
+    for (const event of spec.events) results.push(await handler(event, context));
+    report({ result: results });
+  } else report({ result: await handler(spec.event, context) });
 } catch (error) {
   report({ error: { name: String(error?.name), message: String(error?.message) } });
 }
+// Like the runtime, the invocation ends when the handler's promise settles, not when keep-alive
+// sockets close.
 process.exit(0);
 `;
 
@@ -97,7 +109,7 @@ export function invokeFunction(
       `--max-old-space-size=${Math.floor(fn.memoryMiB * 0.9)}`,
       '--input-type=module',
       '-e',
-      RUNNER,
+      LAMBDA_RUNNER_SCRIPT,
       JSON.stringify(spec),
     ],
     { cwd: fn.bundleDir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] },

@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { LAMBDA_RUNNER_SCRIPT } from '../../../lib/localcluster/serverless/invoke.js';
 import type { ShippedFunction } from './shipped-function.js';
 
 export interface Invocation {
@@ -19,39 +20,6 @@ export interface Invocation {
   error?: { name: string; message: string };
   exitCode: number | null;
 }
-
-const RUNNER = `
-import { writeSync } from 'node:fs';
-const spec = JSON.parse(process.argv[1]);
-const started = Date.now();
-const context = {
-  callbackWaitsForEmptyEventLoop: true,
-  functionName: spec.functionName,
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:' + process.env.AWS_REGION + ':123456789012:function:' + spec.functionName,
-  memoryLimitInMB: String(spec.memoryMiB),
-  awsRequestId: spec.requestId,
-  logGroupName: '/tenantplane/sync/test',
-  logStreamName: 'local',
-  getRemainingTimeInMillis: () => Math.max(0, started + spec.timeoutSeconds * 1000 - Date.now()),
-  done() {}, fail() {}, succeed() {},
-};
-const report = (outcome) => writeSync(3, JSON.stringify({ node: process.version, ...outcome }));
-try {
-  const handler = (await import(spec.moduleUrl))[spec.exportName];
-  // Several events: one warm container, invoked once per event in order (module state kept).
-  if (spec.events) {
-    const results = [];
-    for (const event of spec.events) results.push(await handler(event, context));
-    report({ result: results });
-  } else report({ result: await handler(spec.event, context) });
-} catch (error) {
-  report({ error: { name: String(error?.name), message: String(error?.message) } });
-}
-// Like the runtime, the invocation ends when the handler's promise settles, not when keep-alive
-// sockets close.
-process.exit(0);
-`;
 
 export interface InvokeOptions {
   fn: ShippedFunction;
@@ -93,7 +61,7 @@ export function invokeBundledHandler(options: InvokeOptions): Promise<Invocation
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--input-type=module', '-e', RUNNER, JSON.stringify(spec)],
+      ['--input-type=module', '-e', LAMBDA_RUNNER_SCRIPT, JSON.stringify(spec)],
       {
         cwd: bundleDir,
         env,
