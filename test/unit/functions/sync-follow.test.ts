@@ -6,8 +6,7 @@
  * pass is the real engine over in-memory clusters; `runFollow` is injected (the in-memory fakes
  * hold no watches), and the follow itself is tested in test/integration/engine/follow.test.ts.
  */
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import type { Context } from 'aws-lambda';
+import { describe, expect, it } from '@jest/globals';
 import {
   decideFollow,
   type FollowContext,
@@ -15,65 +14,20 @@ import {
   followReport,
   MIN_FOLLOW_MS,
 } from '../../../functions/sync/follow.js';
-import { createHandler, type SyncHandlerDeps } from '../../../functions/sync/handler.js';
+import type { SyncHandlerDeps } from '../../../functions/sync/handler.js';
 import { readSettings, SettingsError } from '../../../functions/sync/settings.js';
+import { FollowEnd, type FollowResult, runPass } from '../../../lib/engine/index.js';
+import { clusters, TENANT } from '../engine/support.js';
 import {
-  FollowEnd,
-  type FollowOptions,
-  type FollowResult,
-  runPass,
-} from '../../../lib/engine/index.js';
-import type { KubeconfigSource, PassResult } from '../../../lib/ports/index.js';
-import { clusters, cm, TENANT } from '../engine/support.js';
+  captureOutput,
+  followingHandler,
+  lambdaContext,
+  NOW,
+  passResult,
+  SYNC_ENV,
+} from './support.js';
 
-const NOW = 1_750_000_000_000;
-const ENV = {
-  TENANT,
-  TENANT_KUBECONFIG_SECRET_ID: 'tenantplane/tenants/dev/kubeconfig',
-  HOST_KUBECONFIG_SECRET_ID: 'tenantplane/host/kubeconfig',
-  SAFETY_MARGIN_MS: '10000',
-  FOLLOW_QUIET_SECONDS: '30',
-};
-
-function lambdaContext(remainingMs: number): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'tenantplane-sync-dev',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:tenantplane-sync-dev',
-    memoryLimitInMB: '512',
-    awsRequestId: 'req-1',
-    logGroupName: '/tenantplane/sync/dev',
-    logStreamName: 'stream',
-    getRemainingTimeInMillis: () => remainingMs,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
-const source: KubeconfigSource = {
-  load: async (role) => ({ text: `kubeconfig-of-${role}`, origin: `${role}-secret` }),
-};
-
-/** A pass result with `writes` writes on the host, as the first pass of an invocation. */
-function passResult(writes: number, extra: Partial<PassResult> = {}): PassResult {
-  return {
-    passId: 'p',
-    tenant: TENANT,
-    dryRun: false,
-    startedAt: new Date(NOW).toISOString(),
-    finishedAt: new Date(NOW).toISOString(),
-    durationMs: 120,
-    complete: true,
-    counts: { Create: writes, Update: 0, Delete: 0, Skip: 0 },
-    objectsSeen: {},
-    errors: [],
-    requests: { tenant: { reads: 3, writes: 0 }, host: { reads: 3, writes } },
-    decisions: [],
-    ...extra,
-  };
-}
+const ENV = { ...SYNC_ENV, FOLLOW_QUIET_SECONDS: '30' };
 
 const FOLLOWED: FollowResult = {
   tenant: TENANT,
@@ -89,50 +43,18 @@ const FOLLOWED: FollowResult = {
   resumedWatches: { fromFollow: 3, fromApiserver: 1 },
 };
 
-let output: string[];
-let spies: Array<{ mockRestore(): void }>;
-beforeEach(() => {
-  output = [];
-  const capture = (chunk: unknown) => {
-    output.push(String(chunk));
-    return true;
-  };
-  spies = [
-    jest.spyOn(process.stdout, 'write').mockImplementation(capture),
-    jest.spyOn(process.stderr, 'write').mockImplementation(capture),
-  ];
-});
-afterEach(() => {
-  for (const spy of spies) spy.mockRestore();
-});
-
-const lines = () =>
-  output
-    .join('')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+const output = captureOutput();
+const lines = output.lines;
 const emf = () => lines().find((l) => '_aws' in l) ?? {};
 
 function setup(env: Record<string, string> = ENV, deps: Partial<SyncHandlerDeps> = {}) {
-  const { tenantApi, hostApi } = clusters([cm('default', 'app')], []);
-  const follows: FollowOptions[] = [];
-  const handler = createHandler({
+  return followingHandler({
     env,
-    kubeconfigSource: () => source,
-    createClusterApi: (kubeconfig) => (kubeconfig.origin.includes('host') ? hostApi : tenantApi),
-    runFollow: async (options) => {
-      follows.push(options);
-      // One pass of the follow, as the engine would hear it end.
-      options.onPass?.(passResult(2, { durationMs: 35 }), 2);
-      return FOLLOWED;
-    },
-    createSinks: () => [],
-    clock: { now: () => NOW },
-    newPassId: () => 'pass-1',
-    ...deps,
+    followed: FOLLOWED,
+    // One pass of the follow, as the engine would hear it end.
+    duringFollow: (options) => options.onPass?.(passResult(2, { durationMs: 35 }), 2),
+    deps,
   });
-  return { handler, follows, tenantApi };
 }
 
 describe('decideFollow', () => {
@@ -305,7 +227,7 @@ describe('sync handler of a followed tenant', () => {
   it('ends right after a pass that wrote nothing: an idle tick follows nothing', async () => {
     const { handler, follows } = setup();
     await handler({ tenant: TENANT }, lambdaContext(900_000)); // creates the copy, follows
-    output = [];
+    output.clear();
 
     const summary = await handler({ tenant: TENANT }, lambdaContext(900_000));
 

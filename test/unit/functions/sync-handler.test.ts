@@ -3,8 +3,7 @@
  * before any write, the pass budget from the Lambda context, metrics (EMF) and the error path.
  * The pass itself is the real engine over in-memory clusters.
  */
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import type { Context } from 'aws-lambda';
+import { describe, expect, it } from '@jest/globals';
 import { createHandler, type SyncHandlerDeps } from '../../../functions/sync/handler.js';
 import { createClusterApi } from '../../../lib/adapters/kube/cluster-client.js';
 import { ClusterUnreachableError } from '../../../lib/engine/errors.js';
@@ -19,35 +18,16 @@ import {
 } from '../../../lib/ports/index.js';
 import { CONFIGMAP, clusters, cm, HOST_NS, hn, TENANT } from '../engine/support.js';
 import type { MemoryCluster } from '../fakes/memory-cluster.js';
+import { captureOutput, lambdaContext, NOW, SYNC_ENV } from './support.js';
 
 const CANARY = 'canary-7f3a9c-do-not-log';
-const NOW = 1_750_000_000_000;
 
 const ENV = {
-  TENANT,
-  TENANT_KUBECONFIG_SECRET_ID: 'tenantplane/tenants/dev/kubeconfig',
-  HOST_KUBECONFIG_SECRET_ID: 'tenantplane/host/kubeconfig',
+  ...SYNC_ENV,
   SAFETY_MARGIN_MS: '5000',
   MAX_WRITES: '100',
   PAGE_SIZE: '50',
 };
-
-function lambdaContext(remainingMs = 60_000): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'tenantplane-sync-dev',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:tenantplane-sync-dev',
-    memoryLimitInMB: '512',
-    awsRequestId: 'req-1',
-    logGroupName: '/tenantplane/sync/dev',
-    logStreamName: 'stream',
-    getRemainingTimeInMillis: () => remainingMs,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
 
 /** A source handing out fixed texts (origin = the secret id), or failing for a role. */
 class FakeSource implements KubeconfigSource {
@@ -66,32 +46,9 @@ class FakeSource implements KubeconfigSource {
   }
 }
 
-let output: string[];
-let spies: Array<{ mockRestore(): void }>;
-
-beforeEach(() => {
-  output = [];
-  const capture = (chunk: unknown) => {
-    output.push(String(chunk));
-    return true;
-  };
-  spies = [
-    jest.spyOn(process.stdout, 'write').mockImplementation(capture),
-    jest.spyOn(process.stderr, 'write').mockImplementation(capture),
-  ];
-});
-afterEach(() => {
-  for (const spy of spies) spy.mockRestore();
-});
-
+const output = captureOutput();
 /** Every captured line parsed as JSON (all of them must be). */
-function jsonLines(): Array<Record<string, unknown>> {
-  return output
-    .join('')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
+const jsonLines = output.lines;
 
 function setup(options: { source?: FakeSource; deps?: Partial<SyncHandlerDeps> } = {}) {
   const { tenantApi, hostApi } = clusters([cm('default', 'app'), cm('web', 'settings')], []);
@@ -453,7 +410,7 @@ describe('sync handler: refusals and failures', () => {
     expect(error.cause).toBeUndefined();
     expect(passes).toEqual([]);
     expect(writes(hostApi)).toBe(0);
-    expect(output.join('')).not.toContain(CANARY);
+    expect(output.text()).not.toContain(CANARY);
     expect(jsonLines().find((l) => l.message === 'sync failed')).toMatchObject({
       errorName: 'KubeconfigLoadError',
     });
@@ -485,7 +442,7 @@ describe('sync handler: refusals and failures', () => {
     );
     expect(passes).toEqual([]);
     expect(writes(hostApi)).toBe(0);
-    expect(output.join('')).not.toContain(CANARY);
+    expect(output.text()).not.toContain(CANARY);
   });
 
   it('fails the invocation on a pass-level failure and logs it without its cause', async () => {
@@ -517,7 +474,7 @@ describe('sync handler: refusals and failures', () => {
       },
     });
     expect((failure!.error as Record<string, unknown>).cause).toBeUndefined();
-    expect(output.join('')).not.toContain(CANARY);
+    expect(output.text()).not.toContain(CANARY);
   });
 
   it('an unreachable tenant cluster sets Ready False on the TenantCluster; a dry run writes nothing', async () => {
@@ -556,7 +513,7 @@ describe('sync handler: refusals and failures', () => {
     let n = 0;
     const { handler } = setup({ deps: { newPassId: () => `pass-${++n}` } });
     await handler({ tenant: 'dev' }, lambdaContext());
-    output.length = 0;
+    output.clear();
     await expect(handler({ tenant: 'nope' }, lambdaContext())).rejects.toThrow(/refuses/);
     const failure = jsonLines().find((l) => l.message === 'sync failed')!;
     expect(failure.passId).toBeUndefined();

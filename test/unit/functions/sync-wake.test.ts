@@ -4,8 +4,7 @@
  * holds (not for one a follow holds), and counts itself in the `Wakes` metric. The first pass is
  * the real engine over in-memory clusters; `runFollow` is injected, as in sync-follow.test.ts.
  */
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import type { Context } from 'aws-lambda';
+import { describe, expect, it } from '@jest/globals';
 import {
   decideFollow,
   type FollowContext,
@@ -15,37 +14,18 @@ import {
   heldWait,
   isFollowHolder,
 } from '../../../functions/sync/follow.js';
-import { createHandler } from '../../../functions/sync/handler.js';
 import { FollowEnd, type FollowOptions, type FollowResult } from '../../../lib/engine/index.js';
-import type { KubeconfigSource, PassResult } from '../../../lib/ports/index.js';
+import type { PassResult } from '../../../lib/ports/index.js';
 import { DEFAULT_WAKE_QUIET_SECONDS } from '../../../lib/wake/index.js';
-import { clusters, cm, TENANT } from '../engine/support.js';
-
-const NOW = 1_750_000_000_000;
-const ENV = {
-  TENANT,
-  TENANT_KUBECONFIG_SECRET_ID: 'tenantplane/tenants/dev/kubeconfig',
-  HOST_KUBECONFIG_SECRET_ID: 'tenantplane/host/kubeconfig',
-  SAFETY_MARGIN_MS: '10000',
-};
-
-function passResult(writes: number, extra: Partial<PassResult> = {}): PassResult {
-  return {
-    passId: 'p',
-    tenant: TENANT,
-    dryRun: false,
-    startedAt: new Date(NOW).toISOString(),
-    finishedAt: new Date(NOW).toISOString(),
-    durationMs: 120,
-    complete: true,
-    counts: { Create: writes, Update: 0, Delete: 0, Skip: 0 },
-    objectsSeen: {},
-    errors: [],
-    requests: { tenant: { reads: 3, writes: 0 }, host: { reads: 3, writes } },
-    decisions: [],
-    ...extra,
-  };
-}
+import { clusters, TENANT } from '../engine/support.js';
+import {
+  captureOutput,
+  followingHandler,
+  lambdaContext,
+  NOW,
+  passResult,
+  SYNC_ENV,
+} from './support.js';
 
 const HELD = {
   lease: 'ns/l',
@@ -181,56 +161,22 @@ describe('followAfterPass', () => {
 });
 
 describe('the handler, woken', () => {
-  let output: string[];
-  let spies: Array<{ mockRestore(): void }>;
-  beforeEach(() => {
-    output = [];
-    const capture = (chunk: unknown) => {
-      output.push(String(chunk));
-      return true;
-    };
-    spies = [
-      jest.spyOn(process.stdout, 'write').mockImplementation(capture),
-      jest.spyOn(process.stderr, 'write').mockImplementation(capture),
-    ];
-  });
-  afterEach(() => {
-    for (const spy of spies) spy.mockRestore();
-  });
+  const output = captureOutput();
   const emf = () =>
     output
-      .join('')
+      .text()
       .split('\n')
       .filter((l) => l.includes('"_aws"'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-  const context = {
-    functionName: 'tenantplane-sync-dev',
-    getRemainingTimeInMillis: () => 120_000,
-  } as unknown as Context;
-  const source: KubeconfigSource = {
-    load: async (role) => ({ text: `kubeconfig-of-${role}`, origin: `${role}-secret` }),
-  };
+  const context = lambdaContext(120_000);
 
   async function invoke(event: Record<string, unknown>) {
-    const { tenantApi, hostApi } = clusters([cm('default', 'app')], []);
-    const follows: FollowOptions[] = [];
-    const handler = createHandler({
-      env: ENV,
-      kubeconfigSource: () => source,
-      createClusterApi: (k) => (k.origin.includes('host') ? hostApi : tenantApi),
-      runFollow: async (options) => {
-        follows.push(options);
-        return FOLLOWED;
-      },
-      createSinks: () => [],
-      clock: { now: () => NOW },
-      newPassId: () => 'pass-1',
-    });
+    const { handler, follows } = followingHandler({ env: SYNC_ENV, followed: FOLLOWED });
     // The first invocation creates the copy; the second finds the tenant converged (idle).
     await handler({ tenant: TENANT }, context);
     follows.length = 0;
-    output.length = 0;
+    output.clear();
     const summary = await handler(event, context);
     return { summary, follows };
   }

@@ -9,12 +9,13 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { encodeWokenTenants } from '../../../functions/wake/contract.js';
 import { createWakeFunction, wakeRequestOf } from '../../../functions/wake/handler.js';
 import { readWakeSettings, WakeSettingsError } from '../../../functions/wake/settings.js';
+import { captureOutput } from './support.js';
 
 const TOKEN = 'wake-token-of-dev-0123456789abcdef';
 const lambda = mockClient(LambdaClient);
@@ -48,8 +49,8 @@ function event(over: Partial<LambdaFunctionURLEvent> = {}, token = TOKEN): Lambd
   } as LambdaFunctionURLEvent;
 }
 
-let output: string[];
-let spies: Array<{ mockRestore(): void }>;
+const output = captureOutput();
+const logLines = output.lines;
 beforeEach(() => {
   lambda.reset();
   secrets.reset();
@@ -60,26 +61,7 @@ beforeEach(() => {
   secrets
     .on(GetSecretValueCommand, { SecretId: 'tenantplane/wake/team-a' })
     .resolves({ SecretString: 'token-of-team-a' });
-  output = [];
-  const capture = (chunk: unknown) => {
-    output.push(String(chunk));
-    return true;
-  };
-  spies = [
-    jest.spyOn(process.stdout, 'write').mockImplementation(capture),
-    jest.spyOn(process.stderr, 'write').mockImplementation(capture),
-  ];
 });
-afterEach(() => {
-  for (const spy of spies) spy.mockRestore();
-});
-
-const logLines = () =>
-  output
-    .join('')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 function wakeFunction(now = () => 1_000_000) {
   return createWakeFunction({
@@ -138,7 +120,7 @@ describe('the wake function', () => {
     const result = await wakeFunction()(request);
     expect(result.statusCode).toBe(status);
     expect(lambda.commandCalls(InvokeCommand)).toHaveLength(0);
-    const text = output.join('');
+    const text = output.text();
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain('token-of-team-a');
     expect(logLines()).toEqual([expect.objectContaining({ level: 'WARN', status })]);
