@@ -4,48 +4,39 @@
  * fields: its parents, its rules' backends and filters' mirrors, its hostnames, claimed per kind.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { HostClaim } from '../../../../../lib/engine/kinds/frame/host-claims.js';
-import { kindModule, referencesOf, translate } from '../../../../../lib/engine/kinds/registry.js';
+import { kindModule, referencesOf } from '../../../../../lib/engine/kinds/registry.js';
 import { hostName } from '../../../../../lib/engine/names/naming.js';
-import { parseIsolation } from '../../../../../lib/engine/policy/isolation.js';
-import type { KubeObject } from '../../../../../lib/ports/index.js';
-import { HOST_NAMESPACE, TENANT, tenantObject } from '../support.js';
+import {
+  GATEWAY_API,
+  HOST_SUFFIXES,
+  PARENT,
+  routeObject,
+  routeTranslator,
+} from '../httproute/support.js';
+import { TENANT } from '../support.js';
 
-const GRPC_ROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute' };
-const PARENT = { name: 'shared', namespace: 'gateways' };
-const GATEWAYS = { parents: [PARENT], hostSuffixes: ['.apps.example.com'] };
+const GRPC_ROUTE = { apiVersion: GATEWAY_API, kind: 'GRPCRoute' };
+const GATEWAYS = { parents: [PARENT], hostSuffixes: HOST_SUFFIXES };
 const grpc = (over: Record<string, unknown> = {}) =>
-  tenantObject(GRPC_ROUTE.apiVersion, GRPC_ROUTE.kind, {
-    spec: {
-      parentRefs: [PARENT],
-      hostnames: ['api.apps.example.com'],
-      rules: [
-        {
-          matches: [{ method: { service: 'shop.Cart', method: 'Add' } }],
-          backendRefs: [{ name: 'cart', port: 9090 }],
-          filters: [
-            {
-              type: 'RequestMirror',
-              requestMirror: { backendRef: { name: 'shadow', port: 9090 } },
-            },
-          ],
-        },
-      ],
-      ...over,
-    },
+  routeObject(GRPC_ROUTE.kind, {
+    parentRefs: [PARENT],
+    hostnames: ['api.apps.example.com'],
+    rules: [
+      {
+        matches: [{ method: { service: 'shop.Cart', method: 'Add' } }],
+        backendRefs: [{ name: 'cart', port: 9090 }],
+        filters: [
+          {
+            type: 'RequestMirror',
+            requestMirror: { backendRef: { name: 'shadow', port: 9090 } },
+          },
+        ],
+      },
+    ],
+    ...over,
   });
 
-function under(object: KubeObject, claims: ReadonlyMap<string, HostClaim> = new Map()) {
-  const problems: string[] = [];
-  const isolation = parseIsolation({ gateways: GATEWAYS }, false, problems);
-  expect(problems).toEqual([]);
-  return translate(object, {
-    tenant: TENANT,
-    hostNamespace: HOST_NAMESPACE,
-    workloads: { isolation },
-    routeHosts: claims,
-  });
-}
+const under = routeTranslator(GATEWAYS);
 
 describe('GRPCRoute translator', () => {
   it('backends and mirrors name the copies; the parent keeps its Gateway; matches as written', () => {

@@ -8,22 +8,26 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { HostClaim } from '../../../../../lib/engine/kinds/frame/host-claims.js';
 import { routeStatusToTenant } from '../../../../../lib/engine/kinds/httproute/route.js';
-import { kindModule, referencesOf, translate } from '../../../../../lib/engine/kinds/registry.js';
+import { kindModule, referencesOf } from '../../../../../lib/engine/kinds/registry.js';
 import { hostName } from '../../../../../lib/engine/names/naming.js';
-import { parseIsolation } from '../../../../../lib/engine/policy/isolation.js';
 import type { KubeObject } from '../../../../../lib/ports/index.js';
-import { HOST_NAMESPACE, TENANT, tenantObject } from '../support.js';
+import { HOST_NAMESPACE, TENANT } from '../support.js';
+import {
+  GATEWAY_API as API,
+  HOST_SUFFIXES,
+  PARENT,
+  routeObject,
+  routeTranslator,
+} from './support.js';
 
-const API = 'gateway.networking.k8s.io/v1';
 const GATEWAYS = {
   parents: [
     { namespace: 'gateways', name: 'shared' },
     { namespace: 'gateways', name: 'edge', sectionName: 'https' },
   ],
-  hostSuffixes: ['.apps.example.com'],
+  hostSuffixes: HOST_SUFFIXES,
 };
-const PARENT = { name: 'shared', namespace: 'gateways' };
-const route = (spec: Record<string, unknown>) => tenantObject(API, 'HTTPRoute', { spec });
+const route = (spec: Record<string, unknown>) => routeObject('HTTPRoute', spec);
 const spec = (over: Record<string, unknown> = {}) => ({
   parentRefs: [PARENT],
   hostnames: ['shop.apps.example.com'],
@@ -32,21 +36,7 @@ const spec = (over: Record<string, unknown> = {}) => ({
 });
 
 /** The translation under `spec.workloads.gateways` = `limits`, the host's claims as given. */
-function under(
-  object: KubeObject,
-  claims: ReadonlyMap<string, HostClaim> | null = new Map(),
-  limits: Record<string, unknown> = GATEWAYS,
-) {
-  const problems: string[] = [];
-  const isolation = parseIsolation({ gateways: limits }, false, problems);
-  expect(problems).toEqual([]);
-  return translate(object, {
-    tenant: TENANT,
-    hostNamespace: HOST_NAMESPACE,
-    workloads: { isolation },
-    ...(claims ? { routeHosts: claims } : {}),
-  });
-}
+const under = routeTranslator(GATEWAYS);
 
 function hostOf(object: KubeObject): KubeObject {
   const result = under(object);

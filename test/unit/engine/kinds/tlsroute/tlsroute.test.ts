@@ -4,37 +4,29 @@
  * its parents, its SNI hostnames (claimed among the TLSRoutes), its rules' backends.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { HostClaim } from '../../../../../lib/engine/kinds/frame/host-claims.js';
-import { kindModule, translate } from '../../../../../lib/engine/kinds/registry.js';
+import { kindModule } from '../../../../../lib/engine/kinds/registry.js';
 import { hostName } from '../../../../../lib/engine/names/naming.js';
-import { parseIsolation } from '../../../../../lib/engine/policy/isolation.js';
-import type { KubeObject } from '../../../../../lib/ports/index.js';
-import { HOST_NAMESPACE, TENANT, tenantObject } from '../support.js';
+import {
+  GATEWAY_API,
+  HOST_SUFFIXES,
+  routeObject,
+  routeTranslator,
+  PARENT as SHARED,
+} from '../httproute/support.js';
+import { TENANT } from '../support.js';
 
-const TLS_ROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'TLSRoute' };
-const PARENT = { name: 'shared', namespace: 'gateways', sectionName: 'tls' };
-const GATEWAYS = { parents: [PARENT], hostSuffixes: ['.apps.example.com'] };
+const TLS_ROUTE = { apiVersion: GATEWAY_API, kind: 'TLSRoute' };
+const PARENT = { ...SHARED, sectionName: 'tls' };
+const GATEWAYS = { parents: [PARENT], hostSuffixes: HOST_SUFFIXES };
 const tls = (over: Record<string, unknown> = {}) =>
-  tenantObject(TLS_ROUTE.apiVersion, TLS_ROUTE.kind, {
-    spec: {
-      parentRefs: [PARENT],
-      hostnames: ['db.apps.example.com'],
-      rules: [{ backendRefs: [{ name: 'db', port: 5432 }] }],
-      ...over,
-    },
+  routeObject(TLS_ROUTE.kind, {
+    parentRefs: [PARENT],
+    hostnames: ['db.apps.example.com'],
+    rules: [{ backendRefs: [{ name: 'db', port: 5432 }] }],
+    ...over,
   });
 
-function under(object: KubeObject, claims: ReadonlyMap<string, HostClaim> = new Map()) {
-  const problems: string[] = [];
-  const isolation = parseIsolation({ gateways: GATEWAYS }, false, problems);
-  expect(problems).toEqual([]);
-  return translate(object, {
-    tenant: TENANT,
-    hostNamespace: HOST_NAMESPACE,
-    workloads: { isolation },
-    routeHosts: claims,
-  });
-}
+const under = routeTranslator(GATEWAYS);
 
 describe('TLSRoute translator', () => {
   it('the backend names the copy; the parent keeps its Gateway and listener', () => {
