@@ -7,47 +7,25 @@
  * unchanged), each with a Skip that says the copy is kept. Once the policy allows the field, the
  * Pod converges with no write to its copy, which already had the field.
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { hostName } from '../../../lib/engine/index.js';
-import type { FieldRow } from '../../../lib/engine/kinds/pod/fields/field-table.js';
-import { POD_SPEC_FIELDS } from '../../../lib/engine/kinds/pod/fields/pod-spec-fields.js';
-import type { KindRef } from '../../../lib/ports/index.js';
+import { describe, expect, it } from '@jest/globals';
 import { snapshot } from '../faults/support.js';
 import {
-  createTenant,
-  decisionLines,
-  diffSnapshots,
-  pass,
-  tenantClusterObject,
-  tenantObject,
-  useApis,
-  waitFor,
-} from './support.js';
+  allowField,
+  FIELD,
+  NOTHING,
+  POD,
+  tenantWithPod,
+  useFieldRow,
+} from './pod-fields-unknown-support.js';
+import { decisionLines, diffSnapshots, pass, useApis, waitFor } from './support.js';
 
 const apis = useApis();
-const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
-const FIELD = 'hostnameOverride';
-const NOTHING = { created: [], changed: [], deleted: [] };
-
-// The table is the engine's own object (the same module the pass runs).
-const table = POD_SPEC_FIELDS as Record<string, FieldRow>;
-const row = table[FIELD];
-afterAll(() => {
-  if (row) table[FIELD] = row;
-});
+const { row, forget } = useFieldRow();
 
 describe('a running Pod whose field the engine stops knowing', () => {
   it('keeps its host copy as it was, pass after pass, a Skip saying so; allowed, it converges with no write', async () => {
     expect(row).toBeDefined();
-    const t = await createTenant(apis(), 'pf-kept', { toHost: [POD] });
-    const ns = t.vns.a;
-    const spec = {
-      automountServiceAccountToken: false,
-      hostnameOverride: 'web.example.internal',
-      containers: [{ name: 'web', image: 'nginx:1' }],
-    };
-    await t.tenantApi.create(tenantObject(t, POD, ns, 'web', { spec }));
-    const h = hostName('web', ns, t.name);
+    const { t, h } = await tenantWithPod(apis(), 'pf-kept');
 
     // Known: copied, running, and settled (a pass that writes nothing to the host).
     const made = await pass(t);
@@ -68,7 +46,7 @@ describe('a running Pod whose field the engine stops knowing', () => {
     const version = `${running?.metadata.uid}@${running?.metadata.resourceVersion}`;
 
     // The engine no longer knows the field: the running Pod's copy is kept, nothing written.
-    delete table[FIELD];
+    forget();
     const before = await snapshot(t.hostNamespace);
     expect(before.get(`Pod/${h}`)).toBe(version);
     for (const n of [1, 2]) {
@@ -88,14 +66,7 @@ describe('a running Pod whose field the engine stops knowing', () => {
     expect(after.get(`Pod/${h}`)).toBe(version);
 
     // The operator allows the field: the Pod converges; its copy had the field all along.
-    const tc = await tenantClusterObject(t);
-    await t.hostApi.update({
-      ...tc,
-      spec: {
-        ...(tc.spec as Record<string, unknown>),
-        workloads: { pods: { allowFields: ['spec.hostnameOverride'] } },
-      },
-    });
+    await allowField(t);
     const allowed = await pass(t, { full: true });
     expect(allowed.result.errors).toEqual([]);
     expect(decisionLines(allowed.result).filter((line) => line.includes('/web '))).toEqual([]);

@@ -5,50 +5,26 @@
  * nothing written to the host, pass after pass; once the policy allows the field by path
  * (`spec.workloads.pods.allowFields`), the Pod is created with the field as the tenant wrote it.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { hostName } from '../../../lib/engine/index.js';
-import type { FieldRow } from '../../../lib/engine/kinds/pod/fields/field-table.js';
-import { POD_SPEC_FIELDS } from '../../../lib/engine/kinds/pod/fields/pod-spec-fields.js';
-import type { KindRef } from '../../../lib/ports/index.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { snapshot } from '../faults/support.js';
 import {
-  createTenant,
-  decisionLines,
-  diffSnapshots,
-  pass,
-  tenantClusterObject,
-  tenantObject,
-  useApis,
-} from './support.js';
+  allowField,
+  FIELD,
+  NOTHING,
+  POD,
+  tenantWithPod,
+  useFieldRow,
+} from './pod-fields-unknown-support.js';
+import { decisionLines, diffSnapshots, pass, useApis } from './support.js';
 
 const apis = useApis();
-const POD: KindRef = { apiVersion: 'v1', kind: 'Pod' };
-const FIELD = 'hostnameOverride';
-const NOTHING = { created: [], changed: [], deleted: [] };
-
-// The table is the engine's own object (the same module the pass runs): without the row, the
-// field is one the engine does not know.
-const table = POD_SPEC_FIELDS as Record<string, FieldRow>;
-const row = table[FIELD];
-beforeAll(() => {
-  delete table[FIELD];
-});
-afterAll(() => {
-  if (row) table[FIELD] = row;
-});
+const { row, forget } = useFieldRow();
+beforeAll(forget);
 
 describe('a Pod field the engine does not know', () => {
   it('is a Skip naming it, nothing written, until the policy allows its path; then it is copied as written', async () => {
     expect(row).toBeDefined();
-    const t = await createTenant(apis(), 'pf-unknown', { toHost: [POD] });
-    const ns = t.vns.a;
-    const spec = {
-      automountServiceAccountToken: false,
-      hostnameOverride: 'web.example.internal',
-      containers: [{ name: 'web', image: 'nginx:1' }],
-    };
-    await t.tenantApi.create(tenantObject(t, POD, ns, 'web', { spec }));
-    const h = hostName('web', ns, t.name);
+    const { t, h } = await tenantWithPod(apis(), 'pf-unknown');
 
     const before = await snapshot(t.hostNamespace);
     for (const n of [1, 2]) {
@@ -65,14 +41,7 @@ describe('a Pod field the engine does not know', () => {
     expect(await t.hostApi.get(POD, t.hostNamespace, h)).toBeUndefined();
     expect(diffSnapshots(before, await snapshot(t.hostNamespace))).toEqual(NOTHING);
 
-    const tc = await tenantClusterObject(t);
-    await t.hostApi.update({
-      ...tc,
-      spec: {
-        ...(tc.spec as Record<string, unknown>),
-        workloads: { pods: { allowFields: ['spec.hostnameOverride'] } },
-      },
-    });
+    await allowField(t);
     const allowed = await pass(t, { full: true });
     expect(allowed.result.errors).toEqual([]);
     expect(decisionLines(allowed.result).filter((line) => line.includes('/web '))).toEqual([
