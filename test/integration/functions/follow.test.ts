@@ -10,88 +10,32 @@
  * - a tenant that stays active is followed until the invocation's deadline, which ends it
  *   cleanly, well before the function's timeout.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { SyncMetric } from '../../../functions/sync/contract.js';
-import type { InvocationFollow } from '../../../functions/sync/follow.js';
-import { bundleSyncHandler } from '../../../infra/bundle.js';
-import { createClusterApi } from '../../../lib/adapters/kube/cluster-client.js';
-import { hostName } from '../../../lib/engine/index.js';
-import { type ClusterApi, TENANT_CLUSTER } from '../../../lib/ports/index.js';
-import { type Invocation, invokeBundledHandler } from '../support/bundled-handler.js';
-import { integrationClusters } from '../support/clusters.js';
-import {
-  type SecretsManagerEndpoint,
-  startSecretsManagerEndpoint,
-} from '../support/secrets-manager-endpoint.js';
-import { seedTenant } from '../support/seed.js';
-import { type ShippedFunction, shippedFunction } from '../support/shipped-function.js';
+import { TENANT_CLUSTER } from '../../../lib/ports/index.js';
+import type { Invocation } from '../support/bundled-handler.js';
+import { followOf, until, useShippedTenant } from './support.js';
 
-const RUN = randomBytes(3).toString('hex');
-const TENANT = `fnfollow-${RUN}`;
-const HOST_NS = `fnfollow-host-${RUN}`;
-const APPS_NS = `fnfollow-apps-${RUN}`;
-const TENANT_SECRET = `tenantplane/tenants/${TENANT}/kubeconfig`;
-const HOST_SECRET = `tenantplane/host-${TENANT}/kubeconfig`;
-const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const QUIET_SECONDS = 6;
 const TIMEOUT_SECONDS = 60;
-
-const bundleDir = mkdtempSync(join(tmpdir(), 'tenantplane-follow-it-'));
-let endpoint: SecretsManagerEndpoint;
-let fn: ShippedFunction;
-let tenantApi: ClusterApi;
-let hostApi: ClusterApi;
-
-function invoke(extraEnv: Record<string, string> = {}): Promise<Invocation> {
-  return invokeBundledHandler({
-    fn,
-    bundleDir,
-    event: fn.scheduleInput,
-    requestId: `req-${RUN}-${randomBytes(2).toString('hex')}`,
-    extraEnv: {
-      AWS_REGION: 'eu-west-1',
-      AWS_ACCESS_KEY_ID: 'AKIDLOCALTENANTPLANE',
-      AWS_SECRET_ACCESS_KEY: 'local-secret-access-key',
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
-      AWS_CONFIG_FILE: join(bundleDir, 'no-aws-config'),
-      AWS_SHARED_CREDENTIALS_FILE: join(bundleDir, 'no-aws-credentials'),
-      ...extraEnv,
-    },
-  });
-}
-
-const labelled = (name: string, data: Record<string, string>) => ({
-  ...CONFIGMAP,
-  metadata: { name, namespace: APPS_NS, labels: { 'tenantplane-test': TENANT } },
-  data,
+const shipped = useShippedTenant({
+  base: 'fnfollow',
+  quietSeconds: QUIET_SECONDS,
+  timeoutSeconds: TIMEOUT_SECONDS,
 });
+const TENANT = shipped.tenant;
 
-/** The host copy of tenant ConfigMap `name`, once it is there. */
-async function hostCopy(name: string, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    const copy = await hostApi.get(CONFIGMAP, HOST_NS, hostName(name, APPS_NS, TENANT));
-    if (copy) return Date.now() - started;
-    if (Date.now() - started > timeoutMs) throw new Error(`no host copy of ${name}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The tick: the function invoked with its schedule's input. */
+const invoke = (extraEnv: Record<string, string> = {}) =>
+  shipped.invoke(shipped.fn.scheduleInput, extraEnv);
+
+/** The host copy of tenant ConfigMap `name`, once it is there: how long it took (ms). */
+const hostCopy = (name: string, timeoutMs: number) =>
+  until(`the host copy of ${name}`, timeoutMs, shipped.hostCopy(name));
 
 /** Waits until `status.follow` says a follow of the tenant is running. */
-async function followActive(timeoutMs: number): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    const tc = await hostApi.get(TENANT_CLUSTER, undefined, TENANT);
-    if ((tc?.status as { follow?: { active?: boolean } } | undefined)?.follow?.active) return;
-    if (Date.now() - started > timeoutMs)
-      throw new Error('no follow recorded on the TenantCluster');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const followActive = (timeoutMs: number) =>
+  until('a follow recorded on the TenantCluster', timeoutMs, shipped.followActive);
 
 function jsonLines(out: string): Array<Record<string, unknown>> {
   return out
@@ -107,42 +51,10 @@ function metricValues(run: Invocation, metric: string): number[] {
     .flatMap((l) => l[metric] as number | number[]);
 }
 
-const followOf = (run: Invocation) => (run.result as { follow?: InvocationFollow }).follow;
-
-beforeAll(async () => {
-  const clusters = integrationClusters();
-  tenantApi = createClusterApi(clusters.tenant);
-  hostApi = createClusterApi(clusters.host);
-  await bundleSyncHandler(bundleDir);
-  fn = shippedFunction({
-    tenant: TENANT,
-    tenantSecretId: TENANT_SECRET,
-    hostSecretId: HOST_SECRET,
-    bundleDir,
-    follow: { quietSeconds: QUIET_SECONDS, timeoutSeconds: TIMEOUT_SECONDS },
-  });
-  endpoint = await startSecretsManagerEndpoint({
-    [TENANT_SECRET]: clusters.tenant.text,
-    [HOST_SECRET]: clusters.host.text,
-  });
-  await seedTenant({
-    hostApi,
-    tenant: TENANT,
-    hostNamespace: HOST_NS,
-    kinds: [CONFIGMAP],
-    apps: { tenantApi, namespace: APPS_NS, passwordB64: 'cGFzcw==' },
-  });
-});
-
-afterAll(async () => {
-  await endpoint?.close();
-  rmSync(bundleDir, { recursive: true, force: true });
-});
-
 describe('the shipped function of a followed tenant', () => {
   it('is configured to follow: quiet seconds in its environment, its own timeout', () => {
-    expect(fn.environment).toMatchObject({ FOLLOW_QUIET_SECONDS: String(QUIET_SECONDS) });
-    expect(fn.timeoutSeconds).toBe(TIMEOUT_SECONDS);
+    expect(shipped.fn.environment).toMatchObject({ FOLLOW_QUIET_SECONDS: String(QUIET_SECONDS) });
+    expect(shipped.fn.timeoutSeconds).toBe(TIMEOUT_SECONDS);
   });
 
   it('follows an active tenant: a change during the invocation converges in seconds, then it ends quiet', async () => {
@@ -152,7 +64,7 @@ describe('the shipped function of a followed tenant', () => {
     await hostCopy('app-config', 30_000);
     // Once the follow records itself (its watches are open), a tenant change wakes it.
     await followActive(15_000);
-    await tenantApi.create(labelled('late-config', { step: 'during the follow' }));
+    await shipped.tenantApi.create(shipped.configMap('late-config', { step: 'during the follow' }));
     const latencyMs = await hostCopy('late-config', 15_000);
     const run = await running;
     const elapsedS = (Date.now() - started) / 1000;
@@ -180,7 +92,7 @@ describe('the shipped function of a followed tenant', () => {
     const ended = jsonLines(run.stdout + run.stderr).find((l) => l.message === 'follow ended');
     expect(ended).toMatchObject({ endReason: 'quiet', tenant: TENANT });
 
-    const tc = await hostApi.get(TENANT_CLUSTER, undefined, TENANT);
+    const tc = await shipped.hostApi.get(TENANT_CLUSTER, undefined, TENANT);
     expect((tc?.status as { follow?: unknown } | undefined)?.follow).toMatchObject({
       active: false,
       endReason: 'quiet',
@@ -204,14 +116,15 @@ describe('the shipped function of a followed tenant', () => {
   });
 
   it('follows a tenant that stays active until its deadline, and ends cleanly', async () => {
-    await tenantApi.create(labelled('burst-0', { n: '0' }));
+    await shipped.tenantApi.create(shipped.configMap('burst-0', { n: '0' }));
     // A deadline 12 s after the start (the timeout less this safety margin), shorter than the
     // activity: a change every second keeps the follow from ever being quiet.
     let writing = true;
     const writer = (async () => {
       for (let n = 1; writing; n += 1) {
         await new Promise((resolve) => setTimeout(resolve, 1_000));
-        if (writing) await tenantApi.create(labelled(`burst-${n}`, { n: String(n) }));
+        if (writing)
+          await shipped.tenantApi.create(shipped.configMap(`burst-${n}`, { n: String(n) }));
       }
     })();
     const started = Date.now();
