@@ -60,7 +60,12 @@ class GatewayImport {
       const key = gatewayKey(entry);
       const host = await attempt(() => ctx.scope.hostApi.get(GATEWAY, entry.namespace, entry.name));
       if (!host.ok) {
-        this.failed('host', host.error);
+        // That Gateway's error: its copy stays as it is, the others still converge.
+        const { errors } = ctx.ledger;
+        const ref = { namespace: entry.namespace, name: entry.name };
+        errors.add(GATEWAY, host.error, ref, ref);
+        errors.kindIncomplete(GATEWAY, `host Gateway ${key} could not be read: its copy waits`);
+        this.unclean();
         kept.add(key);
         continue;
       }
@@ -71,6 +76,7 @@ class GatewayImport {
         continue;
       }
       if (await this.converge(entry, host.value, inTenant.get(key))) kept.add(key);
+      else gone.set(key, `host Gateway ${key} has none of the allowed listeners: its copy goes`);
     }
     for (const [key, copy] of [...inTenant].sort(([a], [b]) => (a < b ? -1 : 1))) {
       if (kept.has(key) || !isOurClassCopy(copy, ctx.scope.tenant)) continue;

@@ -17,8 +17,8 @@ export type CopyWritten = 'written' | 'gone' | 'changed' | 'failed';
  * name is a cluster-scoped copy.
  */
 export function copyRefs(at: string | ObjectRef): { tenantRef: ObjectRef; hostRef: ObjectRef } {
-  const ref = typeof at === 'string' ? { namespace: '', name: at } : at;
-  return { tenantRef: { ...ref }, hostRef: { ...ref } };
+  const { namespace, name } = typeof at === 'string' ? { namespace: '', name: at } : at;
+  return { tenantRef: { namespace, name }, hostRef: { namespace, name } };
 }
 
 /** A copy's name, or its namespace and name for a namespaced one. */

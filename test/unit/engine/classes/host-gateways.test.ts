@@ -95,7 +95,11 @@ describe('Gateways from the host', () => {
         : undefined,
     );
     const run = await pass();
-    expect(run.errors).toEqual([expect.objectContaining({ kind: 'Gateway', reason: 'Forbidden' })]);
+    const ref = { namespace: 'gateways', name: 'shared' };
+    expect(run.errors).toEqual([
+      expect.objectContaining({ kind: 'Gateway', reason: 'Forbidden', tenantRef: ref }),
+    ]);
+    expect(run.complete).toBe(false);
     expect(lines(run)).toEqual([]);
     expect(shown(tenantApi)).toEqual(['gateways/shared']);
     expect(remembered(hostApi)).toEqual(['Gateway']);
@@ -120,6 +124,23 @@ describe('Gateways from the host', () => {
     const before = gatewayCalls();
     await pass();
     expect(gatewayCalls()).toBe(before);
+  });
+
+  it('a Gateway allowed for one listener it lacks is a Skip naming the listener; refs are namespace and name only', async () => {
+    const workloads = {
+      gateways: { parents: [{ namespace: 'gateways', name: 'shared', sectionName: 'https' }] },
+    };
+    const { tenantApi, pass } = setup({ workloads });
+    const run = await pass();
+    expect(run.decisions.filter((d) => d.kind === 'Gateway')).toEqual([
+      expect.objectContaining({
+        action: 'Skip',
+        tenantRef: { namespace: 'gateways', name: 'shared' },
+        hostRef: { namespace: 'gateways', name: 'shared' },
+        reason: expect.stringContaining('allows only listeners https of Gateway gateways/shared'),
+      }),
+    ]);
+    expect(tenantApi.requestCount().writes).toBe(0);
   });
 
   it('a dry run decides and writes nothing in the tenant', async () => {
