@@ -20,6 +20,7 @@ import { listEveryPage } from '../listing/every-page.js';
 import { deleteAsRead } from '../names/preconditions.js';
 import {
   type CompiledSelection,
+  classFieldOf,
   compileSelection,
   HOST_CLASS_FIELDS,
   HOST_CLASS_KINDS,
@@ -228,7 +229,8 @@ export async function syncHostClasses(
 ): Promise<Remembered> {
   const { policy, bounds, tenantApi } = ctx.scope;
   const { fromHostKinds: before = [], ...rest } = remembered;
-  const keep: string[] = [];
+  // Kinds remembered for other reasons (the Gateways from the host) are not this step's to forget.
+  const keep: string[] = before.filter((kind) => classFieldOf(kind) === undefined);
   for (const field of HOST_CLASS_FIELDS) {
     const kind = HOST_CLASS_KINDS[field];
     const named = policy.fromHost?.[field];

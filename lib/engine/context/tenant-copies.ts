@@ -1,7 +1,7 @@
 /**
  * The one writer of the engine's copies of host objects in the tenant (the tenant Nodes of the host
- * nodes a tenant's Pods run on, the tenant copies of host classes): cluster-scoped, named as on the
- * host, one Decision per write. A delete that finds its copy gone is `alreadyGone`; one refused by
+ * nodes a tenant's Pods run on, the tenant copies of host classes and of the host Gateways a
+ * tenant's routes may attach to): named as on the host, one Decision per write. A delete that finds its copy gone is `alreadyGone`; one refused by
  * its preconditions (the copy changed after it was listed) is a Skip the next pass decides again.
  */
 import { isClusterError, type KindRef, type ObjectRef } from '../../ports/index.js';
@@ -12,10 +12,17 @@ import { passWrite } from './step-write.js';
 /** What a write of a tenant copy came to. */
 export type CopyWritten = 'written' | 'gone' | 'changed' | 'failed';
 
-/** The tenant and host references of a cluster-scoped copy: the same name on both sides. */
-export function copyRefs(name: string): { tenantRef: ObjectRef; hostRef: ObjectRef } {
-  return { tenantRef: { namespace: '', name }, hostRef: { namespace: '', name } };
+/**
+ * The tenant and host references of a copy: the same name (and namespace) on both sides; a bare
+ * name is a cluster-scoped copy.
+ */
+export function copyRefs(at: string | ObjectRef): { tenantRef: ObjectRef; hostRef: ObjectRef } {
+  const { namespace, name } = typeof at === 'string' ? { namespace: '', name: at } : at;
+  return { tenantRef: { namespace, name }, hostRef: { namespace, name } };
 }
+
+/** A copy's name, or its namespace and name for a namespaced one. */
+export type CopyAt = string | ObjectRef;
 
 /** The writes of one kind of tenant copies in one pass. */
 export class TenantCopyWriter {
@@ -28,10 +35,10 @@ export class TenantCopyWriter {
     private readonly what: string,
   ) {}
 
-  /** Records a Decision about the copy `name`. */
+  /** Records a Decision about the copy `name` (a namespaced copy: its reference). */
   decide(
     action: 'Create' | 'Update' | 'Delete' | 'Skip',
-    name: string,
+    name: CopyAt,
     reason: string,
     extra: { error?: unknown; alreadyGone?: true } = {},
   ): void {
@@ -45,7 +52,7 @@ export class TenantCopyWriter {
    */
   async write(
     action: 'Create' | 'Update' | 'Delete',
-    name: string,
+    name: CopyAt,
     reason: string,
     request: () => Promise<unknown>,
     budget: { readonly writes?: number; readonly whenSpent?: () => void } = {},

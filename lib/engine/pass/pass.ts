@@ -17,7 +17,7 @@ import {
 import { effectiveBudget, PassBounds } from '../bounds/budget.js';
 import { passEndDeadline } from '../bounds/deadlines.js';
 import { type Throttled, throttledApis } from '../bounds/throttle.js';
-import { syncHostClasses } from '../classes/host-classes.js';
+import { syncFromHost } from '../classes/host-gateways.js';
 import { convergenceStatus } from '../context/convergence.js';
 import { dryRunClient } from '../context/dry-run.js';
 import { newPassContext } from '../context/pass-context.js';
@@ -108,8 +108,8 @@ async function story(options: StoryOptions): Promise<PassResult> {
         await syncKinds(ctx, applyOrder(policy.toHost), () => prefetchEventsBack(ctx));
         // After the kinds, with a share of its own: a move creates before it deletes.
         const retired = await retireStale(ctx, policy, recorded);
-        // Then the host classes the tenant sees, on what the write budget has left.
-        await rememberSynced(ctx, recorded, await syncHostClasses(ctx, retired));
+        // Then the host classes and Gateways the tenant sees, on what the write budget has left.
+        await rememberSynced(ctx, recorded, await syncFromHost(ctx, retired));
         // Last, the host Events about the copies, on the tenant objects.
         await syncEventsBack(ctx);
       } finally {

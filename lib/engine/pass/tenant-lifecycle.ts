@@ -13,11 +13,13 @@ import {
   type KubeObject,
   TENANT_CLUSTER,
 } from '../../ports/index.js';
+import { GATEWAY } from '../classes/gateway-copy.js';
 import type { PassContext } from '../context/pass-context.js';
 import { InvalidPolicyError } from '../errors.js';
 import { retireTenant } from '../gc/retire.js';
 import { fromHostKinds } from '../policy/from-host.js';
 import type { SyncPolicy } from '../policy/policy.js';
+import { isolationOf } from '../policy/workloads.js';
 import { refuseHostAsTenant } from '../tenant/host-as-tenant.js';
 import {
   ensureFinalizer,
@@ -179,10 +181,11 @@ export async function prepareTenant(
     hostNamespaces: [...new Set([...remembered.hostNamespaces, policy.hostNamespace])],
   };
   if (id) recorded.tenantClusterId = id;
-  // Class kinds too, before the first copy of a host class is written into the tenant.
+  // Class kinds too, before the first copy of a host class (or Gateway) is written into the tenant.
   const classKinds = new Set([
     ...(remembered.fromHostKinds ?? []),
     ...fromHostKinds(policy.fromHost),
+    ...(isolationOf(policy.workloads).gateways.parents.length > 0 ? [GATEWAY.kind] : []),
   ]);
   if (classKinds.size > 0) recorded.fromHostKinds = [...classKinds];
   return (await recordCoverage(ctx, tenantCluster, remembered, recorded)) ? recorded : undefined;

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { hostName } from '../../../lib/engine/index.js';
 import type { KubeObject } from '../../../lib/ports/index.js';
-import { hostClasses, WORKLOAD_ROWS } from './least-privilege/kinds.js';
+import { GATEWAY, GATEWAY_NAMESPACE, hostClasses, WORKLOAD_ROWS } from './least-privilege/kinds.js';
 import {
   ENDPOINT_SLICE,
   EVENT,
@@ -53,6 +53,8 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
     expect(workloadLines(run.result)).toEqual([
       'Create ConfigMap app',
       'Create EndpointSlice ext-1',
+      // The host Gateway the route attaches to, read-only in the tenant (host-gateways.yaml).
+      'Create Gateway shared',
       `Create GatewayClass ${W_TENANT}-gc`,
       'Create HTTPRoute web',
       'Create Ingress web',
@@ -80,6 +82,8 @@ describe('the workload kinds with the opt-in deploy/rbac workload manifests', ()
         copied: true,
       });
     }
+    const gateway = await admin.tenant.get(GATEWAY, GATEWAY_NAMESPACE, 'shared');
+    expect(gateway?.metadata.labels?.['tenantplane.io/tenant']).toBe(W_TENANT);
     for (const { kind, copied: name } of WORKLOAD_ROWS) {
       if (name === undefined) continue;
       const copy = await admin.host.get(kind, W_HOST_NS, hostName(name, W_VNS, W_TENANT));

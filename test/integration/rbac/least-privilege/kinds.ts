@@ -160,3 +160,19 @@ export function hostClasses(tenant: string): KubeObject[] {
     { ...gc, metadata: { name: `${tenant}-gc` }, spec: { controllerName: 'example.com/gateway' } },
   ];
 }
+
+/**
+ * The Gateways from the host (`spec.workloads.gateways.parents`): the host Gateway the HTTPRoute row
+ * attaches to, which the tenant sees read-only in the namespace and name its route gives it
+ * (host-gateways.yaml grants the GET in the Gateway's namespace; tenant-workloads.yaml the copy).
+ */
+export const GATEWAY: KindRef = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway' };
+export const GATEWAY_NAMESPACE = 'gateways';
+export const HOST_GATEWAY: KubeObject = {
+  ...GATEWAY,
+  metadata: { namespace: GATEWAY_NAMESPACE, name: 'shared' },
+  spec: {
+    gatewayClassName: 'example',
+    listeners: [{ name: 'http', protocol: 'HTTP', port: 80 }],
+  },
+};

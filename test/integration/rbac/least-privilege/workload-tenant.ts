@@ -9,8 +9,16 @@ import { createClusterApi } from '../../../../lib/adapters/kube/cluster-client.j
 import { hostName } from '../../../../lib/engine/index.js';
 import { issueUserKubeconfig } from '../../../../lib/localcluster/users.js';
 import type { KindRef, KubeObject } from '../../../../lib/ports/index.js';
-import { restrictedHostIdentity } from '../../support/rbac.js';
-import { CLASS_KINDS, hostClasses, WORKLOAD_KINDS, WORKLOAD_ROWS } from './kinds.js';
+import { HOST_WORKLOAD_FILES, restrictedHostIdentity } from '../../support/rbac.js';
+import {
+  CLASS_KINDS,
+  GATEWAY,
+  GATEWAY_NAMESPACE,
+  HOST_GATEWAY,
+  hostClasses,
+  WORKLOAD_KINDS,
+  WORKLOAD_ROWS,
+} from './kinds.js';
 import {
   type Apis,
   adminApis,
@@ -70,7 +78,18 @@ export class WorkloadTenant {
     await applyTenantManifest('tenant-workloads.yaml');
     for (const name of [hostNamespace, this.otherNamespace])
       await admin.host.create({ ...NAMESPACE, metadata: { name } });
-    const hostKc = await restrictedHostIdentity(tenant, hostNamespace);
+    // The operator's Gateway (shared by the files that use this tenant shape), and its namespace in
+    // the tenant, where the tenant's route names it and its read-only copy appears.
+    for (const api of [admin.host, admin.tenant]) {
+      if (!(await api.get(NAMESPACE, undefined, GATEWAY_NAMESPACE)))
+        await api.create({ ...NAMESPACE, metadata: { name: GATEWAY_NAMESPACE } });
+    }
+    if (!(await admin.host.get(GATEWAY, GATEWAY_NAMESPACE, 'shared')))
+      await admin.host.create(HOST_GATEWAY);
+    const hostKc = await restrictedHostIdentity(tenant, hostNamespace, [
+      ...HOST_WORKLOAD_FILES,
+      'host-gateways.yaml',
+    ]);
     await admin.tenant.create({ ...NAMESPACE, metadata: { name: vns } });
     for (const hostClass of hostClasses(tenant)) await admin.host.create(hostClass);
     // The Pod's tenant token is minted for `default`, which the tenant's controller manager makes.
@@ -114,12 +133,13 @@ export class WorkloadTenant {
     const w = { tenant: createClusterApi(tenantKc), host: createClusterApi(hostKc) };
     this.apis = w;
     await eventually('the tenant workload binding takes effect', async () => {
-      for (const kind of [...WORKLOAD_KINDS, ...CLASS_KINDS]) await w.tenant.list(kind);
+      for (const kind of [...WORKLOAD_KINDS, ...CLASS_KINDS, GATEWAY]) await w.tenant.list(kind);
     });
     await eventually('the host workload bindings take effect', async () => {
       await w.host.get(TENANT_CLUSTER, undefined, tenant);
       for (const kind of WORKLOAD_KINDS) await w.host.list(kind, { namespace: hostNamespace });
       for (const kind of CLASS_KINDS) await w.host.list(kind);
+      await w.host.get(GATEWAY, GATEWAY_NAMESPACE, 'shared');
       await w.host.list(NODE, { limit: 1 });
       await w.host.list(SERVICE_CIDR);
       await w.host.get(EVENT, 'default', 'none');
@@ -174,6 +194,12 @@ export class WorkloadTenant {
           });
       }
     }
+    // This tenant's copy of the shared host Gateway (the next file's tenant makes its own).
+    const copy = await admin.tenant.get(GATEWAY, GATEWAY_NAMESPACE, 'shared');
+    if (copy?.metadata.labels?.['tenantplane.io/tenant'] === this.tenant)
+      await admin.tenant.delete(GATEWAY, GATEWAY_NAMESPACE, 'shared', {
+        uid: copy.metadata.uid as string,
+      });
     // Back to the default tenant grant for the files that run after this one.
     for (const kind of [CLUSTER_ROLE_BINDING, CLUSTER_ROLE]) {
       const name = 'tenantplane-sync-reader-workloads';
