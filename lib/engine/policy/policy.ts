@@ -82,6 +82,12 @@ function stringList(value: unknown, where: string, problems: string[]): string[]
   return [...value];
 }
 
+/** `group/Kind` of the kinds the tenant only ever sees from the host. */
+const FROM_HOST_ONLY = new Set([
+  'gateway.networking.k8s.io/Gateway',
+  'gateway.networking.k8s.io/GatewayClass',
+]);
+
 function parseRule(entry: unknown, index: number, problems: string[]): KindRule | undefined {
   const where = `spec.toHost[${index}]`;
   if (!isRecord(entry)) {
@@ -127,6 +133,15 @@ function parseRule(entry: unknown, index: number, problems: string[]): KindRule 
         }
       }
     }
+  }
+  if (ok && FROM_HOST_ONLY.has(`${String(apiVersion).split('/')[0]}/${String(kind)}`)) {
+    // A Gateway is shared host infrastructure: the tenant sees the allowed ones read-only
+    // (spec.workloads.gateways.parents); copying tenant Gateways to the host would let a tenant
+    // open listeners on the host's load balancers, and would copy those read-only copies back.
+    problems.push(
+      `${where}: ${String(kind)} objects come from the host (spec.workloads.gateways.parents) and are never copied to it`,
+    );
+    ok = false;
   }
   if (entry.sensitive !== undefined && typeof entry.sensitive !== 'boolean') {
     problems.push(`${where}.sensitive must be true or false, got ${describe(entry.sensitive)}`);

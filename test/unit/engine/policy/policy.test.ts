@@ -83,6 +83,14 @@ describe('parseSyncPolicy', () => {
       /labelSelector/,
     ],
     [
+      'a host Gateway kind in toHost',
+      {
+        hostNamespace: 'h',
+        toHost: [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway' }],
+      },
+      /spec\.toHost\[0\]: Gateway objects come from the host/,
+    ],
+    [
       'names not strings',
       {
         hostNamespace: 'h',
