@@ -3,10 +3,17 @@
  * serves (`../../tenant/host-pod-schema.ts`), the latter read on a full pass (the last read on a
  * resumed one) and handed on only when the host lacks a field the engine knows: on a host that
  * serves them all, the Pods keep the in-sync memo (objects translated with facts are never
- * answered from it).
+ * answered from it). A tenant Pod that sets a field a feature gate may keep off the host has the
+ * host asked first, once per field per host (`../../tenant/host-pod-gates.ts`).
  */
+import type { KubeObject } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
-import { type HostPodSchema, hostPodSchemaForPass } from '../../tenant/host-pod-schema.js';
+import { gatedFieldsSet, probeGatedFields } from '../../tenant/host-pod-gates.js';
+import {
+  type HostPodSchema,
+  hostPodSchemaForPass,
+  withGates,
+} from '../../tenant/host-pod-schema.js';
 import type { KindTurn } from '../frame/kind-module.js';
 import type { PodFacts } from './facts.js';
 import { unservedPodFields } from './fields/host-served.js';
@@ -16,17 +23,30 @@ import { tenantDnsFacts } from './tenant-dns.js';
 export function podHostFacts(ctx: PassContext, full: boolean): KindTurn<PodFacts>['hostFacts'] {
   const dns = tenantDnsFacts(ctx);
   const { hostApi, hostNamespace, tenant } = ctx.scope;
-  let lacking: Promise<HostPodSchema | undefined> | undefined;
+  let read: Promise<HostPodSchema | undefined> | undefined;
   const schema = () => {
-    lacking ??= hostPodSchemaForPass(hostApi, `${hostNamespace}/${tenant}`, full).then((read) =>
-      read && 'served' in read && unservedPodFields(read).length > 0 ? read : undefined,
+    read ??= hostPodSchemaForPass(hostApi, { hostNamespace, tenant }, full).then((r) =>
+      r && 'served' in r ? r : undefined,
     );
-    return lacking;
+    return read;
+  };
+  const lacking = async (tenantObjects: readonly KubeObject[]) => {
+    const found = await schema();
+    if (!found) return undefined;
+    // Asked of the host only for the gated fields these Pods set: nothing for the others.
+    const gated = [...new Set(tenantObjects.flatMap((pod) => gatedFieldsSet(pod.spec)))];
+    if (gated.length > 0) {
+      await probeGatedFields(hostApi, found.version, hostNamespace, gated, (struct, field) =>
+        found.served[struct].has(field),
+      );
+    }
+    const gates = withGates(found, hostApi.server);
+    return unservedPodFields(gates).length > 0 ? gates : undefined;
   };
   return async (tenantObjects) => {
     const [dnsFacts, hostPodSchema] = await Promise.all([
       dns ? dns(tenantObjects) : undefined,
-      tenantObjects.length > 0 ? schema() : undefined,
+      tenantObjects.length > 0 ? lacking(tenantObjects) : undefined,
     ]);
     if (!dnsFacts && !hostPodSchema) return undefined;
     return { ...dnsFacts, ...(hostPodSchema ? { hostPodSchema } : {}) };

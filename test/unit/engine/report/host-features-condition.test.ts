@@ -162,6 +162,30 @@ describe('hostFeaturesConditions', () => {
       },
     },
     {
+      name: 'a gated field kept off and one whose probe failed: both said',
+      pods: {
+        version: 'v1.33.13',
+        missing: ['spec.volumes[].image'],
+        gatesUnknown: ['spec.resources (admission webhook "x" does not support dry run)'],
+      },
+      expected: {
+        status: 'False',
+        message: expect.stringMatching(
+          /does not serve the Pod fields spec\.volumes\[\]\.image, .*; whether the host's feature gates keep spec\.resources \(admission webhook "x" does not support dry run\) is unknown: Pods that set them are written as they are/,
+        ),
+      },
+    },
+    {
+      name: 'only a failed probe: True, and said',
+      pods: { version: 'v1.37.2', missing: [], gatesUnknown: ['spec.resources (reset)'] },
+      expected: {
+        status: 'True',
+        message: expect.stringContaining(
+          "whether the host's feature gates keep spec.resources (reset) is unknown",
+        ),
+      },
+    },
+    {
       name: 'every Pod field served: True',
       pods: { version: 'v1.37.2', missing: [] },
       expected: {
