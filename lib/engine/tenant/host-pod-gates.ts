@@ -118,6 +118,8 @@ export interface GateAnswers {
 
 /** Probe answers per host, release and field path (`true`: kept). */
 const answers = new Map<string, boolean>();
+/** Probes on their way: a second ask of the same field waits for the first (pages overlap). */
+const asking = new Map<string, Promise<void>>();
 /** The last failure of a probe not answered yet, per the same key (tried again when needed). */
 const failures = new Map<string, string>();
 let sent = 0;
@@ -178,19 +180,33 @@ export async function probeGatedFields(
     (g) => listed(g.struct, g.field) && !answers.has(keyOf(api.server, release, g)),
   );
   await Promise.all(
-    asked.map(async (gated) => {
+    asked.map((gated) => {
       const key = keyOf(api.server, release, gated);
-      try {
-        sent += 1;
-        const pod = probePod(namespace, gated.probe(baseSpec()));
-        const answer = await api.create(pod, { dryRun: true });
-        // The apiserver names what it admits; a client that echoes the create does not.
-        if (!answer.metadata.name) throw new Error('not asked: the client answers creates itself');
-        answers.set(key, isRecord(answer.spec) && gated.kept(answer.spec));
-        failures.delete(key);
-      } catch (error) {
-        failures.set(key, errorMessage(error));
+      let probe = asking.get(key);
+      if (!probe) {
+        probe = ask(api, namespace, gated, key).finally(() => asking.delete(key));
+        asking.set(key, probe);
       }
+      return probe;
     }),
   );
+}
+
+/** One probe of `gated`; its answer or failure kept under `key`. */
+async function ask(
+  api: Pick<ClusterApi, 'create'>,
+  namespace: string,
+  gated: GatedField,
+  key: string,
+): Promise<void> {
+  try {
+    sent += 1;
+    const answer = await api.create(probePod(namespace, gated.probe(baseSpec())), { dryRun: true });
+    // The apiserver names what it admits; a client that echoes the create does not.
+    if (!answer.metadata.name) throw new Error('not asked: the client answers creates itself');
+    answers.set(key, isRecord(answer.spec) && gated.kept(answer.spec));
+    failures.delete(key);
+  } catch (error) {
+    failures.set(key, errorMessage(error));
+  }
 }
