@@ -23,7 +23,7 @@ export interface LocalGateway {
 }
 
 /**
- * The kubelet gateway of the local plane, for tenant `dev`, on 127.0.0.1 at the port of the first
+ * The kubelet gateway of the local plane, for `tenant` (`dev`), on 127.0.0.1 at the port of the first
  * run (kept in `<state>/gateway/port`: the TenantCluster names it, so the next run writes
  * nothing), registered as the tenant's `metrics.k8s.io` at `tenantServer`. `undefined`, with the
  * reason said, when it cannot start (the port is taken, say); without the registration, said too.
@@ -33,6 +33,10 @@ export async function startLocalGateway(
   hostKubeconfig: string,
   tenantServer: string,
   say: (line: string) => void,
+  tenant: { name: string; hostNamespace: string } = {
+    name: DEMO_TENANT,
+    hostNamespace: DEMO_HOST_NAMESPACE,
+  },
 ): Promise<LocalGateway | undefined> {
   const dir = join(stateDir, 'gateway');
   const kubelet = kubeletPkiPaths(join(stateDir, 'pki'));
@@ -41,7 +45,6 @@ export async function startLocalGateway(
   try {
     await mkdir(dir, { recursive: true });
     const config = join(dir, 'tenants.json');
-    const tenant = { name: DEMO_TENANT, hostNamespace: DEMO_HOST_NAMESPACE };
     const files = { clientCA: kubelet.clientCaCert, hostKubeconfig };
     await writeFile(config, JSON.stringify({ tenants: [{ ...tenant, ...files }] }));
     const saved = Number(await readFile(join(dir, 'port'), 'utf8').catch(() => '0')) || 0;

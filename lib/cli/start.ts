@@ -275,7 +275,7 @@ async function main(): Promise<number> {
       return await followDemo(
         { tenantApi, hostApi },
         DEMO_TENANT,
-        { kubectl, tenantKc },
+        { kubectl, tenantKc, metrics: local?.metrics === true },
         { say, paint },
       );
     }
