@@ -61,8 +61,9 @@ export async function startLocalGateway(
     return undefined;
   }
   const served = gateway;
-  const pki = await ensurePki(join(stateDir, 'pki'));
-  const metrics = await registerTenantMetrics(tenantServer, pki, { address: '127.0.0.1', port })
+  const pki = ensurePki(join(stateDir, 'pki'));
+  const metrics = await pki
+    .then((read) => registerTenantMetrics(tenantServer, read, { address: '127.0.0.1', port }))
     .then(() => true)
     .catch((error: unknown) => {
       say(`(The tenant's metrics API was not registered: ${messageOf(error)}; kubectl top fails.)`);
@@ -73,7 +74,7 @@ export async function startLocalGateway(
     port,
     metrics,
     async close() {
-      if (metrics) await unregisterTenantMetrics(tenantServer, pki).catch(() => undefined);
+      if (metrics) await unregisterTenantMetrics(tenantServer, await pki).catch(() => undefined);
       await served.close();
     },
   };
