@@ -59,7 +59,7 @@ function podFieldsText(pods: PodFieldsFound | undefined): { text?: string; missi
     return { text, missing: false };
   }
   const unknown = pods.gatesUnknown?.length
-    ? `whether the host's feature gates keep ${pods.gatesUnknown.join(', ')} is unknown: Pods that set them are written as they are`
+    ? `whether the host's feature gates keep ${pods.gatesUnknown.join(', ')} is unknown (a dry-run create failed): a Pod that sets one is a Skip until the host answers`
     : undefined;
   if (pods.missing.length === 0) return { ...(unknown ? { text: unknown } : {}), missing: false };
   const text = `the host (Kubernetes ${pods.version}) does not serve the Pod fields ${pods.missing.join(', ')}, so a Pod that sets one is a Skip naming it and gets no host copy`;

@@ -6,8 +6,9 @@
  * answered from it). A tenant Pod that sets a field a feature gate may keep off the host has the
  * host asked first, once per field per host (`../../tenant/host-pod-gates.ts`).
  */
-import type { KubeObject } from '../../../ports/index.js';
+import { type KubeObject, POD } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
+import { type CompiledKindRule, isExcluded } from '../../policy/scope.js';
 import { gatedFieldsSet, probeGatedFields } from '../../tenant/host-pod-gates.js';
 import {
   type HostPodSchema,
@@ -19,8 +20,15 @@ import type { PodFacts } from './facts.js';
 import { unservedPodFields } from './fields/host-served.js';
 import { tenantDnsFacts } from './tenant-dns.js';
 
-/** The Pod turn's `hostFacts`; `full`: the kind runs its full path (it reads the schema). */
-export function podHostFacts(ctx: PassContext, full: boolean): KindTurn<PodFacts>['hostFacts'] {
+/**
+ * The Pod turn's `hostFacts` for the kind's `compiled` rule; `full`: the kind runs its full path
+ * (it reads the schema).
+ */
+export function podHostFacts(
+  ctx: PassContext,
+  compiled: CompiledKindRule,
+  full: boolean,
+): KindTurn<PodFacts>['hostFacts'] {
   const dns = tenantDnsFacts(ctx);
   const { hostApi, hostNamespace, tenant } = ctx.scope;
   let read: Promise<HostPodSchema | undefined> | undefined;
@@ -34,14 +42,17 @@ export function podHostFacts(ctx: PassContext, full: boolean): KindTurn<PodFacts
     const found = await schema();
     if (!found) return undefined;
     // Asked of the host only for the gated fields these Pods set: nothing for the others.
-    const gated = [...new Set(tenantObjects.flatMap((pod) => gatedFieldsSet(pod.spec)))];
+    // A page holds Pods the policy leaves out too: only the tenant's own ask anything.
+    const own = tenantObjects.filter((pod) => !isExcluded(compiled, { ...POD, ...pod }));
+    const gated = [...new Set(own.flatMap((pod) => gatedFieldsSet(pod.spec)))];
     if (gated.length > 0) {
       await probeGatedFields(hostApi, found.version, hostNamespace, gated, (struct, field) =>
         found.served[struct].has(field),
       );
     }
     const gates = withGates(found, hostApi.server);
-    return unservedPodFields(gates).length > 0 ? gates : undefined;
+    const refuses = unservedPodFields(gates).length > 0 || gates.gatesUnknown.length > 0;
+    return refuses ? gates : undefined;
   };
   return async (tenantObjects) => {
     const [dnsFacts, hostPodSchema] = await Promise.all([

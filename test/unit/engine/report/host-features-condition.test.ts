@@ -171,7 +171,7 @@ describe('hostFeaturesConditions', () => {
       expected: {
         status: 'False',
         message: expect.stringMatching(
-          /does not serve the Pod fields spec\.volumes\[\]\.image, .*; whether the host's feature gates keep spec\.resources \(admission webhook "x" does not support dry run\) is unknown: Pods that set them are written as they are/,
+          /does not serve the Pod fields spec\.volumes\[\]\.image, .*; whether the host's feature gates keep spec\.resources \(admission webhook "x" does not support dry run\) is unknown \(a dry-run create failed\): a Pod that sets one is a Skip until the host answers/,
         ),
       },
     },

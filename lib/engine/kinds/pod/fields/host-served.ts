@@ -7,6 +7,7 @@
  * engine writes as before.
  */
 import { isRecord } from '../../../../common/index.js';
+import { gatedFieldsSet } from '../../../tenant/host-pod-gates.js';
 import type { HostPodSchema, PodStruct } from '../../../tenant/host-pod-schema.js';
 import {
   CONTAINER_FIELDS,
@@ -101,8 +102,9 @@ export function hostServedRefusal(
   spec: unknown,
   schema: HostPodSchema | undefined,
 ): string | undefined {
-  const field = schema && firstUnservedField(spec, schema);
-  if (field === undefined || schema === undefined) return undefined;
+  if (schema === undefined) return undefined;
+  const field = firstUnservedField(spec, schema);
+  if (field === undefined) return unansweredGateRefusal(spec, schema);
   // A gated field is in the host's types: its feature gate is off, which the Skip says.
   const gated = schema.gatedOff.some((path) => samePath(path, field));
   const how = gated ? ' (its feature gate is off there)' : '';
@@ -114,4 +116,18 @@ function samePath(table: string, field: string): boolean {
   return (
     table === field.replace(/\[[^\]]*\]/g, '[]').replace('spec.initContainers', 'spec.containers')
   );
+}
+
+/**
+ * A Pod that sets a gated field whose probe failed (`gatesUnknown`): the host may drop it, so
+ * nothing is written until a probe answers (asked again when a pass next meets such a Pod).
+ */
+function unansweredGateRefusal(spec: unknown, schema: HostPodSchema): string | undefined {
+  for (const gated of gatedFieldsSet(spec)) {
+    const entry = schema.gatesUnknown.find((unknown) => unknown.startsWith(`${gated.path} (`));
+    if (entry !== undefined) {
+      return `the host (Kubernetes ${schema.version}) could not be asked whether its feature gates keep ${entry}; the Pod might run without it, so nothing is written until it answers (docs/versions.md)`;
+    }
+  }
+  return undefined;
 }

@@ -158,6 +158,16 @@ describe('fields the host’s types list but its feature gates keep off', () => 
       'does not serve spec.initContainers[web].lifecycle.stopSignal (its feature gate is off there)',
     );
     const preStop = { containers: [{ ...web, lifecycle: { preStop: { sleep: { seconds: 1 } } } }] };
+    // A probe that failed: the Pod that sets the field waits for an answer, one that does not goes.
+    const unanswered = {
+      ...GATED,
+      gatesUnknown: ['spec.volumes[].image (serviceaccount "default" not found)'],
+    };
+    const image = { containers: [web], volumes: [{ name: 'm', image: { reference: 'x:1' } }] };
+    expect(hostServedRefusal(image, unanswered)).toBe(
+      'the host (Kubernetes v1.33.13) could not be asked whether its feature gates keep spec.volumes[].image (serviceaccount "default" not found); the Pod might run without it, so nothing is written until it answers (docs/versions.md)',
+    );
+    expect(hostServedRefusal({ containers: [web] }, unanswered)).toBeUndefined();
     expect(hostServedRefusal(preStop, GATED)).toBeUndefined();
   });
 });
