@@ -7,9 +7,10 @@
  * host: a server-side dry-run create (`dryRun=All`: admitted, never stored) in the host namespace
  * of a small Pod setting the field, and whether the answer kept it. Once per field per host and
  * release, for the life of the process: a gate changes only with a restart of the host's
- * apiservers, which an upgrade (a new release, so a new key) is. A probe that fails (a webhook
- * that refuses dry runs, a quota) says "unknown", is not remembered, and the field is written as
- * before.
+ * apiservers, which an upgrade (a new release, so a new key) is. Asked only when a tenant Pod
+ * sets the field (`kinds/pod/host-fields.ts`). A probe that fails (a webhook that refuses dry
+ * runs, a quota, a namespace whose `default` ServiceAccount is not made yet) says "unknown", is
+ * asked again when next needed, and a Pod that sets the field waits (a Skip) meanwhile.
  */
 import { errorMessage, isRecord } from '../../common/index.js';
 import type { ClusterApi, KubeObject } from '../../ports/index.js';
@@ -80,7 +81,7 @@ export const GATED_FIELDS: readonly GatedField[] = [
   },
 ];
 
-/** A Pod the host namespace's Pod Security admits at any level, asking little of a quota. */
+/** A Pod the host namespace's Pod Security admits at any level (restricted), asking little of a quota. */
 function probePod(namespace: string, spec: Record<string, unknown>): KubeObject {
   return {
     apiVersion: 'v1',
