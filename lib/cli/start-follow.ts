@@ -41,7 +41,7 @@ export function followAsked(argv: readonly string[] = process.argv.slice(2)): bo
 export async function followDemo(
   apis: { tenantApi: ClusterApi; hostApi: ClusterApi },
   tenant: string,
-  local: { kubectl: string; tenantKc: string },
+  local: { kubectl: string; tenantKc: string; metrics?: boolean },
   out: { say: (text?: string) => void; paint: Paint },
 ): Promise<number> {
   const { say, paint } = out;
@@ -52,6 +52,8 @@ export async function followDemo(
   say('Following: each change converges as it arrives (Ctrl-C to stop). From another terminal:');
   say(`  ${k('scale', 'deployment', WORKLOAD_NAME, '--replicas=5')}`);
   say(`  ${k('get', 'pods', '-w')}`);
+  // The gateway is the tenant's metrics.k8s.io while this runs (lib/cli/start-gateway.ts).
+  if (local.metrics) say(`  ${k('top', 'pod')}    # usage through the kubelet gateway`);
   const signals = processSignals();
   try {
     const result = await runFollow({

@@ -11,7 +11,6 @@ import { KubernetesEventsSink } from '../adapters/events/index.js';
 import { createClusterApi } from '../adapters/kube/cluster-client.js';
 import { plural } from '../common/index.js';
 import { requestDelta, runPass } from '../engine/index.js';
-import type { Gateway } from '../gateway/index.js';
 import { ensureLocalClusters, LocalKubeconfigSource } from '../localcluster/index.js';
 import type { PassResult } from '../ports/index.js';
 import {
@@ -42,7 +41,7 @@ import { painter, passReport, requestsText, withProgressLine } from './format.js
 import { colorsEnabled, localLog, processIo } from './io.js';
 import { tenantDnsLines } from './start-dns.js';
 import { followAsked, followDemo, kubectlShow } from './start-follow.js';
-import { startLocalGateway } from './start-gateway.js';
+import { type LocalGateway, startLocalGateway } from './start-gateway.js';
 
 const io = processIo();
 const paint = painter(colorsEnabled(io));
@@ -55,7 +54,7 @@ async function main(): Promise<number> {
   const source = new LocalKubeconfigSource(state);
   const tenantApi = createClusterApi(await source.load('tenant'));
   const hostApi = createClusterApi(await source.load('host'));
-  let local: { gateway: Gateway; port: number } | undefined;
+  let local: LocalGateway | undefined;
   try {
     const kubectl = state.binaries.kubectl;
     const tenantKc = state.clusters.tenant.kubeconfig;
@@ -65,7 +64,7 @@ async function main(): Promise<number> {
     );
 
     // The kubelet gateway the TenantCluster's Nodes name, and for as long as this runs.
-    local = await startLocalGateway(state.stateDir, hostKc, say);
+    local = await startLocalGateway(state.stateDir, hostKc, state.clusters.tenant.server, say);
 
     // Setup: host namespace, and the first time the samples and the TenantCluster.
     const seed = await seedDemo(
@@ -276,13 +275,13 @@ async function main(): Promise<number> {
       return await followDemo(
         { tenantApi, hostApi },
         DEMO_TENANT,
-        { kubectl, tenantKc },
+        { kubectl, tenantKc, metrics: local?.metrics === true },
         { say, paint },
       );
     }
     return exitCodeForPass(second ?? result);
   } finally {
-    await Promise.allSettled([tenantApi.close(), hostApi.close(), local?.gateway.close()]);
+    await Promise.allSettled([tenantApi.close(), hostApi.close(), local?.close()]);
   }
 }
 

@@ -22,7 +22,9 @@ import {
  * (`tenant/host-pod-schema.ts`): the host's version and the fields of the engine's tables it
  * lacks, or why it could not tell.
  */
-export type PodFieldsFound = { version: string; missing: readonly string[] } | { unknown: string };
+export type PodFieldsFound =
+  | { version: string; missing: readonly string[]; gatesUnknown?: readonly string[] }
+  | { unknown: string };
 
 /**
  * The Pod fields a full pass of `policy` finds the host lacks (read again: the adapter keeps the
@@ -35,9 +37,18 @@ export async function readPodFields(
 ): Promise<PodFieldsFound | undefined> {
   const pod = resourceKey(POD);
   if (!policy.toHost.some((kind) => resourceKey(kind) === pod)) return undefined;
-  const read = await hostPodSchemaForPass(hostApi, `${policy.hostNamespace}/${tenant}`, true);
+  const read = await hostPodSchemaForPass(
+    hostApi,
+    { hostNamespace: policy.hostNamespace, tenant },
+    true,
+  );
   if (read === undefined || 'unknown' in read) return read;
-  return { version: read.version, missing: unservedPodFields(read) };
+  const { version, gatesUnknown } = read;
+  return {
+    version,
+    missing: unservedPodFields(read),
+    ...(gatesUnknown.length ? { gatesUnknown } : {}),
+  };
 }
 
 /** The words on the Pod fields, and whether they make the condition `False`. */
@@ -47,9 +58,12 @@ function podFieldsText(pods: PodFieldsFound | undefined): { text?: string; missi
     const text = `which Pod fields the host serves is unknown (${pods.unknown}): Pods are written as they are`;
     return { text, missing: false };
   }
-  if (pods.missing.length === 0) return { missing: false };
+  const unknown = pods.gatesUnknown?.length
+    ? `whether the host's feature gates keep ${pods.gatesUnknown.join(', ')} is unknown (a dry-run create failed): a Pod that sets one is a Skip until the host answers`
+    : undefined;
+  if (pods.missing.length === 0) return { ...(unknown ? { text: unknown } : {}), missing: false };
   const text = `the host (Kubernetes ${pods.version}) does not serve the Pod fields ${pods.missing.join(', ')}, so a Pod that sets one is a Skip naming it and gets no host copy`;
-  return { text, missing: true };
+  return { text: unknown ? `${text}; ${unknown}` : text, missing: true };
 }
 
 /**

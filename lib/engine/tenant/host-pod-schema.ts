@@ -11,6 +11,7 @@
  */
 import { errorMessage } from '../../common/index.js';
 import { type ClusterApi, isClusterError, type KindRef } from '../../ports/index.js';
+import { GATED_FIELDS, gateAnswers } from './host-pod-gates.js';
 
 /** The Pod's structs whose fields matter, by the name the walk gives them -> OpenAPI schema. */
 export const POD_SCHEMAS = {
@@ -20,6 +21,8 @@ export const POD_SCHEMAS = {
   SecurityContext: 'io.k8s.api.core.v1.SecurityContext',
   Volume: 'io.k8s.api.core.v1.Volume',
   VolumeProjection: 'io.k8s.api.core.v1.VolumeProjection',
+  // Not a table of its own: read for the fields a gate may keep off (`host-pod-gates.ts`).
+  Lifecycle: 'io.k8s.api.core.v1.Lifecycle',
 } as const;
 export type PodStruct = keyof typeof POD_SCHEMAS;
 
@@ -34,13 +37,27 @@ export interface HostPodSchema {
   /** `v1.33.13`, as the host's OpenAPI states it (`unknown` when it does not). */
   version: string;
   served: Readonly<Record<PodStruct, ReadonlySet<string>>>;
+  /**
+   * Fields the host's types list but its feature gates keep off (a dry-run create dropped them,
+   * `host-pod-gates.ts`), as the tables spell them: not in `served` either. Known once a Pod
+   * that sets one was met on the host (`kinds/pod/host-fields.ts` probes then).
+   */
+  gatedOff: readonly string[];
+  /** Gated fields whose probe failed (with why): written as before, `HostFeatures` says so. */
+  gatesUnknown: readonly string[];
 }
 
 /** A read: the schema, or why it could not be read (the engine then assumes every field). */
 export type HostPodSchemaRead = HostPodSchema | { unknown: string };
 
 /** The calls the read makes (optional on a client: without them it says nothing). */
-export type PodSchemaApi = Pick<ClusterApi, 'openApiSchemas' | 'namespaced'>;
+export type PodSchemaApi = Pick<ClusterApi, 'openApiSchemas' | 'namespaced' | 'server'>;
+
+/** Whose schema a pass reads: the tenant's host namespace and the tenant. */
+export interface PodSchemaScope {
+  hostNamespace: string;
+  tenant: string;
+}
 
 /** Whether the host serves `kind` of `certificates.k8s.io` in one of `versions`. */
 async function servesKind(host: PodSchemaApi, kind: string, versions: readonly string[]) {
@@ -77,10 +94,24 @@ export async function readHostPodSchema(
       if (!served.VolumeProjection.has(source)) continue;
       if (!(await servesKind(host, kind, versions))) served.VolumeProjection.delete(source);
     }
-    return { version: read.version ?? 'unknown', served };
+    const version = read.version ?? 'unknown';
+    return withGates({ version, served, gatedOff: [], gatesUnknown: [] }, host.server);
   } catch (error) {
     return { unknown: `its OpenAPI v3 of api/v1 could not be read: ${errorMessage(error)}` };
   }
+}
+
+/**
+ * `schema` with what the probes found so far on its host (`host-pod-gates.ts`): the gated fields
+ * it drops out of `served` and listed in `gatedOff`, and those whose probe failed.
+ */
+export function withGates(schema: HostPodSchema, server: string | undefined): HostPodSchema {
+  const { off, unknown } = gateAnswers(server, schema.version);
+  const served = { ...schema.served };
+  for (const gated of GATED_FIELDS.filter((g) => off.includes(g.path))) {
+    served[gated.struct] = new Set([...served[gated.struct]].filter((f) => f !== gated.field));
+  }
+  return { ...schema, served, gatedOff: off, gatesUnknown: unknown };
 }
 
 /** The last read per host namespace and tenant: what a resumed pass, which reads none, goes by. */
@@ -92,9 +123,10 @@ const lastReads = new Map<string, HostPodSchemaRead>();
  */
 export async function hostPodSchemaForPass(
   host: PodSchemaApi,
-  key: string,
+  scope: PodSchemaScope,
   full: boolean,
 ): Promise<HostPodSchemaRead | undefined> {
+  const key = `${scope.hostNamespace}/${scope.tenant}`;
   if (!full) return lastReads.get(key);
   const read = await readHostPodSchema(host);
   if (read === undefined) lastReads.delete(key);

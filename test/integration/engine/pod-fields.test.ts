@@ -281,7 +281,7 @@ describe('every Pod field on purpose', () => {
       const skip = created.result.decisions.find((d) => d.tenantRef.name === 'web');
       expect(skip).toMatchObject({ action: 'Skip' });
       expect(skip?.reason).toMatch(
-        /^the host \(Kubernetes v1\.\d+\.\d+\) does not serve spec\.hostnameOverride; the Pod would run without it/,
+        /^the host \(Kubernetes v1\.\d+\.\d+\) does not serve spec\.(hostnameOverride|resources)\b.*; the Pod would run without it/,
       );
       expect(diffSnapshots(before, await snapshot(t.hostNamespace))).toEqual(NOTHING);
       return;

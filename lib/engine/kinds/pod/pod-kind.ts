@@ -93,7 +93,7 @@ export function podTurn(ctx: PassContext, compiled: CompiledKindRule): KindTurn<
     'resume' in plan && since !== undefined ? takeHostPods(ctx, rule, plan.resume) : undefined;
   let listed: readonly KubeObject[] | undefined;
   // Facts keep a kind's objects off the in-sync memo: only those it needs (`host-fields.ts`).
-  const hostFacts = podHostFacts(ctx, !resuming);
+  const hostFacts = podHostFacts(ctx, compiled, !resuming);
   return {
     observe: status.note,
     ...(hostFacts ? { hostFacts } : {}),

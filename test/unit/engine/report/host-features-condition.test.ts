@@ -162,6 +162,30 @@ describe('hostFeaturesConditions', () => {
       },
     },
     {
+      name: 'a gated field kept off and one whose probe failed: both said',
+      pods: {
+        version: 'v1.33.13',
+        missing: ['spec.volumes[].image'],
+        gatesUnknown: ['spec.resources (admission webhook "x" does not support dry run)'],
+      },
+      expected: {
+        status: 'False',
+        message: expect.stringMatching(
+          /does not serve the Pod fields spec\.volumes\[\]\.image, .*; whether the host's feature gates keep spec\.resources \(admission webhook "x" does not support dry run\) is unknown \(a dry-run create failed\): a Pod that sets one is a Skip until the host answers/,
+        ),
+      },
+    },
+    {
+      name: 'only a failed probe: True, and said',
+      pods: { version: 'v1.37.2', missing: [], gatesUnknown: ['spec.resources (reset)'] },
+      expected: {
+        status: 'True',
+        message: expect.stringContaining(
+          "whether the host's feature gates keep spec.resources (reset) is unknown",
+        ),
+      },
+    },
+    {
       name: 'every Pod field served: True',
       pods: { version: 'v1.37.2', missing: [] },
       expected: {

@@ -5,12 +5,26 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import {
+  gateAnswers,
+  gatedFieldsSet,
+  gateProbesSent,
+  probeGatedFields,
+} from '../../../../lib/engine/tenant/host-pod-gates.js';
+import {
   hostPodSchemaForPass,
   POD_SCHEMAS,
   type PodSchemaApi,
   readHostPodSchema,
+  withGates,
 } from '../../../../lib/engine/tenant/host-pod-schema.js';
-import { ClusterError, type KindRef, type OpenApiSchemas } from '../../../../lib/ports/index.js';
+import {
+  type ClusterApi,
+  ClusterError,
+  type CreateOptions,
+  type KindRef,
+  type KubeObject,
+  type OpenApiSchemas,
+} from '../../../../lib/ports/index.js';
 
 const SOURCES = ['configMap', 'clusterTrustBundle', 'podCertificate'];
 
@@ -102,14 +116,110 @@ describe('readHostPodSchema', () => {
 describe('hostPodSchemaForPass', () => {
   it('reads on a full pass only; a resumed pass goes by the last read of its tenant', async () => {
     const api = hostApi(schemas('v1.33.13', ['containers']));
-    expect(await hostPodSchemaForPass(api, 'ns/never-read', false)).toBeUndefined();
-    const full = await hostPodSchemaForPass(api, 'ns/t', true);
+    expect(
+      await hostPodSchemaForPass(api, { hostNamespace: 'ns', tenant: 'never-read' }, false),
+    ).toBeUndefined();
+    const full = await hostPodSchemaForPass(api, { hostNamespace: 'ns', tenant: 't' }, true);
     expect(full).toMatchObject({ version: 'v1.33.13' });
-    expect(await hostPodSchemaForPass(api, 'ns/t', false)).toBe(full);
+    expect(await hostPodSchemaForPass(api, { hostNamespace: 'ns', tenant: 't' }, false)).toBe(full);
     expect(api.reads).toBe(1);
     const failing = hostApi(new ClusterError('Transport', 'reset'));
-    const unknown = await hostPodSchemaForPass(failing, 'ns/t', true);
+    const unknown = await hostPodSchemaForPass(failing, { hostNamespace: 'ns', tenant: 't' }, true);
     expect(unknown).toMatchObject({ unknown: expect.stringContaining('reset') });
-    expect(await hostPodSchemaForPass(failing, 'ns/t', false)).toBe(unknown);
+    expect(await hostPodSchemaForPass(failing, { hostNamespace: 'ns', tenant: 't' }, false)).toBe(
+      unknown,
+    );
+  });
+});
+
+describe('fields a feature gate keeps off (host-pod-gates.ts)', () => {
+  const RESOURCES = gatedFieldsSet({ resources: { limits: { cpu: '1' } } });
+  const listed = (struct: string, field: string) => struct === 'PodSpec' && field === 'resources';
+
+  /** A host whose dry-run create answers through `drop`, recording each create it is asked. */
+  function gatedHost(server: string, drop: (spec: Record<string, unknown>) => Error | undefined) {
+    const sent: { namespace?: string; dryRun?: boolean }[] = [];
+    const api: PodSchemaApi & Pick<ClusterApi, 'create'> = {
+      ...hostApi(schemas('v1.33.13', ['containers', 'resources'])),
+      server,
+      async create(object: KubeObject, options?: CreateOptions) {
+        sent.push({ namespace: object.metadata.namespace, dryRun: options?.dryRun });
+        const spec = structuredClone(object.spec) as Record<string, unknown>;
+        const failure = drop(spec);
+        if (failure) throw failure;
+        return { ...object, metadata: { ...object.metadata, name: 'tenantplane-probe-x' }, spec };
+      },
+    };
+    return { api, sent };
+  }
+  const dropResources = (spec: Record<string, unknown>) => {
+    delete spec.resources;
+    return undefined;
+  };
+
+  it('finds which gated fields a Pod sets', () => {
+    const spec = {
+      containers: [{ name: 'a', lifecycle: { stopSignal: 'SIGUSR1' } }],
+      volumes: [{ name: 'm', image: { reference: 'x:1' } }],
+      resources: {},
+    };
+    expect(gatedFieldsSet(spec).map((g) => g.path)).toEqual([
+      'spec.volumes[].image',
+      'spec.containers[].lifecycle.stopSignal',
+    ]);
+    expect(RESOURCES.map((g) => g.path)).toEqual(['spec.resources']);
+    expect(gatedFieldsSet('x')).toEqual([]);
+  });
+
+  it('a field the host drops at a dry-run create is not served; asked once per host and release', async () => {
+    const { api, sent } = gatedHost('https://gated.example', dropResources);
+    const before = gateProbesSent();
+    const unasked = await readHostPodSchema(api);
+    expect(unasked).toMatchObject({ gatedOff: [], gatesUnknown: [] });
+    await probeGatedFields(api, 'v1.33.13', 'h-ns', RESOURCES, listed);
+    await probeGatedFields(api, 'v1.33.13', 'h-ns', RESOURCES, listed);
+    expect(sent).toEqual([{ namespace: 'h-ns', dryRun: true }]);
+    expect(gateProbesSent() - before).toBe(1);
+    const read = await readHostPodSchema(api);
+    expect(read).toMatchObject({ gatedOff: ['spec.resources'], gatesUnknown: [] });
+    expect(read && 'served' in read && read.served.PodSpec.has('resources')).toBe(false);
+    // The read before the probe, with what the probes found since.
+    if (!unasked || !('served' in unasked)) throw new Error('no schema');
+    expect(withGates(unasked, api.server).served.PodSpec.has('resources')).toBe(false);
+    // Another release of the same server is asked again (an upgrade may turn the gate on).
+    await probeGatedFields(api, 'v1.34.4', 'h-ns', RESOURCES, listed);
+    expect(sent).toHaveLength(2);
+  });
+
+  it('a field the host keeps is served; one its types lack is not asked', async () => {
+    const kept = gatedHost('https://kept.example', () => undefined);
+    await probeGatedFields(kept.api, 'v1.33.13', 'h-ns', RESOURCES, listed);
+    expect(await readHostPodSchema(kept.api)).toMatchObject({ gatedOff: [] });
+    const image = gatedFieldsSet({ volumes: [{ name: 'm', image: {} }] });
+    await probeGatedFields(kept.api, 'v1.33.13', 'h-ns', image, listed);
+    expect(kept.sent).toHaveLength(1);
+  });
+
+  it('a failed probe is unknown and asked again when needed; an echoed create answers nothing', async () => {
+    const refused = gatedHost(
+      'https://refused.example',
+      () => new Error('webhook refuses dry runs'),
+    );
+    await probeGatedFields(refused.api, 'v1.33.13', 'h-ns', RESOURCES, listed);
+    const read = await readHostPodSchema(refused.api);
+    expect(read).toMatchObject({
+      gatedOff: [],
+      gatesUnknown: ['spec.resources (webhook refuses dry runs)'],
+    });
+    expect(read && 'served' in read && read.served.PodSpec.has('resources')).toBe(true);
+    await probeGatedFields(refused.api, 'v1.33.13', 'h-ns', RESOURCES, listed);
+    expect(refused.sent).toHaveLength(2);
+    // The engine's own dry run answers a create with the object as sent: no name, no answer.
+    const echo = { server: 'https://echo.example', create: async (o: KubeObject) => o };
+    await probeGatedFields(echo, 'v1.33.13', 'h-ns', RESOURCES, listed);
+    expect(gateAnswers(echo.server, 'v1.33.13')).toEqual({
+      off: [],
+      unknown: ['spec.resources (not asked: the client answers creates itself)'],
+    });
   });
 });

@@ -7,6 +7,7 @@
  * engine writes as before.
  */
 import { isRecord } from '../../../../common/index.js';
+import { gatedFieldsSet } from '../../../tenant/host-pod-gates.js';
 import type { HostPodSchema, PodStruct } from '../../../tenant/host-pod-schema.js';
 import {
   CONTAINER_FIELDS,
@@ -35,13 +36,17 @@ const STRUCTS: readonly { struct: PodStruct; table: FieldTable; at: string }[] =
   },
 ];
 
-/** The fields of the engine's tables the host does not serve, as paths, in table order. */
+/**
+ * The fields of the engine's tables the host does not serve, as paths, in table order, then the
+ * fields below them its feature gates keep off (`gatedOff`: a container's `lifecycle.stopSignal`).
+ */
 export function unservedPodFields(schema: HostPodSchema): string[] {
-  return STRUCTS.flatMap(({ struct, table, at }) =>
+  const missing = STRUCTS.flatMap(({ struct, table, at }) =>
     Object.keys(table)
       .filter((field) => !schema.served[struct].has(field))
       .map((field) => `${at}.${field}`),
   );
+  return [...missing, ...schema.gatedOff.filter((path) => !missing.includes(path))];
 }
 
 function records(value: unknown): Record<string, unknown>[] {
@@ -77,7 +82,8 @@ export function firstUnservedField(spec: unknown, schema: HostPodSchema): string
       const at = `spec.${list}[${String(container.name)}]`;
       found ??=
         unserved(container, served.Container, at) ??
-        unserved(container.securityContext, served.SecurityContext, `${at}.securityContext`);
+        unserved(container.securityContext, served.SecurityContext, `${at}.securityContext`) ??
+        unserved(container.lifecycle, served.Lifecycle, `${at}.lifecycle`);
     }
   }
   for (const volume of records(spec.volumes)) {
@@ -96,7 +102,32 @@ export function hostServedRefusal(
   spec: unknown,
   schema: HostPodSchema | undefined,
 ): string | undefined {
-  const field = schema && firstUnservedField(spec, schema);
-  if (field === undefined || schema === undefined) return undefined;
-  return `the host (Kubernetes ${schema.version}) does not serve ${field}; the Pod would run without it, so nothing is written (docs/versions.md)`;
+  if (schema === undefined) return undefined;
+  const field = firstUnservedField(spec, schema);
+  if (field === undefined) return unansweredGateRefusal(spec, schema);
+  // A gated field is in the host's types: its feature gate is off, which the Skip says.
+  const gated = schema.gatedOff.some((path) => samePath(path, field));
+  const how = gated ? ' (its feature gate is off there)' : '';
+  return `the host (Kubernetes ${schema.version}) does not serve ${field}${how}; the Pod would run without it, so nothing is written (docs/versions.md)`;
+}
+
+/** Whether a table path (`spec.volumes[].image`) is the path of a Pod's field (`spec.volumes[v].image`). */
+function samePath(table: string, field: string): boolean {
+  return (
+    table === field.replace(/\[[^\]]*\]/g, '[]').replace('spec.initContainers', 'spec.containers')
+  );
+}
+
+/**
+ * A Pod that sets a gated field whose probe failed (`gatesUnknown`): the host may drop it, so
+ * nothing is written until a probe answers (asked again when a pass next meets such a Pod).
+ */
+function unansweredGateRefusal(spec: unknown, schema: HostPodSchema): string | undefined {
+  for (const gated of gatedFieldsSet(spec)) {
+    const entry = schema.gatesUnknown.find((unknown) => unknown.startsWith(`${gated.path} (`));
+    if (entry !== undefined) {
+      return `the host (Kubernetes ${schema.version}) could not be asked whether its feature gates keep ${entry}; the Pod might run without it, so nothing is written until it answers (docs/versions.md)`;
+    }
+  }
+  return undefined;
 }

@@ -34,7 +34,10 @@ function host(version: string, ...lacking: string[]): HostPodSchema {
       SecurityContext: of('SecurityContext', SECURITY_CONTEXT_FIELDS),
       Volume: of('Volume', VOLUME_FIELDS),
       VolumeProjection: of('VolumeProjection', VOLUME_PROJECTION_FIELDS),
+      Lifecycle: of('Lifecycle', { postStart: 0, preStop: 0, stopSignal: 0 }),
     },
+    gatedOff: [],
+    gatesUnknown: [],
   };
 }
 
@@ -128,5 +131,43 @@ describe('hostServedRefusal', () => {
     );
     expect(hostServedRefusal(spec, CURRENT)).toBeUndefined();
     expect(hostServedRefusal(spec, undefined)).toBeUndefined();
+  });
+});
+
+describe('fields the host’s types list but its feature gates keep off', () => {
+  // A 1.33 host: `resources` and `stopSignal` in its types, dropped by its gates (the probes).
+  const GATED: HostPodSchema = {
+    ...host('v1.33.13', 'PodSpec.resources', 'Lifecycle.stopSignal'),
+    gatedOff: ['spec.resources', 'spec.containers[].lifecycle.stopSignal'],
+  };
+
+  it('are listed after the table fields, once', () => {
+    expect(unservedPodFields(GATED)).toEqual([
+      'spec.resources',
+      'spec.containers[].lifecycle.stopSignal',
+    ]);
+  });
+
+  it('a Pod that sets one is refused naming it and saying its gate is off', () => {
+    const resources = { containers: [web], resources: { limits: { cpu: '1' } } };
+    expect(hostServedRefusal(resources, GATED)).toBe(
+      'the host (Kubernetes v1.33.13) does not serve spec.resources (its feature gate is off there); the Pod would run without it, so nothing is written (docs/versions.md)',
+    );
+    const stop = { initContainers: [{ ...web, lifecycle: { stopSignal: 'SIGUSR1' } }] };
+    expect(hostServedRefusal(stop, GATED)).toContain(
+      'does not serve spec.initContainers[web].lifecycle.stopSignal (its feature gate is off there)',
+    );
+    const preStop = { containers: [{ ...web, lifecycle: { preStop: { sleep: { seconds: 1 } } } }] };
+    // A probe that failed: the Pod that sets the field waits for an answer, one that does not goes.
+    const unanswered = {
+      ...GATED,
+      gatesUnknown: ['spec.volumes[].image (serviceaccount "default" not found)'],
+    };
+    const image = { containers: [web], volumes: [{ name: 'm', image: { reference: 'x:1' } }] };
+    expect(hostServedRefusal(image, unanswered)).toBe(
+      'the host (Kubernetes v1.33.13) could not be asked whether its feature gates keep spec.volumes[].image (serviceaccount "default" not found); the Pod might run without it, so nothing is written until it answers (docs/versions.md)',
+    );
+    expect(hostServedRefusal({ containers: [web] }, unanswered)).toBeUndefined();
+    expect(hostServedRefusal(preStop, GATED)).toBeUndefined();
   });
 });
