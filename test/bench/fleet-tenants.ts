@@ -97,6 +97,22 @@ const NOISY_KINDS = [
   { apiVersion: 'v1', kind: 'Pod' },
 ];
 
+/** The label of a followed tenant's probes: the tenant it probes. */
+export const PROBE_LABEL = 'fleet-probe-for';
+
+/**
+ * A quiet tenant's kinds: ConfigMaps and Secrets, the followed tenants' probes excluded but its
+ * own, so a probe is copied by the tenant it probes and costs the others sharing its tenant
+ * apiserver nothing (they stay idle, as quiet tenants are).
+ */
+function quietKinds(name: string, followed: boolean) {
+  const probes = followed ? `${PROBE_LABEL},${PROBE_LABEL} notin (${name})` : PROBE_LABEL;
+  return [
+    { apiVersion: 'v1', kind: 'ConfigMap', exclude: { labelSelector: probes } },
+    { apiVersion: 'v1', kind: 'Secret' },
+  ];
+}
+
 /** Creates every tenant's host side and identity, and seeds the quiet tenant apiservers. */
 export async function setUpTenants(plane: FleetPlane, o: TenantsOptions): Promise<FleetTenant[]> {
   const quietServers = plane.tenantApiservers.slice(1);
@@ -150,7 +166,10 @@ export async function setUpTenants(plane: FleetPlane, o: TenantsOptions): Promis
         apiVersion: 'tenantplane.io/v1alpha1',
         kind: 'TenantCluster',
         metadata: { name },
-        spec: { hostNamespace: `tenant-${name}`, ...(noisy ? { toHost: NOISY_KINDS } : {}) },
+        spec: {
+          hostNamespace: `tenant-${name}`,
+          toHost: noisy ? NOISY_KINDS : quietKinds(name, followed.has(name)),
+        },
       });
       tenants.push({
         name,
