@@ -5,7 +5,7 @@
  *
  *   node --import tsx test/bench/fleet-burst.ts --child <kubeconfig> <writes> <pods>
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createClusterApi } from '../../lib/adapters/kube/cluster-client.js';
@@ -42,6 +42,13 @@ async function child(path: string, writes: number, pods: number): Promise<void> 
   await api.close();
 }
 
+const running = new Set<ChildProcess>();
+
+/** Ends the bursts still running (the bench's Ctrl-C and SIGTERM). */
+export function stopBursts(): void {
+  for (const c of running) c.kill('SIGTERM');
+}
+
 /** Runs the burst in a child process; resolves when every write is done. */
 export function runBurst(kubeconfig: string, writes: number, pods: number): Promise<void> {
   const args = ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', kubeconfig];
@@ -49,10 +56,13 @@ export function runBurst(kubeconfig: string, writes: number, pods: number): Prom
     const c = spawn(process.execPath, [...args, String(writes), String(pods)], {
       stdio: ['ignore', 'inherit', 'inherit'],
     });
+    running.add(c);
     c.on('error', reject);
-    c.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`the burst exited with ${code}`)),
-    );
+    c.on('exit', (code) => {
+      running.delete(c);
+      if (code === 0) resolve();
+      else reject(new Error(`the burst exited with ${code}`));
+    });
   });
 }
 

@@ -39,6 +39,7 @@
  * apiserver's own `/metrics` before and after each phase (fleet-metrics.ts).
  */
 import { parseArgs } from 'node:util';
+import { stopBursts } from './fleet-burst.js';
 import { type FleetFigures, measureFleet } from './fleet-phases.js';
 import { type FleetPlane, startFleetPlane } from './fleet-plane.js';
 import { printFleet } from './fleet-print.js';
@@ -77,6 +78,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (stopping) return;
     stopping = true;
     log(`${signal}: stopping the clusters`);
+    stopBursts();
     void (current?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
   });
 }
