@@ -46,6 +46,8 @@ export interface StartOptions {
   workloads?: boolean;
   /** The tenant apiserver's service range, when a test wants it not to be the host's. */
   tenantServiceRange?: string;
+  /** More flags for the host apiserver (the fleet bench's managed-cluster inflight limits). */
+  hostExtraArgs?: readonly string[];
 }
 
 const stateFile = (stateDir: string) => join(stateDir, 'state.json');
@@ -190,7 +192,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
           ...(name === 'tenant' && options.tenantServiceRange
             ? { serviceRange: options.tenantServiceRange }
             : {}),
-          ...(name === 'tenant' ? { extraArgs: auditArgs } : {}),
+          extraArgs: name === 'tenant' ? auditArgs : (options.hostExtraArgs ?? []),
         }),
         logFile,
       );

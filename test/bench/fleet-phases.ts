@@ -1,0 +1,247 @@
+/**
+ * The phases of one fleet run (fleet.bench.ts says what each does) and the figures they give.
+ */
+import { readFile } from 'node:fs/promises';
+import { createClusterApi } from '../../lib/adapters/kube/cluster-client.js';
+import { runBurst } from './fleet-burst.js';
+import { passMemory } from './fleet-memory.js';
+import {
+  diffScrape,
+  type HostScrape,
+  histogramCount,
+  histogramQuantile,
+  mergeHistograms,
+  quantile,
+  readScrape,
+} from './fleet-metrics.js';
+import { type FleetPlane, scrapeHost } from './fleet-plane.js';
+import { Fleet, FollowProbes, type PassRecord } from './fleet-run.js';
+import { type FleetTenant, NOISY, setUpTenants } from './fleet-tenants.js';
+import { pool } from './scenario.js';
+
+export interface FleetOptions {
+  tenants: number;
+  withFlowSchema: boolean;
+  followed: number;
+  minuteMs: number;
+  quietMinutes: number;
+  noisyMinutes: number;
+  noisyWrites: number;
+  noisyPods: number;
+  seedNamespaces: number;
+  seedObjects: number;
+  log: (line: string) => void;
+}
+
+/** One phase's host figures. */
+export interface HostWindow {
+  requestsPerSecond: number;
+  p50Ms: number | undefined;
+  p99Ms: number | undefined;
+  /** p50/p99 per verb, ms. */
+  byVerb: Record<string, { n: number; p50Ms: number | undefined; p99Ms: number | undefined }>;
+  code429: number;
+  rejected: number;
+}
+
+/** One JSON line of `-o json`. */
+export interface FleetFigures {
+  tenants: number;
+  withFlowSchema: boolean;
+  tenantApiservers: number;
+  followed: number;
+  minuteSeconds: number;
+  /** Host p99 over both phases, every verb but WATCH. */
+  hostP99Ms: number | undefined;
+  /** 429s and priority and fairness rejections over both phases. */
+  rejected: number;
+  quietPassP50Ms: number | undefined;
+  quietPassP99Ms: number | undefined;
+  /** Quiet tenants' pass p50/p99 while the noisy tenant bursts. */
+  noisyPassP50Ms: number | undefined;
+  noisyPassP99Ms: number | undefined;
+  followP99Ms: number | undefined;
+  followNoisyP99Ms: number | undefined;
+  passMemoryMiB: number;
+  passMaxRssMiB: number;
+  /** Host requests of a quiet tenant's pass in the quiet phase (mean), and tenant reads. */
+  hostRequestsPerQuietPass: number;
+  tenantReadsPerQuietPass: number;
+  quiet: HostWindow;
+  noisy: HostWindow;
+  noisyTenant: {
+    passes: number;
+    hostWrites: number;
+    p99Ms: number | undefined;
+    burstSeconds: number;
+  };
+  passes: { quiet: number; noisy: number; dropped: number; failed: number; incomplete: number };
+  /** This process's peak RSS and the plane's processes' RSS at the end, MiB. */
+  benchRssMiB: number;
+  planeRssMiB: number;
+  wallSeconds: number;
+}
+
+const ms = (seconds: number | undefined) =>
+  seconds === undefined ? undefined : Math.round(seconds * 1000);
+const round = (v: number | undefined) => (v === undefined ? undefined : Math.round(v));
+
+function hostWindow(w: HostScrape, seconds: number): HostWindow {
+  const all = mergeHistograms(w.byVerb.values());
+  const byVerb: HostWindow['byVerb'] = {};
+  for (const [verb, h] of w.byVerb) {
+    const n = histogramCount(h);
+    if (n > 0)
+      byVerb[verb] = {
+        n,
+        p50Ms: ms(histogramQuantile(0.5, h)),
+        p99Ms: ms(histogramQuantile(0.99, h)),
+      };
+  }
+  return {
+    requestsPerSecond: Math.round((w.requests / seconds) * 10) / 10,
+    p50Ms: ms(histogramQuantile(0.5, all)),
+    p99Ms: ms(histogramQuantile(0.99, all)),
+    byVerb,
+    code429: w.code429,
+    rejected: w.rejected,
+  };
+}
+
+async function rssMiB(pid: number): Promise<number> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+const sleep = (msToWait: number) => new Promise((r) => setTimeout(r, msToWait));
+
+function quietPasses(passes: PassRecord[], phase: string): PassRecord[] {
+  return passes.filter((p) => !p.noisy && p.phase === phase);
+}
+
+/** Sets up N tenants on `plane`, runs the three phases, returns the figures. */
+export async function measureFleet(plane: FleetPlane, o: FleetOptions): Promise<FleetFigures> {
+  const tenants = await setUpTenants(plane, { ...o, log: o.log });
+  const hostPath = plane.state.clusters.host.kubeconfig;
+  const hostApi = createClusterApi({ text: await readFile(hostPath, 'utf8'), origin: hostPath });
+  const fleet = new Fleet(tenants, o.log);
+  try {
+    const t0 = Date.now();
+    await pool(tenants, 4, (t) => fleet.invoke(t.name));
+    o.log(`warm-up: ${tenants.length} first passes in ${Date.now() - t0} ms`);
+    const sample = tenants.find((t) => !t.noisy) as FleetTenant;
+    const memory = await passMemory(
+      sample.name,
+      sample.apiserver.kubeconfig,
+      sample.hostKubeconfig.path,
+    );
+    o.log(`memory: ${JSON.stringify(memory)}`);
+
+    const followed = tenants.filter((t) => t.followed);
+    const probes = new FollowProbes(fleet, followed, hostApi);
+    let before = readScrape(await scrapeHost(plane));
+    fleet.phase = 'quiet';
+    let phaseStart = Date.now();
+    fleet.startSchedule(o.minuteMs);
+    probes.start(o.minuteMs / 2);
+    await sleep(o.quietMinutes * o.minuteMs);
+    let after = readScrape(await scrapeHost(plane));
+    const quietWindow = diffScrape(after, before);
+    const quiet = hostWindow(quietWindow, (Date.now() - phaseStart) / 1000);
+    const followQuiet = [...fleet.followLatencies];
+    o.log(`quiet phase: ${JSON.stringify(quiet)}`);
+
+    before = after;
+    fleet.phase = 'noisy';
+    phaseStart = Date.now();
+    const noisy = tenants.find((t) => t.name === NOISY) as FleetTenant;
+    const burstDone = runBurst(noisy.apiserver.kubeconfig, o.noisyWrites, o.noisyPods).then(
+      () => Date.now() - phaseStart,
+    );
+    const [burstMs] = await Promise.all([burstDone, sleep(o.noisyMinutes * o.minuteMs)]);
+    after = readScrape(await scrapeHost(plane));
+    const noisyWindow = diffScrape(after, before);
+    const noisyHost = hostWindow(noisyWindow, (Date.now() - phaseStart) / 1000);
+    o.log(`noisy phase: ${JSON.stringify(noisyHost)}`);
+    const followNoisy = fleet.followLatencies.slice(followQuiet.length);
+    await probes.stop();
+    await fleet.stop();
+
+    const both = mergeHistograms([...quietWindow.byVerb.values(), ...noisyWindow.byVerb.values()]);
+    const q = quietPasses(fleet.passes, 'quiet');
+    const n = quietPasses(fleet.passes, 'noisy');
+    const noisyOwn = fleet.passes.filter((p) => p.noisy && p.phase === 'noisy');
+    const mean = (xs: number[]) =>
+      xs.length === 0 ? 0 : Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 10) / 10;
+    const planeRss = (await Promise.all(plane.pids().map(rssMiB))).reduce((a, b) => a + b, 0);
+    return {
+      tenants: o.tenants,
+      withFlowSchema: o.withFlowSchema,
+      tenantApiservers: plane.tenantApiservers.length,
+      followed: followed.length,
+      minuteSeconds: o.minuteMs / 1000,
+      hostP99Ms: ms(histogramQuantile(0.99, both)),
+      rejected: quiet.code429 + noisyHost.code429 + quiet.rejected + noisyHost.rejected,
+      quietPassP50Ms: round(
+        quantile(
+          0.5,
+          q.map((p) => p.ms),
+        ),
+      ),
+      quietPassP99Ms: round(
+        quantile(
+          0.99,
+          q.map((p) => p.ms),
+        ),
+      ),
+      noisyPassP50Ms: round(
+        quantile(
+          0.5,
+          n.map((p) => p.ms),
+        ),
+      ),
+      noisyPassP99Ms: round(
+        quantile(
+          0.99,
+          n.map((p) => p.ms),
+        ),
+      ),
+      followP99Ms: round(quantile(0.99, followQuiet)),
+      followNoisyP99Ms: round(quantile(0.99, followNoisy)),
+      passMemoryMiB: memory.heapMiB,
+      passMaxRssMiB: memory.maxRssMiB,
+      hostRequestsPerQuietPass: mean(q.map((p) => p.hostReads + p.hostWrites)),
+      tenantReadsPerQuietPass: mean(q.map((p) => p.tenantReads)),
+      quiet,
+      noisy: noisyHost,
+      noisyTenant: {
+        passes: noisyOwn.length,
+        hostWrites: noisyOwn.reduce((a, p) => a + p.hostWrites, 0),
+        p99Ms: round(
+          quantile(
+            0.99,
+            noisyOwn.map((p) => p.ms),
+          ),
+        ),
+        burstSeconds: Math.round(burstMs / 1000),
+      },
+      passes: {
+        quiet: q.length,
+        noisy: n.length,
+        dropped: fleet.dropped,
+        failed: fleet.failures,
+        incomplete: fleet.passes.filter((p) => !p.complete && p.phase !== 'warm-up').length,
+      },
+      benchRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+      planeRssMiB: Math.round(planeRss),
+      wallSeconds: 0,
+    };
+  } finally {
+    await fleet.stop();
+    await hostApi.close();
+  }
+}
