@@ -76,6 +76,12 @@ export interface FleetFigures {
     burstSeconds: number;
   };
   passes: { quiet: number; noisy: number; dropped: number; failed: number; incomplete: number };
+  /**
+   * Quiet tenants' quiet-phase passes by path, and the reasons a kind did not resume (counted, the
+   * tenant-specific parts cut), so a per-pass cost that grows with N shows where it comes from.
+   */
+  quietPaths: Record<string, number>;
+  quietPathReasons: Record<string, number>;
   /** This process's peak RSS and the plane's processes' RSS at the end, MiB. */
   benchRssMiB: number;
   planeRssMiB: number;
@@ -118,6 +124,14 @@ async function rssMiB(pid: number): Promise<number> {
 }
 
 const sleep = (msToWait: number) => new Promise((r) => setTimeout(r, msToWait));
+
+function countBy(values: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  // Resource versions and counts differ per pass; the reason's words are what add up.
+  for (const value of values.map((v) => v.replace(/\d+/g, 'N')))
+    counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}
 
 function quietPasses(passes: PassRecord[], phase: string): PassRecord[] {
   return passes.filter((p) => !p.noisy && p.phase === phase);
@@ -236,6 +250,10 @@ export async function measureFleet(plane: FleetPlane, o: FleetOptions): Promise<
         failed: fleet.failures,
         incomplete: fleet.passes.filter((p) => !p.complete && p.phase !== 'warm-up').length,
       },
+      quietPaths: countBy(q.map((p) => p.path)),
+      quietPathReasons: countBy(
+        q.flatMap((p) => (p.pathReason ?? '').split('; ').filter((r) => r !== '')),
+      ),
       benchRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
       planeRssMiB: Math.round(planeRss),
       wallSeconds: 0,

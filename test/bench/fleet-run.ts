@@ -34,6 +34,9 @@ export interface PassRecord {
   hostWrites: number;
   tenantReads: number;
   complete: boolean;
+  /** How the pass read its kinds (`resumed`, `full`, `resync`), and why a kind did not resume. */
+  path: string;
+  pathReason: string | undefined;
 }
 
 function context(tenant: string, timeoutSeconds: number): Context {
@@ -90,6 +93,8 @@ export class Fleet {
           hostWrites: result.requests.host.writes,
           tenantReads: result.requests.tenant.reads,
           complete: result.complete,
+          path: result.path ?? 'unknown',
+          pathReason: result.pathReason,
         });
         return result;
       };
