@@ -7,6 +7,7 @@
  *     [--noisy-writes 20000] [--noisy-pods 2000] [--variants without,with]
  *     [--max-requests-inflight 400] [--max-mutating-requests-inflight 200]
  *     [--seed-namespaces 10] [--seed-objects 6]
+ *   npm run bench:fleet -- --table-from fleet.jsonl   (the table of a saved `-o json` run)
  *
  * Per N and variant, on a fresh plane (fleet-plane.ts): one etcd, ONE host apiserver, and
  * `--tenant-apiservers` tenant apiservers (default 5: 2 cores and 24 GiB hold that many next to
@@ -38,6 +39,7 @@
  * Host latency by verb (WATCH apart), request rate and rejections are the difference of the host
  * apiserver's own `/metrics` before and after each phase (fleet-metrics.ts).
  */
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { stopBursts } from './fleet-burst.js';
 import { type FleetFigures, measureFleet } from './fleet-phases.js';
@@ -60,8 +62,15 @@ const { values } = parseArgs({
     'max-mutating-requests-inflight': { type: 'string', default: '200' },
     'seed-namespaces': { type: 'string', default: '10' },
     'seed-objects': { type: 'string', default: '6' },
+    'table-from': { type: 'string' },
   },
 });
+// A saved `-o json` run printed as the table, without running anything.
+if (values['table-from'] !== undefined) {
+  const lines = (await readFile(values['table-from'], 'utf8')).split('\n');
+  printFleet(lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as FleetFigures));
+  process.exit(0);
+}
 const num = (name: keyof typeof values) => Number(values[name]);
 const sizes = (values.tenants as string).split(',').map(Number);
 const variants = (values.variants as string).split(',').map((v) => v.trim());
