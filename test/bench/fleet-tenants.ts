@@ -48,7 +48,23 @@ function fill(template: string, tenant: string, hostNamespace: string): string {
   return template.replace(/\btenant-dev\b/g, hostNamespace).replace(/\bdev\b/g, tenant);
 }
 
-function kubectlApply(kubectl: string, kubeconfig: string, manifest: string): Promise<void> {
+/**
+ * `kubectl apply`, again up to 4 times on failure: a manifest that creates a namespace and
+ * objects in it meets "namespaces ... not found" when the apiserver's namespace admission has not
+ * seen the namespace yet, as happens on a loaded host (seen at 300 tenants). Apply is idempotent.
+ */
+async function kubectlApply(kubectl: string, kubeconfig: string, manifest: string): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await kubectlApplyOnce(kubectl, kubeconfig, manifest);
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      await new Promise((r) => setTimeout(r, 500 * attempt));
+    }
+  }
+}
+
+function kubectlApplyOnce(kubectl: string, kubeconfig: string, manifest: string): Promise<void> {
   return new Promise((ok, fail) => {
     const child = spawn(kubectl, ['--kubeconfig', kubeconfig, 'apply', '-f', '-'], {
       stdio: ['pipe', 'ignore', 'pipe'],
