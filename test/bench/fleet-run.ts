@@ -15,7 +15,7 @@ import { createHandler, type SyncHandler } from '../../functions/sync/handler.js
 import { createClusterApi, type KubeClusterApi } from '../../lib/adapters/kube/cluster-client.js';
 import { hostName, type PassOptions, runPass } from '../../lib/engine/index.js';
 import type { ClusterApi, PassResult } from '../../lib/ports/index.js';
-import { type FleetTenant, PROBE_LABEL, PROBE_NAMESPACE } from './fleet-tenants.js';
+import { type FleetTenant, PROBE_LABEL, probeNamespace } from './fleet-tenants.js';
 import { type Observer, observe } from './latency-watch.js';
 
 /** The function timeouts infra/ gives an unfollowed and a followed tenant (seconds). */
@@ -224,13 +224,13 @@ export class FollowProbes {
         const api = this.apis.get(t.apiserver.server) as KubeClusterApi;
         const name = `probe-${t.name}-${seq}`;
         this.written.set(
-          `${t.hostNamespace}/${hostName(name, PROBE_NAMESPACE, t.name)}`,
+          `${t.hostNamespace}/${hostName(name, probeNamespace(t.name), t.name)}`,
           performance.now(),
         );
         await api.create({
           apiVersion: 'v1',
           kind: 'ConfigMap',
-          metadata: { name, namespace: PROBE_NAMESPACE, labels: { [PROBE_LABEL]: t.name } },
+          metadata: { name, namespace: probeNamespace(t.name), labels: { [PROBE_LABEL]: t.name } },
           data: { seq: String(seq) },
         });
         void this.fleet.invoke(t.name, { wake: true });
