@@ -1,7 +1,9 @@
 /**
  * The phases of one fleet run (fleet.bench.ts says what each does) and the figures they give.
  */
+
 import { readFile } from 'node:fs/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createClusterApi } from '../../lib/adapters/kube/cluster-client.js';
 import { runBurst } from './fleet-burst.js';
 import { passMemory } from './fleet-memory.js';
@@ -76,6 +78,8 @@ export interface FleetFigures {
     burstSeconds: number;
   };
   passes: { quiet: number; noisy: number; dropped: number; failed: number; incomplete: number };
+  /** p99 of the bench process's event-loop delay in the quiet phase, ms. */
+  quietLoopDelayP99Ms: number;
   /**
    * Quiet tenants' quiet-phase passes by path, and the reasons a kind did not resume (counted, the
    * tenant-specific parts cut), so a per-pass cost that grows with N shows where it comes from.
@@ -159,6 +163,10 @@ export async function measureFleet(plane: FleetPlane, o: FleetOptions): Promise<
     const probes = new FollowProbes(fleet, followed, hostApi);
     let before = readScrape(await scrapeHost(plane));
     fleet.phase = 'quiet';
+    // All the tenants' functions share this one event loop (deployed, each has its own): how long
+    // it made a ready callback wait tells the bench's own saturation apart from the engine's.
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     let phaseStart = Date.now();
     fleet.startSchedule(o.minuteMs);
     probes.start(o.minuteMs / 2);
@@ -166,6 +174,8 @@ export async function measureFleet(plane: FleetPlane, o: FleetOptions): Promise<
     let after = readScrape(await scrapeHost(plane));
     const quietWindow = diffScrape(after, before);
     const quiet = hostWindow(quietWindow, (Date.now() - phaseStart) / 1000);
+    loopDelay.disable();
+    const quietLoopDelayP99Ms = Math.round(loopDelay.percentile(99) / 1e6);
     const followQuiet = [...fleet.followLatencies];
     o.log(`quiet phase: ${JSON.stringify(quiet)}`);
 
@@ -250,6 +260,7 @@ export async function measureFleet(plane: FleetPlane, o: FleetOptions): Promise<
         failed: fleet.failures,
         incomplete: fleet.passes.filter((p) => !p.complete && p.phase !== 'warm-up').length,
       },
+      quietLoopDelayP99Ms,
       quietPaths: countBy(q.map((p) => p.path)),
       quietPathReasons: countBy(
         q.flatMap((p) => (p.pathReason ?? '').split('; ').filter((r) => r !== '')),

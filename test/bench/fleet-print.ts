@@ -54,6 +54,7 @@ export function printFleet(results: FleetFigures[]): void {
     row('noisy passes/writes', (r) => `${r.noisyTenant.passes}/${r.noisyTenant.hostWrites}`),
     row('noisy pass p99 ms', (r) => r.noisyTenant.p99Ms),
     row('burst s', (r) => r.noisyTenant.burstSeconds),
+    row('bench loop delay p99 ms', (r) => r.quietLoopDelayP99Ms),
     row('wall s', (r) => r.wallSeconds),
   ]);
   console.log('\nhost p50/p99 ms by verb (WATCH apart):');
