@@ -26,7 +26,7 @@ export const BUNDLE_FILE = 'index.mjs';
 export const BUNDLE_HANDLER = 'index.handler';
 
 /**
- * The most `index.mjs` may weigh, in bytes (1.43 MB). A bigger bundle costs every cold start its
+ * The most `index.mjs` may weigh, in bytes (1.47 MB). A bigger bundle costs every cold start its
  * parse and compile time; `test/infra/bundle.test.ts` fails past it and names the biggest inputs.
  * Raised from 1.2 MB when the workload translators (Pods, Services, claims, Ingresses,
  * NetworkPolicies) and the per-tenant credential checks took the bundle to 1.21 MB, and from
@@ -41,10 +41,12 @@ export const BUNDLE_HANDLER = 'index.handler';
  * it to about 1.425 MB, and from 1.435 MB when the Pod field tables (every field of 1.37, each
  * decided) and the three Gateway API route kinds took it to 1.4433 MB, and from 1.45 MB when the
  * host's Pod schema (which fields an older host serves: the OpenAPI read and its Skip, about 7 KB)
- * took it to 1.4508 MB. The kubelet gateway and the wake function are bundles of their own and
+ * took it to 1.4508 MB, and from 1.46 MB when the allowed host Gateways shown in the tenant (their
+ * read-only copies and status, about 6 KB) and the probes of Pod fields an older host's feature
+ * gates keep off (the dry-run create per field, about 3 KB) took it to 1.4612 MB. The kubelet gateway and the wake function are bundles of their own and
  * never part of this one.
  */
-export const BUNDLE_BUDGET_BYTES = 1_460_000;
+export const BUNDLE_BUDGET_BYTES = 1_470_000;
 
 /**
  * The one set of esbuild options for the handler: the repository's Node ESM bundle settings
