@@ -9,7 +9,7 @@
 import { type KubeObject, POD } from '../../../ports/index.js';
 import type { PassContext } from '../../context/pass-context.js';
 import { type CompiledKindRule, isExcluded } from '../../policy/scope.js';
-import { gatedFieldsSet, probeGatedFields } from '../../tenant/host-pod-gates.js';
+import { type GatedField, gatedFieldsSet, probeGatedFields } from '../../tenant/host-pod-gates.js';
 import {
   type HostPodSchema,
   hostPodSchemaForPass,
@@ -17,8 +17,29 @@ import {
 } from '../../tenant/host-pod-schema.js';
 import type { KindTurn } from '../frame/kind-module.js';
 import type { PodFacts } from './facts.js';
+import { CONTAINER_FIELDS } from './fields/container-fields.js';
+import { FieldHandling, type FieldTable } from './fields/field-table.js';
 import { unservedPodFields } from './fields/host-served.js';
+import { POD_SPEC_FIELDS } from './fields/pod-spec-fields.js';
+import { VOLUME_FIELDS } from './fields/volume-fields.js';
 import { tenantDnsFacts } from './tenant-dns.js';
+
+/** The row that decides each gated field's struct: a stop signal sits in a container's lifecycle. */
+const TABLE_OF = {
+  PodSpec: { table: POD_SPEC_FIELDS as FieldTable, field: (g: GatedField) => g.field },
+  Volume: { table: VOLUME_FIELDS as FieldTable, field: (g: GatedField) => g.field },
+  Lifecycle: { table: CONTAINER_FIELDS as FieldTable, field: () => 'lifecycle' },
+} as const;
+
+/**
+ * Whether the engine's own field table would write `gated` to the host: a field it does not know
+ * (a newer release's) or refuses is a Skip without asking the host anything.
+ */
+function wouldWrite(gated: GatedField): boolean {
+  const { table, field } = TABLE_OF[gated.struct];
+  const row = table[field(gated)];
+  return row !== undefined && row.handling !== FieldHandling.Refused;
+}
 
 /**
  * The Pod turn's `hostFacts` for the kind's `compiled` rule; `full`: the kind runs its full path
@@ -44,7 +65,7 @@ export function podHostFacts(
     // Asked of the host only for the gated fields these Pods set: nothing for the others.
     // A page holds Pods the policy leaves out too: only the tenant's own ask anything.
     const own = tenantObjects.filter((pod) => !isExcluded(compiled, { ...POD, ...pod }));
-    const gated = [...new Set(own.flatMap((pod) => gatedFieldsSet(pod.spec)))];
+    const gated = [...new Set(own.flatMap((pod) => gatedFieldsSet(pod.spec)))].filter(wouldWrite);
     if (gated.length > 0) {
       await probeGatedFields(hostApi, found.version, hostNamespace, gated, (struct, field) =>
         found.served[struct].has(field),
