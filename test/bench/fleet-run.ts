@@ -10,11 +10,11 @@
  * processes do not fit 2 cores) and Secrets Manager (the kubeconfigs come from memory).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { Context } from 'aws-lambda';
 import { createHandler, type SyncHandler } from '../../functions/sync/handler.js';
 import { createClusterApi, type KubeClusterApi } from '../../lib/adapters/kube/cluster-client.js';
 import { hostName, type PassOptions, runPass } from '../../lib/engine/index.js';
 import type { ClusterApi, PassResult } from '../../lib/ports/index.js';
+import { syncFunctionContext } from '../integration/support/lambda-context.js';
 import { type FleetTenant, PROBE_LABEL, probeNamespace } from './fleet-tenants.js';
 import { type Observer, observe } from './latency-watch.js';
 
@@ -37,24 +37,6 @@ export interface PassRecord {
   /** How the pass read its kinds (`resumed`, `full`, `resync`), and why a kind did not resume. */
   path: string;
   pathReason: string | undefined;
-}
-
-function context(tenant: string, timeoutSeconds: number): Context {
-  const endsAt = Date.now() + timeoutSeconds * 1000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: `tenantplane-sync-${tenant}`,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:eu-west-1:123456789012:function:tenantplane-sync-${tenant}`,
-    memoryLimitInMB: '512',
-    awsRequestId: `fleet-${tenant}-${endsAt}`,
-    logGroupName: `/tenantplane/sync/${tenant}`,
-    logStreamName: 'fleet',
-    getRemainingTimeInMillis: () => endsAt - Date.now(),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }
 
 interface Slot {
@@ -127,7 +109,10 @@ export class Fleet {
     const timeout = slot.tenant.followed ? TIMEOUT_SECONDS.followed : TIMEOUT_SECONDS.scheduled;
     const run = async () => {
       try {
-        await slot.handler({ tenant: name, ...event }, context(name, timeout));
+        await slot.handler(
+          { tenant: name, ...event },
+          syncFunctionContext(name, Date.now() + timeout * 1000),
+        );
       } catch (error) {
         this.failures += 1;
         this.log(`${name}: invocation failed: ${(error as Error).message}`);
