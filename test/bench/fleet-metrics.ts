@@ -138,3 +138,17 @@ export function quantile(q: number, values: readonly number[]): number | undefin
   const rank = Math.max(1, Math.ceil(q * sorted.length));
   return sorted[rank - 1];
 }
+
+/** The sum of several apiservers' scrapes (or of their differences), as one. */
+export function sumScrapes(scrapes: readonly HostScrape[]): HostScrape {
+  const byVerb = new Map<string, Histogram>();
+  for (const s of scrapes)
+    for (const [verb, h] of s.byVerb)
+      byVerb.set(verb, mergeHistograms([byVerb.get(verb) ?? new Map(), h]));
+  return {
+    byVerb,
+    requests: scrapes.reduce((a, s) => a + s.requests, 0),
+    code429: scrapes.reduce((a, s) => a + s.code429, 0),
+    rejected: scrapes.reduce((a, s) => a + s.rejected, 0),
+  };
+}

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createClusterApi } from '../../lib/adapters/kube/cluster-client.js';
 import { runBurst } from './fleet-burst.js';
+import { cpuBusy, readCpu } from './fleet-cpu.js';
 import { passMemory } from './fleet-memory.js';
 import {
   diffScrape,
@@ -15,9 +16,10 @@ import {
   mergeHistograms,
   quantile,
   readScrape,
+  sumScrapes,
 } from './fleet-metrics.js';
-import { type FleetPlane, scrapeHost } from './fleet-plane.js';
-import { Fleet, FollowProbes, type PassRecord } from './fleet-run.js';
+import { type FleetPlane, scrapeHost, scrapeTenants } from './fleet-plane.js';
+import { Fleet, FollowProbes, type PassRecord, type ProbeRecord } from './fleet-run.js';
 import { type FleetTenant, NOISY, setUpTenants } from './fleet-tenants.js';
 import { pool } from './scenario.js';
 
@@ -64,6 +66,8 @@ export interface FleetFigures {
   noisyPassP99Ms: number | undefined;
   followP99Ms: number | undefined;
   followNoisyP99Ms: number | undefined;
+  /** Where the followed changes' time went (both phases): see {@link followPhases}. */
+  followPhases: FollowPhases;
   passMemoryMiB: number;
   passMaxRssMiB: number;
   /** Host requests of a quiet tenant's pass in the quiet phase (mean), and tenant reads. */
@@ -71,6 +75,10 @@ export interface FleetFigures {
   tenantReadsPerQuietPass: number;
   quiet: HostWindow;
   noisy: HostWindow;
+  /** The tenant apiservers' requests in the quiet phase, all of them together. */
+  quietTenantSide: HostWindow;
+  /** The share of the machine's cores the plane and the bench used, per phase. */
+  cpu: { quiet: ReturnType<typeof cpuBusy>; noisy: ReturnType<typeof cpuBusy> };
   noisyTenant: {
     passes: number;
     hostWrites: number;
@@ -137,6 +145,77 @@ function countBy(values: string[]): Record<string, number> {
   return counts;
 }
 
+/** The followed changes' phases: p50/p99 of each, by what the wake found running, the slowest. */
+export interface FollowPhases {
+  writeP99Ms: number | undefined;
+  /** From the write to the woken invocation's start (its wait behind the one running). */
+  startP99Ms: number | undefined;
+  /** From the woken invocation's start to the copy seen, when it wrote the copy. */
+  afterStartP99Ms: number | undefined;
+  /** The woken invocations' first pass, p50/p99, and its requests on both sides (mean). */
+  wokenPassP50Ms: number | undefined;
+  wokenPassP99Ms: number | undefined;
+  wokenPassRequests: number;
+  byBehind: Record<string, { n: number; p50Ms: number | undefined; p99Ms: number | undefined }>;
+  slowest: ProbeRecord[];
+}
+
+function followPhases(probes: ProbeRecord[], passes: PassRecord[]): FollowPhases {
+  const q = (p: number, xs: number[]) => round(quantile(p, xs));
+  const byBehind: FollowPhases['byBehind'] = {};
+  const kinds = new Set(probes.map((p) => `${p.behind}${p.behindFollowing ? ' following' : ''}`));
+  for (const kind of kinds) {
+    const seen = probes
+      .filter((p) => `${p.behind}${p.behindFollowing ? ' following' : ''}` === kind)
+      .map((p) => p.seenMs);
+    byBehind[kind] = { n: seen.length, p50Ms: q(0.5, seen), p99Ms: q(0.99, seen) };
+  }
+  const started = probes.filter((p) => p.startedMs !== undefined) as Array<
+    ProbeRecord & { startedMs: number }
+  >;
+  const woken = passes.filter((p) => p.trigger === 'wake' && p.phase !== 'warm-up');
+  return {
+    writeP99Ms: q(
+      0.99,
+      probes.flatMap((p) => (p.writtenMs === undefined ? [] : [p.writtenMs])),
+    ),
+    startP99Ms: q(
+      0.99,
+      started.map((p) => p.startedMs),
+    ),
+    afterStartP99Ms: q(
+      0.99,
+      started.filter((p) => p.seenMs >= p.startedMs).map((p) => p.seenMs - p.startedMs),
+    ),
+    wokenPassP50Ms: q(
+      0.5,
+      woken.map((p) => p.ms),
+    ),
+    wokenPassP99Ms: q(
+      0.99,
+      woken.map((p) => p.ms),
+    ),
+    wokenPassRequests:
+      woken.length === 0
+        ? 0
+        : Math.round(
+            (woken.reduce((a, p) => a + p.hostReads + p.hostWrites + p.tenantReads, 0) /
+              woken.length) *
+              10,
+          ) / 10,
+    byBehind,
+    slowest: [...probes]
+      .sort((a, b) => b.seenMs - a.seenMs)
+      .slice(0, 5)
+      .map((p) => ({
+        ...p,
+        seenMs: Math.round(p.seenMs),
+        ...(p.writtenMs === undefined ? {} : { writtenMs: Math.round(p.writtenMs) }),
+        ...(p.startedMs === undefined ? {} : { startedMs: Math.round(p.startedMs) }),
+      })),
+  };
+}
+
 function quietPasses(passes: PassRecord[], phase: string): PassRecord[] {
   return passes.filter((p) => !p.noisy && p.phase === phase);
 }
@@ -162,6 +241,8 @@ export async function measureFleet(plane: FleetPlane, o: FleetOptions): Promise<
     const followed = tenants.filter((t) => t.followed);
     const probes = new FollowProbes(fleet, followed, hostApi);
     let before = readScrape(await scrapeHost(plane));
+    const tenantsBefore = (await scrapeTenants(plane)).map(readScrape);
+    let cpuBefore = await readCpu(plane.pids());
     fleet.phase = 'quiet';
     // All the tenants' functions share this one event loop (deployed, each has its own): how long
     // it made a ready callback wait tells the bench's own saturation apart from the engine's.
@@ -172,14 +253,23 @@ export async function measureFleet(plane: FleetPlane, o: FleetOptions): Promise<
     probes.start(o.minuteMs / 2);
     await sleep(o.quietMinutes * o.minuteMs);
     let after = readScrape(await scrapeHost(plane));
+    const tenantsAfter = (await scrapeTenants(plane)).map(readScrape);
+    let cpuAfter = await readCpu(plane.pids());
+    const quietCpu = cpuBusy(cpuBefore, cpuAfter);
+    const quietSeconds = (Date.now() - phaseStart) / 1000;
     const quietWindow = diffScrape(after, before);
-    const quiet = hostWindow(quietWindow, (Date.now() - phaseStart) / 1000);
+    const quiet = hostWindow(quietWindow, quietSeconds);
+    const quietTenantSide = hostWindow(
+      sumScrapes(tenantsAfter.map((a, i) => diffScrape(a, tenantsBefore[i] as typeof a))),
+      quietSeconds,
+    );
     loopDelay.disable();
     const quietLoopDelayP99Ms = Math.round(loopDelay.percentile(99) / 1e6);
     const followQuiet = [...fleet.followLatencies];
     o.log(`quiet phase: ${JSON.stringify(quiet)}`);
 
     before = after;
+    cpuBefore = cpuAfter;
     fleet.phase = 'noisy';
     phaseStart = Date.now();
     const noisy = tenants.find((t) => t.name === NOISY) as FleetTenant;
@@ -188,6 +278,7 @@ export async function measureFleet(plane: FleetPlane, o: FleetOptions): Promise<
     );
     const [burstMs] = await Promise.all([burstDone, sleep(o.noisyMinutes * o.minuteMs)]);
     after = readScrape(await scrapeHost(plane));
+    cpuAfter = await readCpu(plane.pids());
     const noisyWindow = diffScrape(after, before);
     const noisyHost = hostWindow(noisyWindow, (Date.now() - phaseStart) / 1000);
     o.log(`noisy phase: ${JSON.stringify(noisyHost)}`);
@@ -236,12 +327,15 @@ export async function measureFleet(plane: FleetPlane, o: FleetOptions): Promise<
       ),
       followP99Ms: round(quantile(0.99, followQuiet)),
       followNoisyP99Ms: round(quantile(0.99, followNoisy)),
+      followPhases: followPhases(fleet.probes, fleet.passes),
       passMemoryMiB: memory.heapMiB,
       passMaxRssMiB: memory.maxRssMiB,
       hostRequestsPerQuietPass: mean(q.map((p) => p.hostReads + p.hostWrites)),
       tenantReadsPerQuietPass: mean(q.map((p) => p.tenantReads)),
       quiet,
       noisy: noisyHost,
+      quietTenantSide,
+      cpu: { quiet: quietCpu, noisy: cpuBusy(cpuBefore, cpuAfter) },
       noisyTenant: {
         passes: noisyOwn.length,
         hostWrites: noisyOwn.reduce((a, p) => a + p.hostWrites, 0),

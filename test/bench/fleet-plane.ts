@@ -141,3 +141,15 @@ export async function scrapeHost(plane: FleetPlane): Promise<string> {
   if (res.status !== 200) throw new Error(`host /metrics answered ${res.status}`);
   return res.body;
 }
+
+/** Every tenant apiserver's `/metrics` text, the control plane's own first. */
+export async function scrapeTenants(plane: FleetPlane): Promise<string[]> {
+  return Promise.all(
+    plane.tenantApiservers.map(async (a) => {
+      const res = await get(`${a.server}/metrics`, plane.tls);
+      if (res.status !== 200)
+        throw new Error(`tenant apiserver ${a.index} /metrics: ${res.status}`);
+      return res.body;
+    }),
+  );
+}

@@ -39,6 +39,24 @@ export function printFleet(results: FleetFigures[]): void {
     row('same, noisy bursting', (r) => `${show(r.noisyPassP50Ms)}/${show(r.noisyPassP99Ms)}`),
     row('follow p99 ms quiet', (r) => r.followP99Ms),
     row('follow p99 ms noisy', (r) => r.followNoisyP99Ms),
+    row('follow: write p99 ms', (r) => r.followPhases?.writeP99Ms),
+    row('follow: woken start p99', (r) => r.followPhases?.startP99Ms),
+    row('follow: start to seen p99', (r) => r.followPhases?.afterStartP99Ms),
+    row(
+      'woken pass p50/p99 ms',
+      (r) => `${show(r.followPhases?.wokenPassP50Ms)}/${show(r.followPhases?.wokenPassP99Ms)}`,
+    ),
+    row('woken pass requests', (r) => r.followPhases?.wokenPassRequests),
+    row(
+      'tenant apiservers p50/p99 ms',
+      (r) => `${show(r.quietTenantSide?.p50Ms)}/${show(r.quietTenantSide?.p99Ms)}`,
+    ),
+    row('CPU quiet: plane/bench', (r) =>
+      r.cpu ? `${r.cpu.quiet.plane}/${r.cpu.quiet.bench}` : '-',
+    ),
+    row('CPU noisy: plane/bench', (r) =>
+      r.cpu ? `${r.cpu.noisy.plane}/${r.cpu.noisy.bench}` : '-',
+    ),
     row('pass heap MiB', (r) => r.passMemoryMiB),
     row('pass maxRss MiB', (r) => r.passMaxRssMiB),
     row('host req per quiet pass', (r) => r.hostRequestsPerQuietPass),
@@ -57,6 +75,15 @@ export function printFleet(results: FleetFigures[]): void {
     row('bench loop delay p99 ms', (r) => r.quietLoopDelayP99Ms),
     row('wall s', (r) => r.wallSeconds),
   ]);
+  console.log('\nfollowed changes by what the wake found running (n, p50/p99 ms), the slowest:');
+  for (const r of results) {
+    const name = `N=${r.tenants} ${r.withFlowSchema ? 'with' : 'without'} FS`;
+    const by = Object.entries(r.followPhases?.byBehind ?? {})
+      .map(([k, v]) => `${k} ${v.n} ${show(v.p50Ms)}/${show(v.p99Ms)}`)
+      .join(', ');
+    console.log(`  ${name}: ${by}`);
+    for (const p of r.followPhases?.slowest ?? []) console.log(`    ${JSON.stringify(p)}`);
+  }
   console.log('\nhost p50/p99 ms by verb (WATCH apart):');
   for (const r of results) {
     const name = `N=${r.tenants} ${r.withFlowSchema ? 'with' : 'without'} FS`;

@@ -37,18 +37,43 @@ export interface PassRecord {
   /** How the pass read its kinds (`resumed`, `full`, `resync`), and why a kind did not resume. */
   path: string;
   pathReason: string | undefined;
+  /** What invoked it: a tick or a wake (its first pass; a follow's passes are not recorded). */
+  trigger: Invocation | undefined;
+}
+
+/** What one invocation of a tenant's function was. */
+export type Invocation = 'scheduled' | 'wake';
+
+/**
+ * One followed change, in ms from its tenant write's request: what that tenant's function was
+ * doing when the wake came (`behind`), when the woken invocation began (after the one before it,
+ * reserved concurrency 1) and when the host watch saw the copy. A copy seen before the woken
+ * invocation began was written by the invocation it waited behind.
+ */
+export interface ProbeRecord {
+  behind: Invocation | 'none';
+  /** The invocation running was following (past its first pass) when the wake came. */
+  behindFollowing: boolean;
+  /** The tenant write's response. */
+  writtenMs?: number;
+  startedMs?: number;
+  seenMs: number;
 }
 
 interface Slot {
   tenant: FleetTenant;
   handler: SyncHandler;
   busy: Promise<void> | undefined;
+  running: Invocation | undefined;
+  /** The running invocation's first pass has ended: it is following, or about to end. */
+  passed: boolean;
 }
 
 export class Fleet {
   phase = 'warm-up';
   readonly passes: PassRecord[] = [];
   readonly followLatencies: number[] = [];
+  readonly probes: ProbeRecord[] = [];
   dropped = 0;
   failures = 0;
   private readonly slots = new Map<string, Slot>();
@@ -65,7 +90,10 @@ export class Fleet {
     for (const tenant of tenants) {
       const record = async (options: PassOptions): Promise<PassResult> => {
         const phase = this.phase;
+        const slot = this.slots.get(tenant.name);
+        const trigger = slot?.running;
         const result = await runPass(options);
+        if (slot) slot.passed = true;
         this.passes.push({
           tenant: tenant.name,
           noisy: tenant.noisy,
@@ -77,6 +105,7 @@ export class Fleet {
           complete: result.complete,
           path: result.path ?? 'unknown',
           pathReason: result.pathReason,
+          trigger,
         });
         return result;
       };
@@ -94,12 +123,22 @@ export class Fleet {
         runPass: record,
         logger: new Logger({ serviceName: 'tenantplane-sync', logLevel: 'SILENT' }),
       });
-      this.slots.set(tenant.name, { tenant, handler, busy: undefined });
+      this.slots.set(tenant.name, {
+        tenant,
+        handler,
+        busy: undefined,
+        running: undefined,
+        passed: false,
+      });
     }
   }
 
   /** One invocation of `tenant`'s function; a scheduled one is dropped while another runs. */
-  invoke(name: string, event: { wake?: boolean } = {}): Promise<void> {
+  invoke(
+    name: string,
+    event: { wake?: boolean } = {},
+    onStart?: (at: number) => void,
+  ): Promise<void> {
     const slot = this.slots.get(name);
     if (!slot) throw new Error(`no tenant ${name}`);
     if (slot.busy && !event.wake) {
@@ -108,6 +147,9 @@ export class Fleet {
     }
     const timeout = slot.tenant.followed ? TIMEOUT_SECONDS.followed : TIMEOUT_SECONDS.scheduled;
     const run = async () => {
+      slot.running = event.wake ? 'wake' : 'scheduled';
+      slot.passed = false;
+      onStart?.(performance.now());
       try {
         await slot.handler(
           { tenant: name, ...event },
@@ -116,6 +158,9 @@ export class Fleet {
       } catch (error) {
         this.failures += 1;
         this.log(`${name}: invocation failed: ${(error as Error).message}`);
+      } finally {
+        slot.running = undefined;
+        slot.passed = false;
       }
     };
     const next = (slot.busy ?? Promise.resolve()).then(run);
@@ -145,6 +190,12 @@ export class Fleet {
     this.timers.push(setInterval(tick, minuteMs));
   }
 
+  /** What `name`'s function is doing now: its invocation, and whether it is past its first pass. */
+  running(name: string): { invocation: Invocation | undefined; passed: boolean } {
+    const slot = this.slots.get(name);
+    return { invocation: slot?.running, passed: slot?.passed ?? false };
+  }
+
   /** Stops ticking and waits for the invocations in flight. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -159,6 +210,14 @@ export class Fleet {
   }
 }
 
+interface Pending {
+  t0: number;
+  behind: Invocation | 'none';
+  behindFollowing: boolean;
+  writtenAt?: number;
+  startedAt?: number;
+}
+
 /**
  * The followed tenants' change latency: every `everyMs`, a ConfigMap written in each followed
  * tenant's apiserver, then that tenant woken as the wake endpoint wakes it (the audit webhook's
@@ -168,7 +227,7 @@ export class Fleet {
 export class FollowProbes {
   private observers: Observer[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private readonly written = new Map<string, number>();
+  private readonly written = new Map<string, Pending>();
   private readonly apis = new Map<string, KubeClusterApi>();
   private seq = 0;
 
@@ -189,11 +248,22 @@ export class FollowProbes {
           { namespace: t.hostNamespace },
           (change, at) => {
             if (change.type !== 'ADDED') return;
-            const t0 = this.written.get(`${t.hostNamespace}/${change.object.metadata.name}`);
-            if (t0 !== undefined) {
-              this.fleet.followLatencies.push(at - t0);
-              this.written.delete(`${t.hostNamespace}/${change.object.metadata.name}`);
-            }
+            const key = `${t.hostNamespace}/${change.object.metadata.name}`;
+            const pending = this.written.get(key);
+            if (pending === undefined) return;
+            this.written.delete(key);
+            this.fleet.followLatencies.push(at - pending.t0);
+            this.fleet.probes.push({
+              behind: pending.behind,
+              behindFollowing: pending.behindFollowing,
+              ...(pending.writtenAt === undefined
+                ? {}
+                : { writtenMs: pending.writtenAt - pending.t0 }),
+              ...(pending.startedAt === undefined
+                ? {}
+                : { startedMs: pending.startedAt - pending.t0 }),
+              seenMs: at - pending.t0,
+            });
           },
         ),
       );
@@ -208,9 +278,10 @@ export class FollowProbes {
       this.tenants.map(async (t) => {
         const api = this.apis.get(t.apiserver.server) as KubeClusterApi;
         const name = `probe-${t.name}-${seq}`;
+        const pending: Pending = { t0: performance.now(), behind: 'none', behindFollowing: false };
         this.written.set(
           `${t.hostNamespace}/${hostName(name, probeNamespace(t.name), t.name)}`,
-          performance.now(),
+          pending,
         );
         await api.create({
           apiVersion: 'v1',
@@ -218,7 +289,13 @@ export class FollowProbes {
           metadata: { name, namespace: probeNamespace(t.name), labels: { [PROBE_LABEL]: t.name } },
           data: { seq: String(seq) },
         });
-        void this.fleet.invoke(t.name, { wake: true });
+        pending.writtenAt = performance.now();
+        const running = this.fleet.running(t.name);
+        pending.behind = running.invocation ?? 'none';
+        pending.behindFollowing = running.passed;
+        void this.fleet.invoke(t.name, { wake: true }, (at) => {
+          pending.startedAt = at;
+        });
       }),
     ).catch((error: Error) => console.error(`[fleet] probe failed: ${error.message}`));
   }
