@@ -27,6 +27,8 @@ export interface FleetOptions {
   tenants: number;
   withFlowSchema: boolean;
   followed: number;
+  /** Probe every followed tenant at the same instant (fleet-run.ts's FollowProbes says why not). */
+  probesTogether: boolean;
   minuteMs: number;
   quietMinutes: number;
   noisyMinutes: number;
@@ -54,6 +56,7 @@ export interface FleetFigures {
   withFlowSchema: boolean;
   tenantApiservers: number;
   followed: number;
+  probesTogether: boolean;
   minuteSeconds: number;
   /** Host p99 over both phases, every verb but WATCH. */
   hostP99Ms: number | undefined;
@@ -250,7 +253,7 @@ export async function measureFleet(plane: FleetPlane, o: FleetOptions): Promise<
     loopDelay.enable();
     let phaseStart = Date.now();
     fleet.startSchedule(o.minuteMs);
-    probes.start(o.minuteMs / 2);
+    probes.start(o.minuteMs / 2, o.probesTogether);
     await sleep(o.quietMinutes * o.minuteMs);
     let after = readScrape(await scrapeHost(plane));
     const tenantsAfter = (await scrapeTenants(plane)).map(readScrape);
@@ -285,6 +288,8 @@ export async function measureFleet(plane: FleetPlane, o: FleetOptions): Promise<
     const followNoisy = fleet.followLatencies.slice(followQuiet.length);
     await probes.stop();
     await fleet.stop();
+    for (const w of [...fleet.wokenTraces].sort((a, b) => b.ms - a.ms).slice(0, 3))
+      o.log(`slowest woken pass ${w.ms} ms: ${w.trace.join(', ')}`);
 
     const both = mergeHistograms([...quietWindow.byVerb.values(), ...noisyWindow.byVerb.values()]);
     const q = quietPasses(fleet.passes, 'quiet');
@@ -298,6 +303,7 @@ export async function measureFleet(plane: FleetPlane, o: FleetOptions): Promise<
       withFlowSchema: o.withFlowSchema,
       tenantApiservers: plane.tenantApiservers.length,
       followed: followed.length,
+      probesTogether: o.probesTogether,
       minuteSeconds: o.minuteMs / 1000,
       hostP99Ms: ms(histogramQuantile(0.99, both)),
       rejected: quiet.code429 + noisyHost.code429 + quiet.rejected + noisyHost.rejected,

@@ -37,6 +37,7 @@ export function printFleet(results: FleetFigures[]): void {
     row('rejected (429 + APF)', (r) => r.rejected),
     row('quiet pass p50/p99 ms', (r) => `${show(r.quietPassP50Ms)}/${show(r.quietPassP99Ms)}`),
     row('same, noisy bursting', (r) => `${show(r.noisyPassP50Ms)}/${show(r.noisyPassP99Ms)}`),
+    row('probes', (r) => (r.probesTogether === false ? 'spread' : 'together')),
     row('follow p99 ms quiet', (r) => r.followP99Ms),
     row('follow p99 ms noisy', (r) => r.followNoisyP99Ms),
     row('follow: write p99 ms', (r) => r.followPhases?.writeP99Ms),
