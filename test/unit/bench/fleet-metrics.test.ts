@@ -2,7 +2,9 @@
  * The fleet bench's reading of the host apiserver's `/metrics`: what it sums, what it leaves out
  * (watches), how two scrapes make a window, and the quantiles of a bucketed histogram.
  */
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from '@jest/globals';
+import { cpuBusy } from '../../bench/fleet-cpu.js';
 import {
   diffScrape,
   histogramCount,
@@ -11,6 +13,7 @@ import {
   parseSamples,
   quantile,
   readScrape,
+  sumScrapes,
 } from '../../bench/fleet-metrics.js';
 
 const bucket = (verb: string, resource: string, le: string, n: number) =>
@@ -106,5 +109,34 @@ describe('fleet bench /metrics reading', () => {
     expect(quantile(0.99, values)).toBe(99);
     expect(quantile(1, values)).toBe(100);
     expect(quantile(0.5, [])).toBeUndefined();
+  });
+
+  it('sums the windows of several apiservers verb by verb, counters too', () => {
+    const one = diffScrape(
+      readScrape(scrapeText([2, 3, 3, 3, 3], [0, 0, 0, 0, 1])),
+      readScrape(scrapeText([0, 0, 0, 0, 0], [0, 0, 0, 0, 0])),
+    );
+    const two = readScrape(
+      scrapeText([0, 1, 4, 4, 4], [], ['apiserver_request_total{code="429",verb="GET"} 2']),
+    );
+    const sum = sumScrapes([one, two]);
+    expect([...sum.byVerb.keys()]).toEqual(['GET']);
+    expect(histogramCount(sum.byVerb.get('GET') ?? new Map())).toBe(7);
+    expect(sum.byVerb.get('GET')?.get(0.005)).toBe(2);
+    expect(sum.code429).toBe(one.code429 + 2);
+    expect(sum.requests).toBe(one.requests + two.requests);
+    expect(sumScrapes([]).requests).toBe(0);
+  });
+});
+
+describe('fleet bench CPU share', () => {
+  it('divides the CPU seconds used by the wall seconds and the cores', () => {
+    const busy = cpuBusy(
+      { atMs: 0, planeSeconds: 10, benchSeconds: 1 },
+      { atMs: 10_000, planeSeconds: 10 + 10 * availableParallelism(), benchSeconds: 1 + 2.5 },
+    );
+    expect(busy.plane).toBe(1);
+    expect(busy.bench).toBe(Math.round((0.25 / availableParallelism()) * 100) / 100);
+    expect(busy.cores).toBe(availableParallelism());
   });
 });
