@@ -165,14 +165,14 @@ export interface FollowPhases {
 
 function followPhases(probes: ProbeRecord[], passes: PassRecord[]): FollowPhases {
   const q = (p: number, xs: number[]) => round(quantile(p, xs));
-  const byBehind: FollowPhases['byBehind'] = {};
-  const kinds = new Set(probes.map((p) => `${p.behind}${p.behindFollowing ? ' following' : ''}`));
-  for (const kind of kinds) {
-    const seen = probes
-      .filter((p) => `${p.behind}${p.behindFollowing ? ' following' : ''}` === kind)
-      .map((p) => p.seenMs);
-    byBehind[kind] = { n: seen.length, p50Ms: q(0.5, seen), p99Ms: q(0.99, seen) };
+  const seenBy = new Map<string, number[]>();
+  for (const p of probes) {
+    const kind = `${p.behind}${p.behindFollowing ? ' following' : ''}`;
+    seenBy.set(kind, [...(seenBy.get(kind) ?? []), p.seenMs]);
   }
+  const byBehind: FollowPhases['byBehind'] = {};
+  for (const [kind, seen] of seenBy)
+    byBehind[kind] = { n: seen.length, p50Ms: q(0.5, seen), p99Ms: q(0.99, seen) };
   const started = probes.filter((p) => p.startedMs !== undefined) as Array<
     ProbeRecord & { startedMs: number }
   >;
@@ -268,7 +268,7 @@ export async function measureFleet(plane: FleetPlane, o: FleetOptions): Promise<
     );
     loopDelay.disable();
     const quietLoopDelayP99Ms = Math.round(loopDelay.percentile(99) / 1e6);
-    const followQuiet = [...fleet.followLatencies];
+    const followQuiet = fleet.probes.map((p) => p.seenMs);
     o.log(`quiet phase: ${JSON.stringify(quiet)}`);
 
     before = after;
@@ -285,7 +285,7 @@ export async function measureFleet(plane: FleetPlane, o: FleetOptions): Promise<
     const noisyWindow = diffScrape(after, before);
     const noisyHost = hostWindow(noisyWindow, (Date.now() - phaseStart) / 1000);
     o.log(`noisy phase: ${JSON.stringify(noisyHost)}`);
-    const followNoisy = fleet.followLatencies.slice(followQuiet.length);
+    const followNoisy = fleet.probes.slice(followQuiet.length).map((p) => p.seenMs);
     await probes.stop();
     await fleet.stop();
     for (const w of [...fleet.wokenTraces].sort((a, b) => b.ms - a.ms).slice(0, 3))

@@ -93,7 +93,6 @@ interface Slot {
 export class Fleet {
   phase = 'warm-up';
   readonly passes: PassRecord[] = [];
-  readonly followLatencies: number[] = [];
   readonly probes: ProbeRecord[] = [];
   /** Each woken first pass's requests: side, method, start and end in ms from the pass's start. */
   readonly wokenTraces: Array<{ ms: number; trace: string[] }> = [];
@@ -182,7 +181,6 @@ export class Fleet {
     const timeout = slot.tenant.followed ? TIMEOUT_SECONDS.followed : TIMEOUT_SECONDS.scheduled;
     const run = async () => {
       slot.running = event.wake ? 'wake' : 'scheduled';
-      slot.passed = false;
       onStart?.(performance.now());
       try {
         await slot.handler(
@@ -293,7 +291,6 @@ export class FollowProbes {
             const pending = this.written.get(key);
             if (pending === undefined) return;
             this.written.delete(key);
-            this.fleet.followLatencies.push(at - pending.t0);
             this.fleet.probes.push({
               behind: pending.behind,
               behindFollowing: pending.behindFollowing,

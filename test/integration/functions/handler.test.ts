@@ -24,6 +24,7 @@ import type { ClusterApi } from '../../../lib/ports/index.js';
 import { TENANT_CLUSTER } from '../../../lib/ports/index.js';
 import { captured } from '../support/captured-output.js';
 import { integrationClusters } from '../support/clusters.js';
+import { syncFunctionContext } from '../support/lambda-context.js';
 import { seedTenant } from '../support/seed.js';
 
 const RUN = randomBytes(3).toString('hex');
@@ -59,20 +60,7 @@ function withCanary(text: string): string {
 }
 
 function lambdaContext(): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: `tenantplane-sync-${TENANT}`,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:eu-west-1:123456789012:function:tenantplane-sync-${TENANT}`,
-    memoryLimitInMB: '512',
-    awsRequestId: `req-${RUN}`,
-    logGroupName: `/tenantplane/sync/${TENANT}`,
-    logStreamName: 'stream',
-    getRemainingTimeInMillis: () => 90_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+  return { ...syncFunctionContext(TENANT, Date.now() + 90_000), awsRequestId: `req-${RUN}` };
 }
 
 let tenantApi: ClusterApi;
